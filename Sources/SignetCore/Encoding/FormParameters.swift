@@ -1,0 +1,61 @@
+// Strict parsing of application/x-www-form-urlencoded and query strings.
+import Foundation
+
+/// Parameters of a form body or query string, with duplicates kept so
+/// that they can be refused (RFC 6749 §3.1: parameters must not be repeated).
+public struct FormParameters: Sendable, Equatable {
+    /// Name and value pairs in the order they appeared.
+    public private(set) var pairs: [(name: String, value: String)]
+
+    public init(_ pairs: [(name: String, value: String)] = []) { self.pairs = pairs }
+
+    public static func == (lhs: FormParameters, rhs: FormParameters) -> Bool {
+        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Parses `a=b&c=d` text; `nil` when the percent-encoding is malformed.
+    public init?(encoded text: String) {
+        var pairs: [(name: String, value: String)] = []
+        for part in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(pieces[0]) else { return nil }
+            let value = pieces.count > 1 ? Self.decode(pieces[1]) : ""
+            guard let value else { return nil }
+            pairs.append((name, value))
+        }
+        self.pairs = pairs
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// The single value of `name`; `nil` when absent. Use ``duplicatedNames`` to refuse repeats first.
+    public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    /// The names that appear more than once.
+    public var duplicatedNames: [String] {
+        var seen = Set<String>(), duplicated: [String] = []
+        for pair in pairs where !seen.insert(pair.name).inserted && !duplicated.contains(pair.name) {
+            duplicated.append(pair.name)
+        }
+        return duplicated
+    }
+
+    /// Adds a pair.
+    public mutating func append(_ name: String, _ value: String?) {
+        if let value { pairs.append((name, value)) }
+    }
+
+    /// The percent-encoded `a=b&c=d` text.
+    public var encoded: String {
+        pairs.map { "\(Self.encode($0.name))=\(Self.encode($0.value))" }.joined(separator: "&")
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    public static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}

@@ -1,0 +1,155 @@
+// The JWT claim sets Signet issues and accepts.
+import Foundation
+import JWTKit
+
+/// The claims of an ID token — OIDC Core §2.
+///
+/// Signature checks are done by the key collection; claim checks are done by
+/// the caller with an explicit clock, so ``verify(using:)`` checks nothing.
+public struct IDTokenClaims: JWTPayload, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: [String]
+    public var azp: String?
+    public var exp: Int
+    public var iat: Int
+    public var authTime: Int?
+    public var nonce: String?
+    public var acr: String?
+    public var amr: [String]?
+    /// at_hash — OIDC Core §3.1.3.6
+    public var atHash: String?
+    /// sid — OIDC Front-Channel Logout §3
+    public var sid: String?
+    public var name: String?
+    public var preferredUsername: String?
+    public var email: String?
+    public var phoneNumber: String?
+
+    public init(iss: String, sub: String, aud: [String], azp: String?, exp: Int, iat: Int, authTime: Int?, nonce: String?, acr: String?, amr: [String]?, atHash: String?, sid: String? = nil) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.azp = azp
+        self.exp = exp
+        self.iat = iat
+        self.authTime = authTime
+        self.nonce = nonce
+        self.acr = acr
+        self.amr = amr
+        self.atHash = atHash
+        self.sid = sid
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, azp, exp, iat, nonce, acr, amr, sid, name, email
+        case authTime = "auth_time"
+        case atHash = "at_hash"
+        case preferredUsername = "preferred_username"
+        case phoneNumber = "phone_number"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        sub = try container.decode(String.self, forKey: .sub)
+        // aud — OIDC Core §2: a string or an array of strings.
+        if let single = try? container.decode(String.self, forKey: .aud) { aud = [single] } else {
+            aud = try container.decode([String].self, forKey: .aud)
+        }
+        azp = try container.decodeIfPresent(String.self, forKey: .azp)
+        exp = try container.decode(Int.self, forKey: .exp)
+        iat = try container.decode(Int.self, forKey: .iat)
+        authTime = try container.decodeIfPresent(Int.self, forKey: .authTime)
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+        acr = try container.decodeIfPresent(String.self, forKey: .acr)
+        amr = try container.decodeIfPresent([String].self, forKey: .amr)
+        atHash = try container.decodeIfPresent(String.self, forKey: .atHash)
+        sid = try container.decodeIfPresent(String.self, forKey: .sid)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        preferredUsername = try container.decodeIfPresent(String.self, forKey: .preferredUsername)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// The claims of a JWT access token — RFC 9068 §2.2.
+public struct AccessTokenClaims: JWTPayload, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: String
+    public var clientID: String
+    public var exp: Int
+    public var iat: Int
+    public var jti: String
+    public var scope: String
+    public var authTime: Int?
+    public var acr: String?
+    public var amr: [String]?
+    /// The authorization grant this token descends from; revoking the grant revokes the token.
+    public var grantID: String
+
+    public init(iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.clientID = clientID
+        self.exp = exp
+        self.iat = iat
+        self.jti = jti
+        self.scope = scope
+        self.authTime = authTime
+        self.acr = acr
+        self.amr = amr
+        self.grantID = grantID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, jti, scope, acr, amr
+        case clientID = "client_id"
+        case authTime = "auth_time"
+        case grantID = "grant_id"
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// The claims of a client assertion — RFC 7523 §3.
+public struct ClientAssertionClaims: JWTPayload, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: [String]
+    public var exp: Int
+    public var iat: Int?
+    public var nbf: Int?
+    public var jti: String
+
+    public init(iss: String, sub: String, aud: [String], exp: Int, iat: Int?, nbf: Int? = nil, jti: String) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.nbf = nbf
+        self.jti = jti
+    }
+
+    enum CodingKeys: String, CodingKey { case iss, sub, aud, exp, iat, nbf, jti }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        sub = try container.decode(String.self, forKey: .sub)
+        if let single = try? container.decode(String.self, forKey: .aud) { aud = [single] } else {
+            aud = try container.decode([String].self, forKey: .aud)
+        }
+        exp = try container.decode(Int.self, forKey: .exp)
+        iat = try container.decodeIfPresent(Int.self, forKey: .iat)
+        nbf = try container.decodeIfPresent(Int.self, forKey: .nbf)
+        jti = try container.decode(String.self, forKey: .jti)
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

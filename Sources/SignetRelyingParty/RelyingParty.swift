@@ -1,0 +1,138 @@
+// RelyingParty: the kit a service's backend uses against an OpenID provider.
+import Foundation
+import SignetCore
+
+/// A service's backend acting as an OpenID Connect relying party (OAuth confidential or public client).
+///
+/// Runs the authorization code flow with secure defaults — `state`, `nonce` and PKCE S256
+/// on every request, the `iss` response parameter checked (RFC 9207), ID tokens validated
+/// as OIDC Core §3.1.3.7 asks — and the calls around it: refresh, revocation, UserInfo and
+/// RP-initiated logout. The backend keeps the ``PendingAuthorization`` (including the PKCE
+/// verifier) between sending the browser away and receiving it back.
+///
+/// A value: copies share the discovery document and key set, which live in actors.
+/// Time and randomness are passed in, so tests can pin expiry and nonces.
+public struct RelyingParty: Sendable {
+    /// The relying party's settings.
+    public let configuration: RelyingPartyConfiguration
+    /// How requests reach the provider.
+    public let transport: any HTTPTransport
+    /// The provider's signing keys, fetched from `jwks_uri` when first needed.
+    public let keySet: JWKSCache
+    let now: @Sendable () -> Date
+    let random: SecureRandom
+    private let discoveryCache: DiscoveryCache
+
+    /// A relying party for `configuration` that talks to the provider through `transport`.
+    ///
+    /// Nothing is fetched until first needed.
+    ///
+    /// - Parameters:
+    ///   - configuration: the issuer, client id and client authentication.
+    ///   - transport: the HTTP transport; default ``AsyncHTTPClientTransport`` over the shared client.
+    ///   - now: the clock used for token expiry and client assertions.
+    ///   - random: the source of `state`, `nonce`, PKCE verifiers and assertion `jti`s.
+    public init(
+        configuration: RelyingPartyConfiguration,
+        transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        random: SecureRandom = SecureRandom()
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.now = now
+        self.random = random
+        let discoveryCache = DiscoveryCache()
+        self.discoveryCache = discoveryCache
+        self.keySet = JWKSCache(
+            transport: transport,
+            minimumRefetchInterval: configuration.keySetRefetchInterval,
+            maximumAge: configuration.keySetMaximumAge,
+            now: now
+        ) {
+            let document = try await discoveryCache.document {
+                try await Self.fetchDiscovery(configuration: configuration, transport: transport)
+            }
+            return try Self.checkedEndpoint(document.jwksURI, name: "jwks_uri")
+        }
+    }
+
+    /// The provider's metadata, fetched once from `{issuer}/.well-known/openid-configuration`.
+    ///
+    /// The document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3),
+    /// otherwise a provider could claim another's identity and this throws `issuer_mismatch`.
+    /// The document is cached for the life of this value and its copies; a failed fetch is not.
+    public func discover() async throws -> DiscoveryDocument {
+        try await discoveryCache.document { [configuration, transport] in
+            try await Self.fetchDiscovery(configuration: configuration, transport: transport)
+        }
+    }
+
+    static func fetchDiscovery(configuration: RelyingPartyConfiguration, transport: any HTTPTransport) async throws -> DiscoveryDocument {
+        let issuer = try checkedEndpoint(configuration.issuer, name: "issuer")
+        // OIDC Discovery §4.1: remove a terminating "/" before appending the well-known path.
+        let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        let request = HTTPTransportRequest(
+            method: "GET", url: base + "/.well-known/openid-configuration", headers: [("Accept", "application/json")])
+        let response = try await send(request, through: transport)
+        guard response.isSuccess else {
+            throw SignetError(
+                response.status >= 500 ? .transportFailure : .malformedMessage,
+                "the discovery document could not be fetched (HTTP \(response.status))")
+        }
+        let document = try DiscoveryDecoding.decode(response.body)
+        guard document.issuer == configuration.issuer else {
+            throw SignetError(.issuerMismatch, "the discovery document names a different issuer")
+        }
+        return document
+    }
+
+    /// The time now, in whole seconds since 1970, as JWT claims count it.
+    var nowSeconds: Int { Int(now().timeIntervalSince1970.rounded(.down)) }
+}
+
+// MARK: - HTTP plumbing shared by the endpoints
+
+extension RelyingParty {
+    /// Sends `request`, turning any error a custom transport throws into `transport_failure`.
+    static func send(_ request: HTTPTransportRequest, through transport: any HTTPTransport) async throws -> HTTPTransportResponse {
+        do {
+            return try await transport.send(request)
+        } catch let error as SignetError {
+            throw error
+        } catch {
+            throw SignetError(.transportFailure, "\(request.method) failed: \(String(describing: type(of: error)).prefix(80))")
+        }
+    }
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        try await Self.send(request, through: transport)
+    }
+
+    /// `url` when it may carry tokens: `https`, or `http` to a loopback host for development.
+    ///
+    /// OIDC Discovery §3 and RFC 6749 §3.2 require TLS; an empty endpoint means the provider does not offer it.
+    static func checkedEndpoint(_ url: String, name: String) throws -> String {
+        guard !url.isEmpty else { throw SignetError(.invalidConfiguration, "the provider offers no \(name)") }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty, components.fragment == nil
+        else { throw SignetError(.invalidConfiguration, "\(name) is not an absolute URL") }
+        switch scheme {
+        case "https": return url
+        case "http" where ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()): return url
+        default: throw SignetError(.invalidConfiguration, "\(name) must use https")
+        }
+    }
+
+    /// The error for a non-2xx answer: the provider's OAuth error when it sent one (RFC 6749 §5.2).
+    ///
+    /// An answer without one is `transport_failure` for 5xx (worth a retry) and `malformed_message` otherwise.
+    static func failure(of response: HTTPTransportResponse, at endpoint: String) -> SignetError {
+        if let oauthError = try? JSONDecoder().decode(OAuthError.self, from: response.body) {
+            return SignetError(.oauth, "the \(endpoint) refused the request (HTTP \(response.status))", oauthError: oauthError)
+        }
+        return SignetError(
+            response.status >= 500 ? .transportFailure : .malformedMessage,
+            "the \(endpoint) answered HTTP \(response.status) without an OAuth error")
+    }
+}

@@ -1,0 +1,153 @@
+// One buildApplication for the command, the tests and the benchmarks.
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import SignetCore
+
+/// Builds the identity provider as a Hummingbird application.
+///
+/// Prepares the signing keys (creating them on first start), wires every endpoint,
+/// and adds the background services (expiry cleanup).
+///
+/// - Parameters:
+///   - configuration: the settings; call ``SignetConfiguration/problems()`` first to refuse bad ones.
+///   - store: where everything is kept (``MemoryStore`` or SignetStorage's SQL store).
+///   - clock: the time source; tests pass a fixed clock.
+///   - random: the randomness source.
+///   - logger: the logger; nothing secret is ever logged (see docs/logging.md).
+///   - boundIssuer: receives the issuer once bound, when `issuerFollowsBoundPort` is set.
+///   - onServerRunning: called with the bound port once the server listens.
+public func buildApplication(
+    configuration: SignetConfiguration,
+    store: any SignetStore,
+    clock: SignetClock = .system,
+    random: SecureRandom = SecureRandom(),
+    logger: Logger = Logger(label: "signet"),
+    boundIssuer: BoundIssuer = BoundIssuer(),
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
+    try await keys.prepare()
+    let provider = Provider(
+        configuration: configuration, store: store, keys: keys, clock: clock, random: random,
+        passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, boundIssuer: boundIssuer)
+    let router = Router(context: SignetRequestContext.self)
+    router.add(middleware: RequestLogMiddleware(logger: logger))
+    router.add(middleware: SecurityHeadersMiddleware())
+    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock)).register(on: router)
+
+    var server: HTTPServerBuilder = .http1()
+    if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+    }
+    return Application(
+        router: router,
+        server: server,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: [ExpiryCleanupService(store: store, clock: clock, interval: configuration.cleanupInterval, logger: logger)],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            if configuration.issuerFollowsBoundPort {
+                let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+                let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+                boundIssuer.set("\(scheme)://\(host):\(port)")
+            }
+            await onServerRunning(port)
+        },
+        logger: logger
+    )
+}
+
+/// The routes and the endpoint behind each.
+struct SignetRoutes: Sendable {
+    let provider: Provider
+    let keySource: any ClientKeySource
+
+    func register(on router: Router<SignetRequestContext>) {
+        let pages = PageRenderer(issuer: provider.issuer)
+        let sessions = BrowserSessions(provider: provider)
+        let validator = AuthorizationRequestValidator(clients: provider.store, maxParameterLength: provider.configuration.maxParameterLength)
+        let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
+        let discovery = DiscoveryEndpoint(provider: provider)
+        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, validator: validator, sessions: sessions)
+        let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
+        let token = TokenEndpoint(provider: provider, authenticator: authenticator)
+        let userInfo = UserInfoEndpoint(provider: provider)
+        let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
+        let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
+
+        router.get("/.well-known/openid-configuration", use: discovery.configuration)
+        router.get("/jwks", use: discovery.jwks)
+        router.get("/authorize", use: authorize.handle)
+        router.post("/authorize", use: authorize.handle)
+        router.post("/login", use: login.submit)
+        router.post("/token", use: token.handle)
+        router.get("/userinfo", use: userInfo.handle)
+        router.post("/userinfo", use: userInfo.handle)
+        router.post("/revoke", use: revocation.handle)
+        router.get("/logout", use: logout.handle)
+        router.post("/logout", use: logout.handle)
+        router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
+        router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
+
+        // Wrong methods get 405 with Allow, not 404.
+        let allowed: [(String, [HTTPRequest.Method])] = [
+            ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
+            ("/token", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
+        ]
+        for (path, methods) in allowed {
+            let allow = methods.map(\.rawValue).joined(separator: ", ")
+            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !methods.contains(method) {
+                router.on(RouterPath(path), method: method) { _, _ in
+                    Response(status: .methodNotAllowed, headers: [.allow: allow])
+                }
+            }
+        }
+    }
+}
+
+/// Logs each request's method, path (never the query: it can carry tokens), status and duration.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = SignetRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        logger.debug(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                "status": .stringConvertible(response.status.code),
+                "ms": .stringConvertible(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000),
+            ])
+        return response
+    }
+}
+
+/// Removes expired codes, tokens, sessions and replay records on a timer.
+struct ExpiryCleanupService: Service {
+    let store: any SignetStore
+    let clock: SignetClock
+    let interval: TimeInterval
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(interval))
+                do { try await store.purgeExpired(before: clock.now()) } catch {
+                    logger.warning("expiry cleanup failed", metadata: ["error": .string(String(describing: error))])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+// What every endpoint needs: settings, storage, keys, time and randomness.
+import Crypto
+import Foundation
+import Logging
+import SignetCore
+import Synchronization
+
+/// The provider's shared dependencies, passed to every endpoint.
+public struct Provider: Sendable {
+    public let configuration: SignetConfiguration
+    public let store: any SignetStore
+    public let keys: KeyRing
+    public let clock: SignetClock
+    public let random: SecureRandom
+    public let passwords: PasswordHasher
+    public let logger: Logger
+    private let boundIssuer: BoundIssuer
+
+    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, boundIssuer: BoundIssuer = BoundIssuer()) {
+        self.configuration = configuration
+        self.boundIssuer = boundIssuer
+        self.store = store
+        self.keys = keys
+        self.clock = clock
+        self.random = random
+        self.passwords = passwords
+        self.logger = logger
+    }
+
+    /// The issuer URL: the configured one, or the bound address when the configuration asks for that.
+    public var issuer: String { boundIssuer.value ?? configuration.issuer }
+
+    /// An endpoint URL under the issuer.
+    public func endpoint(_ path: String) -> String { issuer + path }
+
+    /// The current time.
+    public func now() -> Date { clock.now() }
+
+    /// Seconds since 1970 for JWT claims.
+    public func epochSeconds(_ date: Date) -> Int { Int(date.timeIntervalSince1970) }
+}
+
+/// SHA-256 as lower-case hex: how codes, tokens, session ids and secrets are stored.
+public enum SecretDigest {
+    public static func hex(_ value: String) -> String {
+        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The issuer learned once the server has bound its port, for servers started on port 0.
+public final class BoundIssuer: Sendable {
+    private let storage = Mutex<String?>(nil)
+    public init() {}
+    /// The issuer, once known.
+    public var value: String? { storage.withLock { $0 } }
+    func set(_ issuer: String) { storage.withLock { $0 = issuer } }
+}

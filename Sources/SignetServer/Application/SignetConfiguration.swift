@@ -1,0 +1,161 @@
+// The provider's settings, with documented defaults.
+import Foundation
+
+/// Everything that can be set about a running provider.
+///
+/// A plain value with safe defaults; the `signet` command fills it from flags
+/// and `SIGNET_…` environment variables.
+public struct SignetConfiguration: Sendable {
+    /// The public URL of the provider (`iss`), without a trailing slash. Default `http://127.0.0.1:8080`.
+    public var issuer: String
+    /// Address to listen on. Default `127.0.0.1`.
+    public var host: String
+    /// Port to listen on; 0 picks a free one. Default 8080.
+    public var port: Int
+    /// Use `http://host:boundPort` as the issuer once bound (for servers on port 0 in tests). Default false.
+    public var issuerFollowsBoundPort: Bool = false
+    /// PEM files for TLS. Without them the server speaks plain HTTP, which is allowed on loopback only.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+
+    /// How long an authorization code lives. At most 60 s. Default 60 s.
+    public var authorizationCodeLifetime: TimeInterval
+    /// How long an access token lives. Default 10 minutes.
+    public var accessTokenLifetime: TimeInterval
+    /// How long an ID token lives. Default 10 minutes.
+    public var idTokenLifetime: TimeInterval
+    /// How long one refresh token lives before it must be rotated. Default 30 days.
+    public var refreshTokenLifetime: TimeInterval
+    /// How long a grant lasts however often it is refreshed. Default 90 days.
+    public var grantLifetime: TimeInterval
+    /// How long a browser stays signed in. Default 12 hours.
+    public var browserSessionLifetime: TimeInterval
+    /// How long the hosted login page waits for the user. Default 10 minutes.
+    public var loginPageLifetime: TimeInterval
+    /// The furthest ahead a client assertion's `exp` may be (RFC 7523 §3). Default 5 minutes.
+    public var maxClientAssertionLifetime: TimeInterval
+    /// Clock skew allowed on incoming assertions. Default 30 s.
+    public var clockSkew: TimeInterval
+
+    /// bcrypt cost (log2 rounds) for new password hashes. Default 12.
+    public var passwordHashCost: Int
+    /// How failed sign-ins slow down and pause.
+    public var throttle: ThrottlePolicy
+
+    /// How often the key ring rereads keys from storage (to pick up rotations by another process). Default 60 s.
+    public var keyRefreshInterval: TimeInterval
+    /// How often expired records are removed. Default 10 minutes.
+    public var cleanupInterval: TimeInterval
+
+    /// The largest request body accepted. Default 64 KiB.
+    public var maxBodySize: Int
+    /// The longest single parameter value accepted. Default 4096 bytes.
+    public var maxParameterLength: Int
+
+    public init(
+        issuer: String = "http://127.0.0.1:8080",
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        tlsCertificatePath: String? = nil,
+        tlsKeyPath: String? = nil,
+        authorizationCodeLifetime: TimeInterval = 60,
+        accessTokenLifetime: TimeInterval = 600,
+        idTokenLifetime: TimeInterval = 600,
+        refreshTokenLifetime: TimeInterval = 30 * 86_400,
+        grantLifetime: TimeInterval = 90 * 86_400,
+        browserSessionLifetime: TimeInterval = 12 * 3_600,
+        loginPageLifetime: TimeInterval = 600,
+        maxClientAssertionLifetime: TimeInterval = 300,
+        clockSkew: TimeInterval = 30,
+        passwordHashCost: Int = 12,
+        throttle: ThrottlePolicy = ThrottlePolicy(),
+        keyRefreshInterval: TimeInterval = 60,
+        cleanupInterval: TimeInterval = 600,
+        maxBodySize: Int = 64 * 1024,
+        maxParameterLength: Int = 4096
+    ) {
+        self.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        self.host = host
+        self.port = port
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.authorizationCodeLifetime = min(authorizationCodeLifetime, 60)
+        self.accessTokenLifetime = accessTokenLifetime
+        self.idTokenLifetime = idTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.grantLifetime = grantLifetime
+        self.browserSessionLifetime = browserSessionLifetime
+        self.loginPageLifetime = loginPageLifetime
+        self.maxClientAssertionLifetime = maxClientAssertionLifetime
+        self.clockSkew = clockSkew
+        self.passwordHashCost = passwordHashCost
+        self.throttle = throttle
+        self.keyRefreshInterval = keyRefreshInterval
+        self.cleanupInterval = cleanupInterval
+        self.maxBodySize = maxBodySize
+        self.maxParameterLength = maxParameterLength
+    }
+
+    /// Whether the issuer is served over TLS, which decides the `Secure` cookie flag.
+    public var issuerUsesTLS: Bool { issuer.lowercased().hasPrefix("https://") }
+
+    /// The longest any token signed by a key stays valid: how long a retired key stays published.
+    public var longestSignedTokenLifetime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) }
+
+
+    /// Checks the settings and says what is wrong, in words an operator can act on.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if let url = URL(string: issuer), let scheme = url.scheme?.lowercased(), let host = url.host {
+            if scheme == "http", !Self.isLoopback(host) {
+                problems.append("issuer \(issuer) uses http on a host that is not loopback; use https (TLS is required outside loopback)")
+            }
+            if scheme != "http" && scheme != "https" { problems.append("issuer \(issuer) must be an http(s) URL") }
+            if url.query != nil || url.fragment != nil { problems.append("issuer must not have a query or fragment") }
+        } else {
+            problems.append("issuer '\(issuer)' is not a URL")
+        }
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            problems.append("--tls-certificate and --tls-key go together")
+        }
+        if tlsCertificatePath == nil, !Self.isLoopback(host) {
+            problems.append("listening on \(host) without TLS: give --tls-certificate and --tls-key, or listen on loopback behind a TLS proxy")
+        }
+        if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
+        if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }
+        return problems
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()) || host.hasPrefix("127.")
+    }
+}
+
+/// How failed sign-ins slow down and then pause, per account name and per source address.
+///
+/// The first `freeFailures` failures cost nothing; after that each attempt must wait
+/// `baseDelay × 2^(extra failures)`, capped at `maxDelay`, so guessing slows to a crawl
+/// but an account is never locked for longer than `maxDelay`. Counters reset after a
+/// success (per account) or after `window` without failures.
+public struct ThrottlePolicy: Sendable, Equatable {
+    public var freeFailuresPerAccount: Int
+    public var freeFailuresPerAddress: Int
+    public var baseDelay: TimeInterval
+    public var maxDelay: TimeInterval
+    public var window: TimeInterval
+
+    public init(freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900, window: TimeInterval = 86_400) {
+        self.freeFailuresPerAccount = freeFailuresPerAccount
+        self.freeFailuresPerAddress = freeFailuresPerAddress
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.window = window
+    }
+
+    /// How long after the last failure the next attempt must wait, given the failures counted.
+    public func pause(afterFailures failures: Int, free: Int) -> TimeInterval {
+        guard failures >= free else { return 0 }
+        let doublings = min(failures - free, 20)
+        return min(baseDelay * pow(2, Double(doublings)), maxDelay)
+    }
+}

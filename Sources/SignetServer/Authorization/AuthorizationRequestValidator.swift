@@ -1,0 +1,137 @@
+// Checks an authorization request in the order that decides where errors may go.
+import Foundation
+import SignetCore
+
+/// What checking an authorization request decided.
+public enum AuthorizationRequestDecision: Sendable, Equatable {
+    /// Every check passed.
+    case valid(ValidatedAuthorizationRequest, ClientRecord)
+    /// The client or redirect URI cannot be trusted: show the error, never redirect (RFC 6749 §4.1.2.1).
+    case showError(OAuthError)
+    /// The client and redirect URI are trusted: send the error back to the client.
+    case redirectError(OAuthError, redirectURI: String, state: String?)
+}
+
+/// The one implementation of the authorization request rules, shared by `/authorize`
+/// and every other way of starting a login.
+public struct AuthorizationRequestValidator: Sendable {
+    /// Scopes the provider knows.
+    public static let supportedScopes = ["openid", "profile", "email", "phone", "offline_access"]
+    /// prompt values honoured — OIDC Core §3.1.2.1.
+    public static let supportedPrompts = ["none", "login", "consent", "select_account"]
+    /// Authentication context classes: one factor, and two factors.
+    public static let acrOneFactor = "urn:signet:loa:1"
+    public static let acrTwoFactors = "urn:signet:loa:2"
+    public static let supportedUILocales = ["en"]
+
+    let clients: any ClientStore
+    let maxParameterLength: Int
+
+    public init(clients: any ClientStore, maxParameterLength: Int) {
+        self.clients = clients
+        self.maxParameterLength = maxParameterLength
+    }
+
+    /// Checks the parameters of an authorization request.
+    ///
+    /// The client and the redirect URI are checked first: until both are trusted,
+    /// every error is shown to the user rather than sent to a URI nobody vouched for.
+    public func validate(_ parameters: FormParameters) async throws -> AuthorizationRequestDecision {
+        let duplicated = Set(parameters.duplicatedNames)
+        if duplicated.contains(OAuthParameter.clientID) || duplicated.contains(OAuthParameter.redirectURI) {
+            return .showError(OAuthError(.invalidRequest, "client_id and redirect_uri must appear once"))
+        }
+        if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }),
+            [OAuthParameter.clientID, OAuthParameter.redirectURI].contains(oversized.name)
+        {
+            return .showError(OAuthError(.invalidRequest, "\(oversized.name) is too long"))
+        }
+        guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
+            return .showError(OAuthError(.invalidRequest, "client_id is missing"))
+        }
+        guard let client = try await clients.client(id: clientID) else {
+            return .showError(OAuthError(.invalidClient, "unknown client_id"))
+        }
+        // OIDC Core §3.1.2.1: redirect_uri is required.
+        guard let redirectURI = parameters[OAuthParameter.redirectURI], !redirectURI.isEmpty else {
+            return .showError(OAuthError(.invalidRequest, "redirect_uri is missing"))
+        }
+        guard RedirectURI.matches(redirectURI, registered: client.redirectURIs) else {
+            return .showError(OAuthError(.invalidRequest, "redirect_uri is not registered for this client"))
+        }
+
+        // From here errors go back to the client. A state that is itself unusable is not echoed.
+        let state = parameters[OAuthParameter.state].flatMap { $0.utf8.count <= maxParameterLength ? $0 : nil }
+        func fail(_ code: OAuthError.Code, _ description: String) -> AuthorizationRequestDecision {
+            .redirectError(OAuthError(code, description), redirectURI: redirectURI, state: state)
+        }
+        if let name = duplicated.sorted().first { return fail(.invalidRequest, "\(name) must not be repeated") }
+        if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }) {
+            return fail(.invalidRequest, "\(oversized.name.prefix(64)) is too long")
+        }
+        if parameters[OAuthParameter.request] != nil { return fail(.requestNotSupported, "request objects are not supported") }
+        if parameters[OAuthParameter.requestURI] != nil { return fail(.requestURINotSupported, "request_uri is not supported") }
+
+        guard let responseType = parameters[OAuthParameter.responseType], !responseType.isEmpty else {
+            return fail(.invalidRequest, "response_type is missing")
+        }
+        guard responseType == "code" else { return fail(.unsupportedResponseType, "only response_type=code is supported") }
+        if let mode = parameters[OAuthParameter.responseMode], mode != "query" {
+            return fail(.invalidRequest, "only response_mode=query is supported")
+        }
+
+        // PKCE — RFC 7636 §4.4.1; S256 only, required of every client.
+        guard let challenge = parameters[OAuthParameter.codeChallenge], !challenge.isEmpty else {
+            return fail(.invalidRequest, "code_challenge is required (PKCE with S256)")
+        }
+        guard let method = parameters[OAuthParameter.codeChallengeMethod] else {
+            return fail(.invalidRequest, "code_challenge_method is required and must be S256")
+        }
+        guard method == PKCE.method else { return fail(.invalidRequest, "code_challenge_method must be S256") }
+        guard PKCE.isWellFormedChallenge(challenge) else {
+            return fail(.invalidRequest, "code_challenge must be 43 characters of base64url (S256)")
+        }
+
+        let requestedScopes = (parameters[OAuthParameter.scope] ?? "").split(separator: " ").map(String.init)
+        guard !requestedScopes.isEmpty else { return fail(.invalidScope, "scope is missing") }
+        var scopes: [String] = []
+        for scope in requestedScopes where !scopes.contains(scope) {
+            guard Self.supportedScopes.contains(scope) else { return fail(.invalidScope, "unknown scope \(scope.prefix(64))") }
+            guard client.allowedScopes.contains(scope) else { return fail(.invalidScope, "scope \(scope) is not allowed for this client") }
+            scopes.append(scope)
+        }
+
+        let prompt = (parameters[OAuthParameter.prompt] ?? "").split(separator: " ").map(String.init)
+        if let unknown = prompt.first(where: { !Self.supportedPrompts.contains($0) }) {
+            return fail(.invalidRequest, "unsupported prompt value \(unknown.prefix(64))")
+        }
+        // OIDC Core §3.1.2.1: none must stand alone.
+        if prompt.contains("none"), prompt.count > 1 { return fail(.invalidRequest, "prompt=none cannot be combined with other values") }
+
+        var maxAge: Int?
+        if let text = parameters[OAuthParameter.maxAge] {
+            guard let value = Int(text), value >= 0, text.allSatisfy(\.isASCII) else {
+                return fail(.invalidRequest, "max_age must be a non-negative integer")
+            }
+            maxAge = value
+        }
+        if let display = parameters[OAuthParameter.display], !["page", "touch", "popup", "wap"].contains(display) {
+            return fail(.invalidRequest, "unsupported display value")
+        }
+
+        let request = ValidatedAuthorizationRequest(
+            clientID: client.id,
+            redirectURI: redirectURI,
+            scope: scopes.joined(separator: " "),
+            state: state,
+            nonce: parameters[OAuthParameter.nonce],
+            codeChallenge: challenge,
+            prompt: prompt,
+            maxAge: maxAge,
+            loginHint: parameters[OAuthParameter.loginHint],
+            acrValues: (parameters[OAuthParameter.acrValues] ?? "").split(separator: " ").map(String.init),
+            uiLocales: (parameters[OAuthParameter.uiLocales] ?? "").split(separator: " ").map(String.init)
+        )
+        return .valid(request, client)
+    }
+}

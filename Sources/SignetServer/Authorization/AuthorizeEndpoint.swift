@@ -1,0 +1,74 @@
+// GET and POST /authorize — OIDC Core §3.1.2, RFC 6749 §4.1.1.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// The authorization endpoint: checks the request, reuses a live browser session
+/// when it may, and otherwise shows the hosted login page.
+struct AuthorizeEndpoint: Sendable {
+    let provider: Provider
+    let pages: PageRenderer
+    let validator: AuthorizationRequestValidator
+    let sessions: BrowserSessions
+
+    func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let parameters: FormParameters
+        do {
+            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize, allowQuery: request.method != .post)
+        } catch let error as OAuthHTTPError {
+            return invalidRequestPage(error.error, status: error.status)
+        }
+        switch try await validator.validate(parameters) {
+        case .showError(let error):
+            return invalidRequestPage(error, status: .badRequest)
+        case .redirectError(let error, let redirectURI, let state):
+            return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: provider.issuer))
+        case .valid(var authorization, let client):
+            if let hint = parameters[OAuthParameter.idTokenHint] {
+                guard let claims = await provider.keys.verifyOwn(hint, as: IDTokenClaims.self, expectedType: nil),
+                    claims.iss == provider.issuer
+                else {
+                    return redirect(
+                        AuthorizationResponse.errorURL(
+                            OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: authorization.redirectURI,
+                            state: authorization.state, issuer: provider.issuer))
+                }
+                authorization.idTokenHintSubject = claims.sub
+            }
+            return try await decide(authorization, client: client, request: request)
+        }
+    }
+
+    /// Whether the browser's session can answer this request, or the user must sign in.
+    private func decide(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
+        let session = try await sessions.current(request)
+        let now = provider.now()
+        var sessionUsable = session != nil
+        if let session {
+            if !authorization.prompt.filter({ $0 != "none" }).isEmpty { sessionUsable = false }
+            if let maxAge = authorization.maxAge, now.timeIntervalSince(session.authTime) > Double(maxAge) { sessionUsable = false }
+            if let subject = authorization.idTokenHintSubject, subject != session.userID { sessionUsable = false }
+        }
+        if let session, sessionUsable {
+            let authentication = Authentication(userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid)
+            return redirect(try await provider.issueCode(for: authorization, authentication: authentication))
+        }
+        if authorization.prompt.contains("none") {
+            let error = OAuthError(.loginRequired, "the user must sign in")
+            return redirect(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer))
+        }
+        return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
+            .start(authorization, client: client, request: request)
+    }
+
+    private func redirect(_ location: String) -> Response {
+        Response(status: .found, headers: [.location: location])
+    }
+
+    private func invalidRequestPage(_ error: OAuthError, status: HTTPResponse.Status) -> Response {
+        pages.message(
+            heading: "This sign-in request cannot be completed",
+            message: "The app that sent you here made a request Signet cannot accept. Go back to the app and try again.",
+            detail: "\(error.error.rawValue): \(error.errorDescription ?? "")", status: status)
+    }
+}

@@ -1,0 +1,49 @@
+// An authorization request that passed every check (OIDC Core §3.1.2.1, RFC 7636, RFC 8252).
+
+/// The parameters of an authorization request after validation.
+///
+/// Built only by ``AuthorizationRequestValidator``; the hosted page and (later)
+/// the native login API both start from this value.
+public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
+    /// client_id — RFC 6749 §4.1.1
+    public var clientID: String
+    /// redirect_uri — RFC 6749 §3.1.2, exactly as sent (it must be sent again at the token endpoint).
+    public var redirectURI: String
+    /// scope — RFC 6749 §3.3, normalised: known scopes, no repeats, space separated.
+    public var scope: String
+    /// state — RFC 6749 §4.1.1
+    public var state: String?
+    /// nonce — OIDC Core §3.1.2.1
+    public var nonce: String?
+    /// code_challenge — RFC 7636 §4.2 (method always S256)
+    public var codeChallenge: String
+    /// prompt — OIDC Core §3.1.2.1
+    public var prompt: [String]
+    /// max_age — OIDC Core §3.1.2.1, seconds
+    public var maxAge: Int?
+    /// login_hint — OIDC Core §3.1.2.1
+    public var loginHint: String?
+    /// acr_values — OIDC Core §3.1.2.1, in order of preference
+    public var acrValues: [String]
+    /// ui_locales — OIDC Core §3.1.2.1, in order of preference
+    public var uiLocales: [String]
+    /// id_token_hint's subject, when a valid hint was sent.
+    public var idTokenHintSubject: String?
+
+    public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scope = scope
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.prompt = prompt
+        self.maxAge = maxAge
+        self.loginHint = loginHint
+        self.acrValues = acrValues
+        self.uiLocales = uiLocales
+        self.idTokenHintSubject = idTokenHintSubject
+    }
+
+    public var scopes: [String] { scope.split(separator: " ").map(String.init) }
+}

@@ -1,0 +1,48 @@
+// /.well-known/openid-configuration and /jwks — OpenID Connect Discovery 1.0 §4, RFC 7517 §5.
+import Hummingbird
+import SignetCore
+
+/// Publishes exactly what the provider supports, and its public keys.
+struct DiscoveryEndpoint: Sendable {
+    let provider: Provider
+
+    var document: DiscoveryDocument {
+        return DiscoveryDocument(
+            issuer: provider.issuer,
+            authorizationEndpoint: provider.endpoint("/authorize"),
+            tokenEndpoint: provider.endpoint("/token"),
+            userinfoEndpoint: provider.endpoint("/userinfo"),
+            jwksURI: provider.endpoint("/jwks"),
+            revocationEndpoint: provider.endpoint("/revoke"),
+            endSessionEndpoint: provider.endpoint("/logout"),
+            scopesSupported: AuthorizationRequestValidator.supportedScopes,
+            responseTypesSupported: ["code"],
+            responseModesSupported: ["query"],
+            grantTypesSupported: ["authorization_code", "refresh_token"],
+            subjectTypesSupported: ["public"],
+            idTokenSigningAlgValuesSupported: ["ES256"],
+            tokenEndpointAuthMethodsSupported: ClientRecord.AuthMethod.allCases.map(\.rawValue),
+            tokenEndpointAuthSigningAlgValuesSupported: JOSEHeader.acceptedAlgorithms.sorted(),
+            revocationEndpointAuthMethodsSupported: ClientRecord.AuthMethod.allCases.map(\.rawValue),
+            codeChallengeMethodsSupported: [PKCE.method],
+            claimsSupported: [
+                "iss", "sub", "aud", "azp", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "sid", "name",
+                "preferred_username", "email", "phone_number",
+            ],
+            promptValuesSupported: ["none", "login"],
+            acrValuesSupported: [AuthorizationRequestValidator.acrOneFactor],
+            uiLocalesSupported: AuthorizationRequestValidator.supportedUILocales,
+            authorizationResponseIssParameterSupported: true,
+            claimsParameterSupported: false,
+            requestParameterSupported: false,
+            requestURIParameterSupported: false)
+    }
+
+    func configuration(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        JSONResponse.make(document, cacheable: true)
+    }
+
+    func jwks(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        JSONResponse.make(try await provider.keys.jwks(), cacheable: true)
+    }
+}

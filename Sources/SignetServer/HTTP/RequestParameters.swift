@@ -1,0 +1,49 @@
+// Reading OAuth parameters from a query string or a form body, strictly.
+import Foundation
+import Hummingbird
+import NIOCore
+import SignetCore
+
+/// Reads request parameters: the query for GET, an `application/x-www-form-urlencoded` body for POST.
+public enum RequestParameters {
+    /// The parameters of a GET (query) or POST (form body) request.
+    ///
+    /// - Throws: ``OAuthHTTPError`` 400 for a wrong content type or malformed encoding,
+    ///   and Hummingbird's 413 when the body exceeds `maxBodySize`.
+    public static func read(_ request: Request, maxBodySize: Int, allowQuery: Bool) async throws -> FormParameters {
+        switch request.method {
+        case .get, .head:
+            guard allowQuery else { throw HTTPError(.methodNotAllowed) }
+            return try parse(request.uri.query ?? "")
+        case .post:
+            if let query = request.uri.query, !query.isEmpty, !allowQuery {
+                throw OAuthHTTPError.invalidRequest("parameters must be sent in the body, not the query")
+            }
+            return try await form(request, maxBodySize: maxBodySize)
+        default:
+            throw HTTPError(.methodNotAllowed)
+        }
+    }
+
+    /// The parameters of a form body; the content type must be `application/x-www-form-urlencoded`.
+    public static func form(_ request: Request, maxBodySize: Int) async throws -> FormParameters {
+        guard isForm(request.headers[.contentType]) else {
+            throw OAuthHTTPError(.unsupportedMediaType, .invalidRequest, "the body must be application/x-www-form-urlencoded")
+        }
+        let buffer = try await request.body.collect(upTo: maxBodySize)
+        return try parse(String(buffer: buffer))
+    }
+
+    static func parse(_ text: String) throws -> FormParameters {
+        guard let parameters = FormParameters(encoded: text) else {
+            throw OAuthHTTPError.invalidRequest("the parameters are not valid percent-encoding")
+        }
+        return parameters
+    }
+
+    static func isForm(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return mediaType == "application/x-www-form-urlencoded"
+    }
+}

@@ -1,0 +1,110 @@
+// The provider's signing keys in memory: signs tokens, verifies its own, publishes the JWKS.
+import Crypto
+import Foundation
+import JWTKit
+import SignetCore
+
+/// The shared registry of signing keys, reread from storage so rotations by
+/// another process (or `signet keys rotate`) are picked up.
+public actor KeyRing {
+    private let store: any SigningKeyStore
+    private let clock: SignetClock
+    private let refreshInterval: TimeInterval
+    private var collection = JWTKeyCollection()
+    private var activeKID: String?
+    private var publishedKeys: [PublicJWK] = []
+    private var publishedKIDs: Set<String> = []
+    private var loadedAt: Date?
+
+    public init(store: any SigningKeyStore, clock: SignetClock, refreshInterval: TimeInterval) {
+        self.store = store
+        self.clock = clock
+        self.refreshInterval = refreshInterval
+    }
+
+    /// Makes sure there is an active key and a next one, creating them on first start.
+    public func prepare() async throws {
+        let keys = try await store.signingKeys()
+        if !keys.contains(where: { $0.status == .active }) {
+            try await store.insertSigningKey(SigningKeyFactory.make(status: .active, now: clock.now()))
+        }
+        if !keys.contains(where: { $0.status == .next }) {
+            try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: clock.now()))
+        }
+        try await reload()
+    }
+
+    /// Rereads the keys from storage.
+    public func reload() async throws {
+        let now = clock.now()
+        let records = try await store.signingKeys().filter { $0.publishUntil.map { $0 > now } ?? true }
+        let fresh = JWTKeyCollection()
+        var published: [PublicJWK] = []
+        var active: String?
+        for record in records {
+            let key = try SigningKeyFactory.privateKey(pem: record.privateKeyPEM)
+            await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: record.kid))
+            published.append(PublicJWK(p256: key.publicKey, kid: record.kid))
+            if record.status == .active { active = record.kid }
+        }
+        collection = fresh
+        publishedKeys = published
+        publishedKIDs = Set(published.compactMap(\.kid))
+        activeKID = active
+        loadedAt = now
+    }
+
+    private func refreshIfStale() async throws {
+        if let loadedAt, clock.now().timeIntervalSince(loadedAt) < refreshInterval { return }
+        try await reload()
+    }
+
+    /// The public keys to publish at the JWKS endpoint: next, active and retired ones.
+    public func jwks() async throws -> PublicJWKS {
+        try await refreshIfStale()
+        return PublicJWKS(keys: publishedKeys)
+    }
+
+    /// Signs a claim set with the active key, with `typ` in the header (`JWT`, `at+jwt`).
+    public func sign(_ payload: some JWTPayload, type: String) async throws -> String {
+        try await refreshIfStale()
+        guard let activeKID else { throw SignetError(.keyFailure, "no active signing key") }
+        var header = JWTHeader()
+        header.typ = type
+        header.alg = "ES256"
+        return try await collection.sign(payload, kid: JWKIdentifier(string: activeKID), header: header)
+    }
+
+    /// Verifies a token this provider signed: ES256, a published `kid`, the expected `typ`, and the signature.
+    /// Claims are left to the caller. `nil` when any check fails.
+    public func verifyOwn<Payload: JWTPayload>(_ token: String, as type: Payload.Type, expectedType: String?) async -> Payload? {
+        guard let header = JOSEHeader(compact: token), header.alg == "ES256", let kid = header.kid else { return nil }
+        if let expectedType, header.typ?.lowercased() != expectedType.lowercased() { return nil }
+        if !publishedKIDs.contains(kid) { try? await reload() }
+        guard publishedKIDs.contains(kid) else { return nil }
+        return try? await collection.verify(token, as: Payload.self)
+    }
+}
+
+/// Makes and reads the provider's ES256 keys.
+public enum SigningKeyFactory {
+    /// A fresh P-256 key record; its `kid` is the RFC 7638 thumbprint of the public key.
+    public static func make(status: SigningKeyRecord.Status, now: Date) -> SigningKeyRecord {
+        let key = P256.Signing.PrivateKey()
+        return SigningKeyRecord(kid: thumbprint(of: key.publicKey), privateKeyPEM: key.pemRepresentation, status: status, createdAt: now)
+    }
+
+    /// Reads a PEM private key.
+    public static func privateKey(pem: String) throws -> P256.Signing.PrivateKey {
+        do { return try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
+            throw SignetError(.keyFailure, "a stored signing key is not a P-256 PEM key")
+        }
+    }
+
+    /// The JWK thumbprint of a P-256 key — RFC 7638 §3 (members in lexicographic order, no spaces).
+    public static func thumbprint(of key: P256.Signing.PublicKey) -> String {
+        let jwk = PublicJWK(p256: key, kid: "")
+        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(jwk.x ?? "")","y":"\#(jwk.y ?? "")"}"#
+        return Data(SHA256.hash(data: Data(canonical.utf8))).base64URLEncodedString()
+    }
+}

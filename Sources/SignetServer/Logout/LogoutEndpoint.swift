@@ -1,0 +1,87 @@
+// GET and POST /logout — OpenID Connect RP-Initiated Logout 1.0.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// Ends the browser session at a relying party's request, then returns to a registered URI.
+///
+/// With a valid `id_token_hint` for the signed-in user the session ends at once; otherwise
+/// the user confirms on a page whose form carries an anti-CSRF token bound to the browser.
+struct LogoutEndpoint: Sendable {
+    let provider: Provider
+    let pages: PageRenderer
+    let sessions: BrowserSessions
+
+    func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let parameters: FormParameters
+        do {
+            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize, allowQuery: request.method != .post)
+        } catch let error as OAuthHTTPError {
+            return errorPage(error.error.errorDescription ?? "", status: error.status)
+        }
+        guard parameters.duplicatedNames.isEmpty else { return errorPage("A parameter was sent twice.", status: .badRequest) }
+
+        var hintClaims: IDTokenClaims?
+        if let hint = parameters[OAuthParameter.idTokenHint] {
+            // Expired hints are fine (the RP logs out after the token's life); the signature and issuer must hold.
+            guard let claims = await provider.keys.verifyOwn(hint, as: IDTokenClaims.self, expectedType: nil),
+                claims.iss == provider.issuer
+            else { return errorPage("id_token_hint is not an ID token issued here.", status: .badRequest) }
+            hintClaims = claims
+        }
+        let clientID = parameters[OAuthParameter.clientID] ?? hintClaims?.aud.first
+        if let claimed = parameters[OAuthParameter.clientID], let hintClaims, !hintClaims.aud.contains(claimed) {
+            return errorPage("client_id does not match id_token_hint.", status: .badRequest)
+        }
+        var returnTo: String?
+        if let uri = parameters[OAuthParameter.postLogoutRedirectURI] {
+            guard let clientID, let client = try await provider.store.client(id: clientID),
+                RedirectURI.matches(uri, registered: client.postLogoutRedirectURIs)
+            else { return errorPage("post_logout_redirect_uri is not registered for this client.", status: .badRequest) }
+            var query = FormParameters()
+            query.append(OAuthParameter.state, parameters[OAuthParameter.state])
+            returnTo = query.pairs.isEmpty ? uri : AuthorizationResponse.url(uri, parameters: query)
+        }
+
+        let session = try await sessions.current(request)
+        let binding = sessions.browserBinding(request)
+        let csrf = SecretDigest.hex("logout:" + binding.value)
+        let confirmed: Bool
+        if request.method == .post {
+            guard let token = parameters["csrf_token"], ConstantTime.equals(token, csrf), binding.cookie == nil else {
+                return errorPage("The sign-out form was not sent from this browser.", status: .forbidden)
+            }
+            confirmed = true
+        } else {
+            confirmed = session == nil || (hintClaims != nil && hintClaims?.sub == session?.userID)
+        }
+
+        if !confirmed, let session {
+            let user = try await provider.store.user(id: session.userID)
+            var values = ["csrfToken": csrf]
+            values["username"] = user?.username
+            values["postLogoutRedirectURI"] = parameters[OAuthParameter.postLogoutRedirectURI]
+            values["clientID"] = clientID
+            values["state"] = parameters[OAuthParameter.state]
+            let targets = returnTo.flatMap(PageRenderer.formTarget(for:)).map { [$0] } ?? []
+            var response = pages.render("logout", title: "Sign out", values: values, formTargets: targets)
+            if let cookie = binding.cookie { response.setCookie(cookie) }
+            return response
+        }
+
+        let cleared = try await sessions.end(request)
+        if session != nil { provider.logger.info("signed out", metadata: ["event": "logout"]) }
+        var response: Response
+        if let returnTo {
+            response = Response(status: request.method == .post ? .seeOther : .found, headers: [.location: returnTo])
+        } else {
+            response = pages.message(heading: "You are signed out", message: "You can close this window.", status: .ok)
+        }
+        response.setCookie(cleared)
+        return response
+    }
+
+    private func errorPage(_ detail: String, status: HTTPResponse.Status) -> Response {
+        pages.message(heading: "Sign-out request not valid", message: "The app sent a sign-out request Signet cannot accept.", detail: detail, status: status)
+    }
+}

@@ -1,0 +1,32 @@
+// POST /revoke — RFC 7009.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// Revokes a refresh or access token, and with it the whole grant it came from (RFC 7009 §2.1).
+struct RevocationEndpoint: Sendable {
+    let provider: Provider
+    let authenticator: ClientAuthenticator
+
+    func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+        if let duplicated = parameters.duplicatedNames.first {
+            throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
+        }
+        let audiences = [provider.issuer, provider.endpoint("/token"), provider.endpoint("/revoke")]
+        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: audiences)
+        guard let token = parameters[OAuthParameter.token], !token.isEmpty else { throw OAuthHTTPError.invalidRequest("token is missing") }
+        guard token.utf8.count <= 8192 else { throw OAuthHTTPError.invalidRequest("token is too long") }
+        if let hint = parameters[OAuthParameter.tokenTypeHint], !["access_token", "refresh_token"].contains(hint) {
+            throw OAuthHTTPError(.badRequest, .unsupportedTokenType, "token_type_hint must be access_token or refresh_token")
+        }
+        let now = provider.now()
+        if let refresh = try await provider.store.refreshToken(hash: SecretDigest.hex(token)) {
+            if refresh.clientID == client.id { try await provider.store.revokeGrant(id: refresh.grantID, at: now) }
+        } else if let claims = try await provider.verifyAccessToken(token), claims.clientID == client.id {
+            try await provider.store.revokeGrant(id: claims.grantID, at: now)
+        }
+        // RFC 7009 §2.2: unknown or foreign tokens get the same 200, revealing nothing.
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+}

@@ -1,0 +1,114 @@
+// An in-memory SignetStore for fast tests and throwaway servers.
+import Foundation
+import SignetCore
+
+/// Keeps everything in memory; an actor, so every single-use rule holds under concurrency.
+public actor MemoryStore: SignetStore {
+    private var clients: [String: ClientRecord] = [:]
+    private var users: [String: UserRecord] = [:]
+    private var keys: [String: SigningKeyRecord] = [:]
+    private var pending: [String: PendingAuthorizationRecord] = [:]
+    private var grants: [String: GrantRecord] = [:]
+    private var codes: [String: AuthorizationCodeRecord] = [:]
+    private var refreshTokens: [String: RefreshTokenRecord] = [:]
+    private var sessions: [String: BrowserSessionRecord] = [:]
+    private var seen: [String: Date] = [:]
+    private var throttles: [String: ThrottleRecord] = [:]
+
+    public init() {}
+
+    public func client(id: String) -> ClientRecord? { clients[id] }
+    public func insertClient(_ client: ClientRecord) throws {
+        guard clients[client.id] == nil else { throw SignetError(.conflict, "a client with this id exists") }
+        clients[client.id] = client
+    }
+    public func listClients() -> [ClientRecord] { clients.values.sorted { $0.id < $1.id } }
+    public func deleteClient(id: String) -> Bool { clients.removeValue(forKey: id) != nil }
+
+    public func user(id: String) -> UserRecord? { users[id] }
+    public func user(username: String) -> UserRecord? { users.values.first { $0.username == username } }
+    public func insertUser(_ user: UserRecord) throws {
+        guard users[user.id] == nil, !users.values.contains(where: { $0.username == user.username }) else {
+            throw SignetError(.conflict, "a user with this username exists")
+        }
+        users[user.id] = user
+    }
+    public func listUsers() -> [UserRecord] { users.values.sorted { $0.username < $1.username } }
+    public func deleteUser(id: String) -> Bool { users.removeValue(forKey: id) != nil }
+    public func updatePasswordHash(userID: String, passwordHash: String) -> Bool {
+        guard users[userID] != nil else { return false }
+        users[userID]?.passwordHash = passwordHash
+        return true
+    }
+
+    public func signingKeys() -> [SigningKeyRecord] { keys.values.sorted { $0.createdAt < $1.createdAt } }
+    public func insertSigningKey(_ key: SigningKeyRecord) { keys[key.kid] = key }
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) {
+        keys[kid]?.status = status
+        keys[kid]?.publishUntil = publishUntil
+    }
+    public func deleteSigningKey(kid: String) { keys[kid] = nil }
+
+    public func insertPendingAuthorization(_ record: PendingAuthorizationRecord) { pending[record.id] = record }
+    public func pendingAuthorization(id: String) -> PendingAuthorizationRecord? { pending[id] }
+    public func consumePendingAuthorization(id: String) -> PendingAuthorizationRecord? { pending.removeValue(forKey: id) }
+
+    public func insertGrant(_ grant: GrantRecord) { grants[grant.id] = grant }
+    public func grant(id: String) -> GrantRecord? { grants[id] }
+    public func revokeGrant(id: String, at date: Date) {
+        if grants[id]?.revokedAt == nil { grants[id]?.revokedAt = date }
+        for (hash, token) in refreshTokens where token.grantID == id && token.usedAt == nil {
+            refreshTokens[hash]?.usedAt = date
+        }
+    }
+
+    public func insertCode(_ code: AuthorizationCodeRecord) { codes[code.codeHash] = code }
+    public func redeemCode(hash: String, at date: Date) -> Redemption<AuthorizationCodeRecord> {
+        guard var code = codes[hash] else { return .unknown }
+        if code.redeemedAt != nil { return .alreadyUsed(grantID: code.grantID) }
+        code.redeemedAt = date
+        codes[hash] = code
+        return .redeemed(code)
+    }
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) { refreshTokens[token.tokenHash] = token }
+    public func refreshToken(hash: String) -> RefreshTokenRecord? { refreshTokens[hash] }
+    public func useRefreshToken(hash: String, at date: Date) -> Redemption<RefreshTokenRecord> {
+        guard var token = refreshTokens[hash] else { return .unknown }
+        if token.usedAt != nil { return .alreadyUsed(grantID: token.grantID) }
+        token.usedAt = date
+        refreshTokens[hash] = token
+        return .redeemed(token)
+    }
+
+    public func insertSession(_ session: BrowserSessionRecord) { sessions[session.idHash] = session }
+    public func session(idHash: String) -> BrowserSessionRecord? { sessions[idHash] }
+    public func deleteSession(idHash: String) { sessions[idHash] = nil }
+
+    public func recordOnce(key: String, expiresAt: Date, now: Date) -> Bool {
+        if let until = seen[key], until > now { return false }
+        seen[key] = expiresAt
+        return true
+    }
+
+    public func throttle(key: String) -> ThrottleRecord? { throttles[key] }
+    public func recordFailure(key: String, at date: Date, resetBefore: Date) -> ThrottleRecord {
+        var record = throttles[key] ?? ThrottleRecord(key: key, failures: 0, lastFailureAt: date)
+        if record.lastFailureAt < resetBefore { record.failures = 0 }
+        record.failures += 1
+        record.lastFailureAt = date
+        throttles[key] = record
+        return record
+    }
+    public func resetThrottle(key: String) { throttles[key] = nil }
+
+    public func purgeExpired(before date: Date) {
+        pending = pending.filter { $0.value.expiresAt >= date }
+        // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.
+        codes = codes.filter { $0.value.expiresAt >= date.addingTimeInterval(-86_400) }
+        refreshTokens = refreshTokens.filter { $0.value.expiresAt >= date }
+        grants = grants.filter { $0.value.expiresAt >= date }
+        sessions = sessions.filter { $0.value.expiresAt >= date }
+        seen = seen.filter { $0.value >= date }
+    }
+}

@@ -1,0 +1,223 @@
+// The records the provider stores. Secrets are stored only as hashes.
+import Foundation
+
+/// A registered OAuth client — RFC 7591 §2 names the fields.
+public struct ClientRecord: Sendable, Equatable, Codable {
+    /// How a client proves who it is at the token endpoint — RFC 7591 §2 `token_endpoint_auth_method`.
+    public enum AuthMethod: String, Sendable, Codable, CaseIterable {
+        case none
+        case clientSecretBasic = "client_secret_basic"
+        case clientSecretPost = "client_secret_post"
+        case privateKeyJWT = "private_key_jwt"
+    }
+
+    /// client_id
+    public var id: String
+    /// client_name
+    public var name: String
+    public var authMethod: AuthMethod
+    /// SHA-256 of the client secret (hex), for the secret methods. Secrets are 256-bit random, so a fast hash suffices.
+    public var secretHash: String?
+    /// redirect_uris, matched exactly (loopback: any port).
+    public var redirectURIs: [String]
+    /// post_logout_redirect_uris — RP-Initiated Logout §3.1
+    public var postLogoutRedirectURIs: [String]
+    /// jwks — the client's public keys as JWKS JSON, for private_key_jwt.
+    public var jwks: String?
+    /// jwks_uri — where the client publishes its keys, for private_key_jwt.
+    public var jwksURI: String?
+    /// The scopes the client may ask for.
+    public var allowedScopes: [String]
+    /// Whether the client receives refresh tokens.
+    public var allowsRefreshTokens: Bool
+    public var createdAt: Date
+
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.authMethod = authMethod
+        self.secretHash = secretHash
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.jwks = jwks
+        self.jwksURI = jwksURI
+        self.allowedScopes = allowedScopes
+        self.allowsRefreshTokens = allowsRefreshTokens
+        self.createdAt = createdAt
+    }
+
+    /// Public clients hold no secret (RFC 6749 §2.1); PKCE carries their proof.
+    public var isPublic: Bool { authMethod == .none }
+}
+
+/// A person who can sign in.
+public struct UserRecord: Sendable, Equatable, Codable {
+    /// The stable subject identifier (`sub`), a random UUID.
+    public var id: String
+    /// The sign-in name, stored in lower case.
+    public var username: String
+    /// The password hash in the hasher's own format (bcrypt `$2b$…`).
+    public var passwordHash: String
+    public var name: String?
+    public var email: String?
+    public var phoneNumber: String?
+    public var createdAt: Date
+
+    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, createdAt: Date) {
+        self.id = id
+        self.username = username
+        self.passwordHash = passwordHash
+        self.name = name
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.createdAt = createdAt
+    }
+}
+
+/// A signing key of the provider and where it is in its life.
+public struct SigningKeyRecord: Sendable, Equatable, Codable {
+    /// next: published, not yet signing. active: signing. retired: published until its tokens expire.
+    public enum Status: String, Sendable, Codable { case next, active, retired }
+
+    public var kid: String
+    public var algorithm: String
+    /// The private key, PEM (PKCS#8).
+    public var privateKeyPEM: String
+    public var status: Status
+    public var createdAt: Date
+    /// When a retired key may leave the JWKS: retirement plus the longest token lifetime.
+    public var publishUntil: Date?
+
+    public init(kid: String, algorithm: String = "ES256", privateKeyPEM: String, status: Status, createdAt: Date, publishUntil: Date? = nil) {
+        self.kid = kid
+        self.algorithm = algorithm
+        self.privateKeyPEM = privateKeyPEM
+        self.status = status
+        self.createdAt = createdAt
+        self.publishUntil = publishUntil
+    }
+}
+
+/// An authorization request waiting for the user to sign in on the hosted page.
+public struct PendingAuthorizationRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var request: ValidatedAuthorizationRequest
+    /// SHA-256 of the browser-binding cookie value.
+    public var browserBindingHash: String
+    /// The form's anti-CSRF token.
+    public var csrfToken: String
+    public var expiresAt: Date
+
+    public init(id: String, request: ValidatedAuthorizationRequest, browserBindingHash: String, csrfToken: String, expiresAt: Date) {
+        self.id = id
+        self.request = request
+        self.browserBindingHash = browserBindingHash
+        self.csrfToken = csrfToken
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What the user granted a client in one authorization: the family every token from it belongs to.
+public struct GrantRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var clientID: String
+    public var userID: String
+    public var scope: String
+    public var authTime: Date
+    public var acr: String
+    public var amr: [String]
+    public var sessionID: String?
+    public var createdAt: Date
+    /// After this no refresh is possible, however often the token was rotated.
+    public var expiresAt: Date
+    public var revokedAt: Date?
+
+    public init(id: String, clientID: String, userID: String, scope: String, authTime: Date, acr: String, amr: [String], sessionID: String?, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.clientID = clientID
+        self.userID = userID
+        self.scope = scope
+        self.authTime = authTime
+        self.acr = acr
+        self.amr = amr
+        self.sessionID = sessionID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// An authorization code, stored by the SHA-256 of its value, bound to everything it was issued for.
+public struct AuthorizationCodeRecord: Sendable, Equatable, Codable {
+    public var codeHash: String
+    public var grantID: String
+    public var clientID: String
+    public var redirectURI: String
+    public var codeChallenge: String
+    public var nonce: String?
+    public var expiresAt: Date
+    public var redeemedAt: Date?
+
+    public init(codeHash: String, grantID: String, clientID: String, redirectURI: String, codeChallenge: String, nonce: String?, expiresAt: Date, redeemedAt: Date? = nil) {
+        self.codeHash = codeHash
+        self.grantID = grantID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.nonce = nonce
+        self.expiresAt = expiresAt
+        self.redeemedAt = redeemedAt
+    }
+}
+
+/// A refresh token, stored by the SHA-256 of its value.
+public struct RefreshTokenRecord: Sendable, Equatable, Codable {
+    public var tokenHash: String
+    public var grantID: String
+    public var clientID: String
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public init(tokenHash: String, grantID: String, clientID: String, expiresAt: Date, usedAt: Date? = nil) {
+        self.tokenHash = tokenHash
+        self.grantID = grantID
+        self.clientID = clientID
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+    }
+}
+
+/// A signed-in browser, found by the SHA-256 of its cookie value.
+public struct BrowserSessionRecord: Sendable, Equatable, Codable {
+    public var idHash: String
+    /// A public identifier for the session (the ID token's `sid`).
+    public var sid: String
+    public var userID: String
+    public var authTime: Date
+    public var acr: String
+    public var amr: [String]
+    public var expiresAt: Date
+
+    public init(idHash: String, sid: String, userID: String, authTime: Date, acr: String, amr: [String], expiresAt: Date) {
+        self.idHash = idHash
+        self.sid = sid
+        self.userID = userID
+        self.authTime = authTime
+        self.acr = acr
+        self.amr = amr
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Failed sign-in attempts counted under one key (an account name or a source address).
+public struct ThrottleRecord: Sendable, Equatable, Codable {
+    public var key: String
+    public var failures: Int
+    public var lastFailureAt: Date
+
+    public init(key: String, failures: Int, lastFailureAt: Date) {
+        self.key = key
+        self.failures = failures
+        self.lastFailureAt = lastFailureAt
+    }
+}

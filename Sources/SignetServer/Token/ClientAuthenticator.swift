@@ -1,0 +1,124 @@
+// Client authentication at the token and revocation endpoints (RFC 6749 §2.3, RFC 7523 §2.2, OIDC Core §9).
+import Foundation
+import Hummingbird
+import JWTKit
+import SignetCore
+
+/// Decides which client is calling, by the one method it used.
+struct ClientAuthenticator: Sendable {
+    let provider: Provider
+    let keySource: any ClientKeySource
+
+    /// The authenticated client; throws ``OAuthHTTPError`` (401 invalid_client, 400 invalid_request).
+    ///
+    /// - Parameter audiences: the URLs a client assertion may name as `aud`.
+    func authenticate(_ request: Request, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
+        let basic = request.headers[.authorization].flatMap { header -> String? in
+            header.lowercased().hasPrefix("basic ") ? String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        let assertion = parameters[OAuthParameter.clientAssertion]
+        let postedSecret = parameters[OAuthParameter.clientSecret]
+        let methodsUsed = [basic != nil, assertion != nil, postedSecret != nil].filter { $0 }.count
+        guard methodsUsed <= 1 else { throw OAuthHTTPError.invalidRequest("use exactly one client authentication method") }
+
+        if let basic { return try await authenticateBasic(basic, parameters: parameters) }
+        if let assertion { return try await authenticateAssertion(assertion, parameters: parameters, audiences: audiences) }
+        guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
+            throw Self.invalidClient("client authentication is missing")
+        }
+        guard let client = try await provider.store.client(id: clientID) else { throw Self.invalidClient("client authentication failed") }
+        if let postedSecret {
+            guard client.authMethod == .clientSecretPost, Self.secretMatches(postedSecret, client: client) else {
+                throw Self.invalidClient("client authentication failed")
+            }
+            return client
+        }
+        guard client.authMethod == .none else { throw Self.invalidClient("this client must authenticate with \(client.authMethod.rawValue)") }
+        return client
+    }
+
+    // client_secret_basic — RFC 6749 §2.3.1: id and secret are form-encoded, then base64.
+    private func authenticateBasic(_ credentials: String, parameters: FormParameters) async throws -> ClientRecord {
+        guard let data = Data(base64Encoded: credentials), let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":"),
+            let clientID = String(text[..<colon]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+            let secret = String(text[text.index(after: colon)...]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        else { throw Self.invalidClient("malformed Basic credentials", basic: true) }
+        if let bodyID = parameters[OAuthParameter.clientID], bodyID != clientID {
+            throw Self.invalidClient("client_id does not match the Basic credentials", basic: true)
+        }
+        guard let client = try await provider.store.client(id: clientID), client.authMethod == .clientSecretBasic,
+            Self.secretMatches(secret, client: client)
+        else { throw Self.invalidClient("client authentication failed", basic: true) }
+        return client
+    }
+
+    // private_key_jwt — RFC 7523 §3, OIDC Core §9.
+    private func authenticateAssertion(_ assertion: String, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
+        guard parameters[OAuthParameter.clientAssertionType] == OAuthParameter.jwtBearerAssertionType else {
+            throw OAuthHTTPError.invalidRequest("client_assertion_type must be \(OAuthParameter.jwtBearerAssertionType)")
+        }
+        guard let header = JOSEHeader(compact: assertion) else { throw Self.invalidClient("client_assertion is not a JWS") }
+        guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else {
+            throw Self.invalidClient("client_assertion alg \(header.alg.prefix(16)) is not accepted")
+        }
+        // Find the client from the unverified claims, then verify with that client's keys.
+        guard let unverified = try? await JWTKeyCollection().unverified(assertion, as: ClientAssertionClaims.self) else {
+            throw Self.invalidClient("client_assertion claims are malformed")
+        }
+        guard let client = try await provider.store.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
+            throw Self.invalidClient("client authentication failed")
+        }
+        if let bodyID = parameters[OAuthParameter.clientID], bodyID != client.id {
+            throw Self.invalidClient("client_id does not match the assertion")
+        }
+        let keySet: JWKS
+        do { keySet = try await keySource.keySet(for: client) } catch {
+            throw Self.invalidClient("the client's keys could not be read")
+        }
+        let candidates = keySet.keys.filter { key in
+            (header.kid == nil || key.keyIdentifier?.string == header.kid) && (key.algorithm == nil || key.algorithm?.rawValue == header.alg)
+        }
+        guard candidates.count == 1 || (header.kid != nil && !candidates.isEmpty), var key = candidates.first else {
+            throw Self.invalidClient("client_assertion kid names no registered key")
+        }
+        if key.keyIdentifier == nil { key.keyIdentifier = JWKIdentifier(string: "client") }
+        let verifier = JWTKeyCollection()
+        let claims: ClientAssertionClaims
+        do {
+            try await verifier.add(jwk: key)
+            claims = try await verifier.verify(assertion, as: ClientAssertionClaims.self)
+        } catch {
+            throw Self.invalidClient("client_assertion signature does not verify")
+        }
+
+        let now = provider.now()
+        let nowSeconds = provider.epochSeconds(now)
+        let skew = Int(provider.configuration.clockSkew)
+        guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
+        guard claims.aud.contains(where: audiences.contains) else { throw Self.invalidClient("aud must be the issuer or the endpoint URL") }
+        guard claims.exp + skew > nowSeconds else { throw Self.invalidClient("client_assertion has expired") }
+        guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {
+            throw Self.invalidClient("client_assertion exp is too far in the future (at most 5 minutes)")
+        }
+        if let iat = claims.iat, iat > nowSeconds + skew { throw Self.invalidClient("client_assertion iat is in the future") }
+        if let nbf = claims.nbf, nbf > nowSeconds + skew { throw Self.invalidClient("client_assertion is not yet valid") }
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalidClient("client_assertion jti is missing") }
+        let firstUse = try await provider.store.recordOnce(
+            key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp + skew)), now: now)
+        guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
+        return client
+    }
+
+    static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {
+        guard let stored = client.secretHash, secret.utf8.count <= 512 else { return false }
+        return ConstantTime.equals(SecretDigest.hex(secret), stored)
+    }
+
+    /// 401 invalid_client; with `WWW-Authenticate` when the client tried HTTP Basic (RFC 6749 §5.2).
+    static func invalidClient(_ description: String, basic: Bool = false) -> OAuthHTTPError {
+        var headers: HTTPFields = [:]
+        if basic { headers[.wwwAuthenticate] = #"Basic realm="signet", error="invalid_client""# }
+        return OAuthHTTPError(.unauthorized, .invalidClient, description, headers: headers)
+    }
+}

@@ -1,0 +1,113 @@
+// POST /token — RFC 6749 §3.2, §4.1.3, §6; OIDC Core §3.1.3.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// The token endpoint: the authorization_code and refresh_token grants.
+struct TokenEndpoint: Sendable {
+    let provider: Provider
+    let authenticator: ClientAuthenticator
+
+    func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+        if let duplicated = parameters.duplicatedNames.first {
+            throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
+        }
+        if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > provider.configuration.maxParameterLength }) {
+            throw OAuthHTTPError.invalidRequest("\(oversized.name.prefix(64)) is too long")
+        }
+        let endpoint = provider.endpoint("/token")
+        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
+        guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
+            throw OAuthHTTPError.invalidRequest("grant_type is missing")
+        }
+        let tokens: TokenResponse
+        switch grantType {
+        case "authorization_code":
+            tokens = try await redeemCode(parameters, client: client)
+        case "refresh_token":
+            guard client.allowsRefreshTokens else {
+                throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not use refresh tokens")
+            }
+            tokens = try await refresh(parameters, client: client)
+        default:
+            throw OAuthHTTPError(.badRequest, .unsupportedGrantType, "grant_type \(grantType.prefix(64)) is not supported")
+        }
+        return JSONResponse.make(tokens)
+    }
+
+    /// RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6): single use, bound to client, redirect URI and challenge.
+    private func redeemCode(_ parameters: FormParameters, client: ClientRecord) async throws -> TokenResponse {
+        guard let code = parameters[OAuthParameter.code], !code.isEmpty else { throw OAuthHTTPError.invalidRequest("code is missing") }
+        guard let redirectURI = parameters[OAuthParameter.redirectURI] else { throw OAuthHTTPError.invalidRequest("redirect_uri is missing") }
+        guard let verifier = parameters[OAuthParameter.codeVerifier] else {
+            throw OAuthHTTPError.invalidRequest("code_verifier is missing (PKCE is required)")
+        }
+        guard PKCE.isWellFormedVerifier(verifier) else {
+            throw OAuthHTTPError.invalidRequest("code_verifier must be 43–128 unreserved characters")
+        }
+        let now = provider.now()
+        let record: AuthorizationCodeRecord
+        switch try await provider.store.redeemCode(hash: SecretDigest.hex(code), at: now) {
+        case .unknown:
+            throw OAuthHTTPError.invalidGrant("the code is invalid")
+        case .alreadyUsed(let grantID):
+            // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
+            try await provider.store.revokeGrant(id: grantID, at: now)
+            provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
+            throw OAuthHTTPError.invalidGrant("the code was already used")
+        case .redeemed(let redeemed):
+            record = redeemed
+        }
+        guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
+        guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
+        guard record.redirectURI == redirectURI else { throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request") }
+        guard PKCE.verify(verifier: verifier, challenge: record.codeChallenge) else {
+            throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
+        }
+        guard let grant = try await provider.store.grant(id: record.grantID), grant.revokedAt == nil else {
+            throw OAuthHTTPError.invalidGrant("the grant was revoked")
+        }
+        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+        return try await provider.issueTokens(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
+    }
+
+    /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
+    private func refresh(_ parameters: FormParameters, client: ClientRecord) async throws -> TokenResponse {
+        guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
+            throw OAuthHTTPError.invalidRequest("refresh_token is missing")
+        }
+        let now = provider.now()
+        let hash = SecretDigest.hex(token)
+        // A token presented by the wrong client is refused without being spent.
+        if let stored = try await provider.store.refreshToken(hash: hash), stored.clientID != client.id {
+            throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client")
+        }
+        let record: RefreshTokenRecord
+        switch try await provider.store.useRefreshToken(hash: hash, at: now) {
+        case .unknown:
+            throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
+        case .alreadyUsed(let grantID):
+            try await provider.store.revokeGrant(id: grantID, at: now)
+            provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
+            throw OAuthHTTPError.invalidGrant("the refresh token was already used")
+        case .redeemed(let redeemed):
+            record = redeemed
+        }
+        guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
+        guard let grant = try await provider.store.grant(id: record.grantID), grant.revokedAt == nil, grant.expiresAt > now else {
+            throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
+        }
+        var scope = grant.scope
+        if let requested = parameters[OAuthParameter.scope] {
+            let granted = Set(grant.scope.split(separator: " "))
+            let asked = requested.split(separator: " ")
+            guard !asked.isEmpty, asked.allSatisfy(granted.contains) else {
+                throw OAuthHTTPError(.badRequest, .invalidScope, "the scope may only narrow what was granted")
+            }
+            scope = asked.joined(separator: " ")
+        }
+        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+        return try await provider.issueTokens(grant: grant, client: client, user: user, scope: scope, nonce: nil)
+    }
+}

@@ -1,0 +1,49 @@
+// GET and POST /userinfo — OIDC Core §5.3, bearer tokens per RFC 6750.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// Returns the claims about the user that the access token's scopes release.
+struct UserInfoEndpoint: Sendable {
+    let provider: Provider
+
+    func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        var token: String?
+        if let header = request.headers[.authorization] {
+            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+                throw Self.challenge(.invalidRequest, "use the Bearer scheme", status: .badRequest)
+            }
+            token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        if request.method == .post, request.headers[.contentType] != nil {
+            // RFC 6750 §2.2: the token may come in a form body instead.
+            let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+            if let bodyToken = parameters["access_token"] {
+                guard token == nil else { throw Self.challenge(.invalidRequest, "send the token one way only", status: .badRequest) }
+                token = bodyToken
+            }
+        }
+        guard let token else {
+            var response = Response(status: .unauthorized)
+            response.headers[.wwwAuthenticate] = #"Bearer realm="signet""#
+            return response
+        }
+        guard let claims = try await provider.verifyAccessToken(token) else {
+            throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized)
+        }
+        let scopes = Set(claims.scope.split(separator: " ").map(String.init))
+        guard scopes.contains("openid") else {
+            throw Self.challenge(.insufficientScope, "the openid scope is required", status: .forbidden)
+        }
+        guard let user = try await provider.store.user(id: claims.sub) else {
+            throw Self.challenge(.invalidToken, "the user no longer exists", status: .unauthorized)
+        }
+        return JSONResponse.make(UserClaims.userInfo(user, scopes: scopes))
+    }
+
+    /// An error with the `WWW-Authenticate: Bearer` challenge of RFC 6750 §3.
+    static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status) -> OAuthHTTPError {
+        let header = #"Bearer realm="signet", error="\#(code.rawValue)", error_description="\#(description)""#
+        return OAuthHTTPError(status, code, description, headers: [.wwwAuthenticate: header])
+    }
+}
