@@ -124,6 +124,22 @@ extension RelyingParty {
         }
     }
 
+    /// `endpoint` with `parameters` added to its query — RFC 6749 §3.1: the endpoint's own query is kept.
+    ///
+    /// Encoded with ``SignetCore/FormParameters/encode(_:)`` rather than `URLQueryItem`,
+    /// which leaves `+` as is, and servers read `+` as a space.
+    static func url(_ endpoint: String, adding parameters: FormParameters, name: String) throws -> URL {
+        guard var components = URLComponents(string: endpoint) else {
+            throw SignetError(.invalidConfiguration, "\(name) is not a URL")
+        }
+        let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + parameters.encoded
+        guard let url = components.url else {
+            throw SignetError(.invalidConfiguration, "a URL could not be built from \(name)")
+        }
+        return url
+    }
+
     /// The error for a non-2xx answer: the provider's OAuth error when it sent one (RFC 6749 §5.2).
     ///
     /// An answer without one is `transport_failure` for 5xx (worth a retry) and `malformed_message` otherwise.

@@ -55,6 +55,11 @@ class CallbackServer:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 parts = urllib.parse.urlsplit(self.path)
+                if parts.path == "/favicon.ico":  # the browser asks on its own
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 hits.append((parts.path, dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True))))
                 body = b"<!doctype html><title>callback</title><h1>callback received</h1>"
                 self.send_response(200)

@@ -142,16 +142,7 @@ extension RelyingParty {
         parameters.append(OAuthParameter.uiLocales, uiLocales)
         for name in extraParameters.keys.sorted() { parameters.append(name, extraParameters[name]) }
 
-        guard var components = URLComponents(string: endpoint) else {
-            throw SignetError(.invalidConfiguration, "authorization_endpoint is not a URL")
-        }
-        // RFC 6749 §3.1: the endpoint's own query is kept. Encoded by hand, because
-        // URLQueryItem leaves "+" as is, which servers read as a space.
-        let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + parameters.encoded
-        guard let url = components.url else {
-            throw SignetError(.invalidConfiguration, "the authorization request URL could not be built")
-        }
+        let url = try Self.url(endpoint, adding: parameters, name: "authorization_endpoint")
         return AuthorizationRequest(url: url, pending: pending)
     }
 

@@ -1,0 +1,71 @@
+// Client authentication at the token and revocation endpoints (RFC 6749 §2.3, RFC 7523, OIDC Core §9).
+import Crypto
+import Foundation
+import JWTKit
+import SignetCore
+
+extension RelyingParty {
+    /// POSTs `parameters` form-encoded to `endpoint` with this client's authentication added.
+    ///
+    /// - Parameters:
+    ///   - endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
+    ///   - tokenEndpoint: the `aud` of a client assertion (RFC 7523 §3 item 3).
+    func postForm(
+        _ parameters: FormParameters, to endpoint: String, tokenEndpoint: String
+    ) async throws -> HTTPTransportResponse {
+        var parameters = parameters
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+        ]
+        let clientID = configuration.clientID
+        switch configuration.clientAuthentication {
+        case .privateKeyJWT(let privateKey, let keyID):
+            parameters.append(OAuthParameter.clientID, clientID)
+            parameters.append(OAuthParameter.clientAssertionType, OAuthParameter.jwtBearerAssertionType)
+            parameters.append(
+                OAuthParameter.clientAssertion,
+                try await makeClientAssertion(audience: tokenEndpoint, privateKey: privateKey, keyID: keyID))
+        case .clientSecretBasic(let secret):
+            headers.append(("Authorization", Self.basicAuthorization(clientID: clientID, secret: secret)))
+        case .clientSecretPost(let secret):
+            parameters.append(OAuthParameter.clientID, clientID)
+            parameters.append(OAuthParameter.clientSecret, secret)
+        case .none:
+            parameters.append(OAuthParameter.clientID, clientID)
+        }
+        let request = HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(parameters.encoded.utf8))
+        return try await send(request)
+    }
+
+    /// The `Authorization` header value of client_secret_basic — RFC 6749 §2.3.1.
+    ///
+    /// The client id and secret are each form-url-encoded before they are joined with `:`
+    /// and base64-encoded, so a `:` or non-ASCII character in either survives the trip.
+    public static func basicAuthorization(clientID: String, secret: String) -> String {
+        let credentials = FormParameters.encode(clientID) + ":" + FormParameters.encode(secret)
+        return "Basic " + Data(credentials.utf8).base64EncodedString()
+    }
+
+    /// A client assertion for private_key_jwt — RFC 7523 §3, OIDC Core §9.
+    ///
+    /// `iss` and `sub` are the client_id, `aud` the token endpoint, `exp` one minute ahead,
+    /// and `jti` a fresh random value so the provider can refuse replays. Signed ES256 with
+    /// header `kid` naming the registered key and `typ: JWT`.
+    func makeClientAssertion(audience: String, privateKey: P256.Signing.PrivateKey, keyID: String) async throws -> String {
+        let issuedAt = nowSeconds
+        let claims = ClientAssertionClaims(
+            iss: configuration.clientID, sub: configuration.clientID, aud: [audience],
+            exp: issuedAt + 60, iat: issuedAt, jti: random.token())
+        let kid = JWKIdentifier(string: keyID)
+        do {
+            let keys = JWTKeyCollection()
+            await keys.add(ecdsa: try ES256PrivateKey(backing: privateKey), kid: kid)
+            var header = JWTHeader()
+            header.alg = "ES256"
+            header.typ = "JWT"
+            return try await keys.sign(claims, kid: kid, header: header)
+        } catch {
+            throw SignetError(.keyFailure, "the client assertion could not be signed")
+        }
+    }
+}

@@ -1,0 +1,138 @@
+// The UserInfo endpoint (OIDC Core §5.3).
+import Foundation
+import SignetCore
+
+/// A JSON value, for claims whose shape the kit does not know in advance.
+public enum JSONValue: Sendable, Hashable, Codable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The string, when this is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+}
+
+/// The claims the UserInfo endpoint returned — OIDC Core §5.3.2.
+public struct UserInfo: Sendable, Equatable {
+    /// sub — OIDC Core §5.3.2; always present, and equal to the ID token's `sub`.
+    public var sub: String
+    /// Every claim returned, `sub` included.
+    public var claims: [String: JSONValue]
+
+    /// UserInfo for `sub` with `claims`.
+    public init(sub: String, claims: [String: JSONValue]) {
+        self.sub = sub
+        self.claims = claims
+    }
+
+    /// The claim `name`, e.g. `email` or `phone_number` (OIDC Core §5.1).
+    public subscript(name: String) -> JSONValue? { claims[name] }
+}
+
+extension RelyingParty {
+    /// The user's claims from the UserInfo endpoint — OIDC Core §5.3.
+    ///
+    /// A bearer GET (RFC 6750 §2.1). OIDC Core §5.3.2: the `sub` returned must equal the
+    /// ID token's `sub`, or the answer could be about someone else; pass `expectedSubject`
+    /// to have that checked. Signed or encrypted UserInfo responses are not supported.
+    ///
+    /// - Parameters:
+    ///   - accessToken: the access token from the token response.
+    ///   - expectedSubject: the validated ID token's `sub`, checked against the answer's.
+    /// - Throws: `oauth_error` carrying the `WWW-Authenticate` error (RFC 6750 §3.1), e.g.
+    ///   `invalid_token` when the token expired; `invalid_token` when `sub` differs;
+    ///   `invalid_configuration` when the provider has no UserInfo endpoint.
+    public func userInfo(accessToken: String, expectedSubject: String? = nil) async throws -> UserInfo {
+        let document = try await discover()
+        let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
+        let request = HTTPTransportRequest(
+            method: "GET", url: endpoint, headers: [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")])
+        let response = try await send(request)
+        guard response.isSuccess else {
+            if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
+                throw SignetError(.oauth, "the UserInfo endpoint refused the token (HTTP \(response.status))", oauthError: oauthError)
+            }
+            throw Self.failure(of: response, at: "UserInfo endpoint")
+        }
+        if let type = response.header("Content-Type"), type.lowercased().hasPrefix("application/jwt") {
+            throw SignetError(.malformedMessage, "signed or encrypted UserInfo responses are not supported")
+        }
+        guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+            let sub = claims["sub"]?.stringValue, !sub.isEmpty
+        else { throw SignetError(.malformedMessage, "the UserInfo response is not a JSON object with a sub") }
+        if let expectedSubject, sub != expectedSubject {
+            throw SignetError(.invalidToken, "the UserInfo sub is not the ID token's sub (OIDC Core §5.3.2)")
+        }
+        return UserInfo(sub: sub, claims: claims)
+    }
+
+    /// The `error` and `error_description` of a Bearer challenge — RFC 6750 §3.
+    static func bearerError(in challenge: String) -> OAuthError? {
+        var parameters: [String: String] = [:]
+        var rest = Substring(challenge)
+        guard rest.lowercased().hasPrefix("bearer") else { return nil }
+        rest = rest.dropFirst("bearer".count)
+        while let equals = rest.firstIndex(of: "=") {
+            let name = rest[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: " ,")).lowercased()
+            rest = rest[rest.index(after: equals)...]
+            var value = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                while let character = rest.first, character != "\"" {
+                    rest = rest.dropFirst()
+                    if character == "\\", let escaped = rest.first {
+                        value.append(escaped)
+                        rest = rest.dropFirst()
+                    } else {
+                        value.append(character)
+                    }
+                }
+                rest = rest.dropFirst()
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<end].trimmingCharacters(in: .whitespaces)
+                rest = rest[end...]
+            }
+            parameters[name] = value
+        }
+        guard let error = parameters["error"], !error.isEmpty else { return nil }
+        return OAuthError(OAuthError.Code(rawValue: error), parameters["error_description"])
+    }
+}

@@ -1,0 +1,69 @@
+// The demo a first `signet serve` seeds: two clients, a user, and the files to use them.
+import Foundation
+import SignetCore
+
+/// What was seeded, as written to `demo.json` in the data folder.
+public struct DemoSeed: Sendable, Codable, Equatable {
+    public var issuer: String
+    public var nativeClientID: String
+    public var nativeRedirectURI: String
+    public var backendClientID: String
+    public var backendRedirectURIs: [String]
+    public var backendPrivateJWKPath: String
+    public var postLogoutRedirectURI: String
+    public var username: String
+    public var password: String
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, username, password
+        case nativeClientID = "native_client_id"
+        case nativeRedirectURI = "native_redirect_uri"
+        case backendClientID = "backend_client_id"
+        case backendRedirectURIs = "backend_redirect_uris"
+        case backendPrivateJWKPath = "backend_private_jwk_path"
+        case postLogoutRedirectURI = "post_logout_redirect_uri"
+    }
+
+    /// Seeds the demo when the store has no clients; `nil` when it already had some.
+    ///
+    /// The demo user's password is random and written, with the backend's private key,
+    /// into files only the owner can read.
+    public static func seedIfEmpty(admin: SignetAdmin, issuer: String, dataDirectory: URL) async throws -> DemoSeed? {
+        guard try await admin.store.listClients().isEmpty else { return nil }
+        let keyPair = ClientKeyPair()
+        let seed = DemoSeed(
+            issuer: issuer, nativeClientID: "demo-app", nativeRedirectURI: "dev.signet.demo.app:/callback", backendClientID: "demo-backend",
+            backendRedirectURIs: ["dev.signet.demo:/callback", "http://127.0.0.1/callback"],
+            backendPrivateJWKPath: dataDirectory.appendingPathComponent("demo-backend.private.jwk.json").path,
+            postLogoutRedirectURI: "dev.signet.demo:/signed-out", username: "demo", password: admin.random.token(byteCount: 12))
+        _ = try await admin.addClient(
+            .init(
+                id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
+                postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"]))
+        _ = try await admin.addClient(
+            .init(
+                id: seed.backendClientID, name: "Signet Demo Service", authMethod: .privateKeyJWT, redirectURIs: seed.backendRedirectURIs,
+                postLogoutRedirectURIs: [seed.postLogoutRedirectURI, "http://127.0.0.1/signed-out"], jwks: keyPair.publicJWKS))
+        try await admin.addUser(username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
+        try writePrivate(JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try writePrivate(encoder.encode(seed), to: dataDirectory.appendingPathComponent("demo.json").path)
+        return seed
+    }
+
+    /// Reads `demo.json` from a data folder.
+    public static func load(dataDirectory: URL) throws -> DemoSeed {
+        let url = dataDirectory.appendingPathComponent("demo.json")
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw SignetError(.notFound, "no demo.json in \(dataDirectory.path): start `signet serve` once with demo data first")
+        }
+        return try JSONDecoder().decode(DemoSeed.self, from: data)
+    }
+
+    static func writePrivate(_ data: Data, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw SignetError(.invalidConfiguration, "cannot write \(path)")
+        }
+    }
+}

@@ -1,0 +1,136 @@
+// Administration: registering clients and users with every rule checked.
+import Crypto
+import Foundation
+import SignetCore
+
+/// What an administrator (or the `signet` command, or a test) can do to the provider's data.
+public struct SignetAdmin: Sendable {
+    public let store: any SignetStore
+    public let clock: SignetClock
+    public let random: SecureRandom
+    public let passwords: PasswordHasher
+
+    public init(store: any SignetStore, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom()) {
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.passwords = PasswordHasher(cost: passwordHashCost)
+    }
+
+    /// A client to register.
+    public struct NewClient: Sendable {
+        public var id: String
+        public var name: String
+        public var authMethod: ClientRecord.AuthMethod
+        public var redirectURIs: [String]
+        public var postLogoutRedirectURIs: [String]
+        public var jwks: String?
+        public var jwksURI: String?
+        public var allowsRefreshTokens: Bool
+
+        public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true) {
+            self.id = id
+            self.name = name
+            self.authMethod = authMethod
+            self.redirectURIs = redirectURIs
+            self.postLogoutRedirectURIs = postLogoutRedirectURIs
+            self.jwks = jwks
+            self.jwksURI = jwksURI
+            self.allowsRefreshTokens = allowsRefreshTokens
+        }
+    }
+
+    /// Registers a client after checking it; returns the record and, for the secret methods, the secret (shown once).
+    public func addClient(_ new: NewClient) async throws -> (ClientRecord, secret: String?) {
+        guard !new.id.isEmpty, new.id.utf8.count <= 128, new.id.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw SignetError(.invalidConfiguration, "a client id is 1–128 printable ASCII characters without spaces")
+        }
+        guard !new.redirectURIs.isEmpty else { throw SignetError(.invalidConfiguration, "a client needs at least one redirect URI") }
+        for uri in new.redirectURIs + new.postLogoutRedirectURIs {
+            if case .failure(let problem) = RedirectURI.classify(uri) {
+                throw SignetError(.invalidConfiguration, "redirect URI \(uri) \(problem.rawValue)")
+            }
+        }
+        if new.authMethod == .privateKeyJWT {
+            guard (new.jwks == nil) != (new.jwksURI == nil) else {
+                throw SignetError(.invalidConfiguration, "a private_key_jwt client needs exactly one of jwks or jwks_uri")
+            }
+            if let jwks = new.jwks {
+                guard let set = try? JSONDecoder().decode(PublicJWKS.self, from: Data(jwks.utf8)), !set.keys.isEmpty else {
+                    throw SignetError(.invalidConfiguration, "jwks must be a JSON Web Key Set with at least one key")
+                }
+                guard !jwks.contains("\"d\"") else { throw SignetError(.invalidConfiguration, "jwks must hold public keys only") }
+            }
+            if let uri = new.jwksURI, !uri.lowercased().hasPrefix("https://"), !(URL(string: uri)?.host.map(SignetConfiguration.isLoopback) ?? false) {
+                throw SignetError(.invalidConfiguration, "jwks_uri must be https")
+            }
+        }
+        var secret: String?
+        if new.authMethod == .clientSecretBasic || new.authMethod == .clientSecretPost { secret = random.token() }
+        let record = ClientRecord(
+            id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
+            redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
+            jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, createdAt: clock.now())
+        try await store.insertClient(record)
+        return (record, secret)
+    }
+
+    /// Registers a user; the username is stored in lower case.
+    @discardableResult
+    public func addUser(username: String, password: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) async throws -> UserRecord {
+        let normalized = username.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !normalized.isEmpty, normalized.utf8.count <= 128 else { throw SignetError(.invalidConfiguration, "a username is 1–128 characters") }
+        guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
+        let user = UserRecord(
+            id: UUID().uuidString.lowercased(), username: normalized, passwordHash: try await passwords.hash(password), name: name,
+            email: email, phoneNumber: phoneNumber, createdAt: clock.now())
+        try await store.insertUser(user)
+        return user
+    }
+
+    /// Replaces a user's password.
+    public func setPassword(username: String, password: String) async throws {
+        guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
+        guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
+        _ = try await store.updatePasswordHash(userID: user.id, passwordHash: try await passwords.hash(password))
+    }
+
+    /// Rotates the signing keys (see ``KeyRotation``).
+    public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
+        try await KeyRotation.rotate(store: store, now: clock.now(), longestTokenLifetime: configuration.longestSignedTokenLifetime)
+    }
+}
+
+/// A P-256 key pair for a client's private_key_jwt, with its JWKs.
+public struct ClientKeyPair: Sendable {
+    public let privateKey: P256.Signing.PrivateKey
+    public let keyID: String
+
+    public init(privateKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), keyID: String? = nil) {
+        self.privateKey = privateKey
+        self.keyID = keyID ?? SigningKeyFactory.thumbprint(of: privateKey.publicKey)
+    }
+
+    /// The public JWKS to register with the provider.
+    public var publicJWKS: String {
+        let data = (try? JSONEncoder().encode(PublicJWKS(keys: [PublicJWK(p256: privateKey.publicKey, kid: keyID)]))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The private JWK (RFC 7518 §6.2.2), for the client's own safekeeping.
+    public var privateJWK: [String: String] {
+        let jwk = PublicJWK(p256: privateKey.publicKey, kid: keyID)
+        return [
+            "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": keyID, "x": jwk.x ?? "", "y": jwk.y ?? "",
+            "d": privateKey.rawRepresentation.base64URLEncodedString(),
+        ]
+    }
+
+    /// Reads a private JWK written by ``privateJWK``.
+    public init(privateJWK: [String: String]) throws {
+        guard privateJWK["kty"] == "EC", privateJWK["crv"] == "P-256", let d = privateJWK["d"].flatMap(Data.init(base64URLEncoded:)),
+            let key = try? P256.Signing.PrivateKey(rawRepresentation: d)
+        else { throw SignetError(.keyFailure, "not a P-256 private JWK") }
+        self.init(privateKey: key, keyID: privateJWK["kid"])
+    }
+}

@@ -1,0 +1,79 @@
+// Clients, users and signing keys in SQL.
+import Foundation
+import SQLKit
+import SignetCore
+import SignetServer
+
+extension SQLStore: ClientStore, UserStore, SigningKeyStore {
+    public func client(id: String) async throws -> ClientRecord? {
+        try Self.record(ClientRecord.self, from: try await database.raw("SELECT data FROM signet_clients WHERE id = \(bind: id)").first())
+    }
+
+    public func insertClient(_ client: ClientRecord) async throws {
+        let inserted = try await database.raw(
+            "INSERT INTO signet_clients (id, data) VALUES (\(bind: client.id), \(bind: try Self.json(client))) ON CONFLICT DO NOTHING RETURNING id"
+        ).first()
+        guard inserted != nil else { throw SignetError(.conflict, "a client with id \(client.id) exists") }
+    }
+
+    public func listClients() async throws -> [ClientRecord] {
+        try await database.raw("SELECT data FROM signet_clients ORDER BY id").all().compactMap { try Self.record(ClientRecord.self, from: $0) }
+    }
+
+    public func deleteClient(id: String) async throws -> Bool {
+        try await database.raw("DELETE FROM signet_clients WHERE id = \(bind: id) RETURNING id").first() != nil
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        try Self.record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE id = \(bind: id)").first())
+    }
+
+    public func user(username: String) async throws -> UserRecord? {
+        try Self.record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE username = \(bind: username)").first())
+    }
+
+    public func insertUser(_ user: UserRecord) async throws {
+        let inserted = try await database.raw(
+            "INSERT INTO signet_users (id, username, data) VALUES (\(bind: user.id), \(bind: user.username), \(bind: try Self.json(user))) ON CONFLICT DO NOTHING RETURNING id"
+        ).first()
+        guard inserted != nil else { throw SignetError(.conflict, "a user named \(user.username) exists") }
+    }
+
+    public func listUsers() async throws -> [UserRecord] {
+        try await database.raw("SELECT data FROM signet_users ORDER BY username").all().compactMap { try Self.record(UserRecord.self, from: $0) }
+    }
+
+    public func deleteUser(id: String) async throws -> Bool {
+        try await database.raw("DELETE FROM signet_users WHERE id = \(bind: id) RETURNING id").first() != nil
+    }
+
+    public func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool {
+        guard var user = try await user(id: userID) else { return false }
+        user.passwordHash = passwordHash
+        return try await database.raw("UPDATE signet_users SET data = \(bind: try Self.json(user)) WHERE id = \(bind: userID) RETURNING id").first() != nil
+    }
+
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await database.raw("SELECT data FROM signet_signing_keys ORDER BY created_at, kid").all()
+            .compactMap { try Self.record(SigningKeyRecord.self, from: $0) }
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws {
+        try await database.raw(
+            "INSERT INTO signet_signing_keys (kid, created_at, data) VALUES (\(bind: key.kid), \(bind: Self.millis(key.createdAt)), \(bind: try Self.json(key))) ON CONFLICT DO NOTHING"
+        ).run()
+    }
+
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws {
+        guard let row = try await database.raw("SELECT data FROM signet_signing_keys WHERE kid = \(bind: kid)").first(),
+            var key = try Self.record(SigningKeyRecord.self, from: row)
+        else { throw SignetError(.notFound, "no signing key \(kid)") }
+        key.status = status
+        key.publishUntil = publishUntil
+        try await database.raw("UPDATE signet_signing_keys SET data = \(bind: try Self.json(key)) WHERE kid = \(bind: kid)").run()
+    }
+
+    public func deleteSigningKey(kid: String) async throws {
+        try await database.raw("DELETE FROM signet_signing_keys WHERE kid = \(bind: kid)").run()
+    }
+}

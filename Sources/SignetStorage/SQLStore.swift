@@ -1,0 +1,119 @@
+// One SQL implementation of SignetStore for SQLite (embedded) and PostgreSQL (many instances).
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import SignetCore
+import SignetServer
+
+/// The provider's storage in SQL, through SQLKit, so one implementation serves both databases.
+///
+/// Every single-use rule is one atomic statement (`UPDATE … WHERE used IS NULL RETURNING`,
+/// `DELETE … RETURNING`, `INSERT … ON CONFLICT DO NOTHING RETURNING`), so it holds under
+/// concurrency and across processes sharing one PostgreSQL. Times are stored as epoch
+/// milliseconds and lists as JSON text, so both dialects read the same columns.
+public final class SQLStore: Sendable {
+    let database: any SQLDatabase
+    private let shutdown: @Sendable () async throws -> Void
+
+    init(database: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+        self.database = database
+        self.shutdown = shutdown
+    }
+
+    /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
+    public static func sqlite(path: String, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let database = connection.sql(queryLogLevel: nil)
+        try await database.raw("PRAGMA journal_mode=WAL").run()
+        try await database.raw("PRAGMA busy_timeout=5000").run()
+        try await database.raw("PRAGMA foreign_keys=ON").run()
+        let store = SQLStore(database: database) { try await connection.close() }
+        try await SchemaMigrations.run(on: database, lock: false)
+        return store
+    }
+
+    /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.
+    public static func postgres(url: String, maxConnections: Int = 8, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+        let configuration: SQLPostgresConfiguration
+        do { configuration = try SQLPostgresConfiguration(url: url) } catch {
+            throw SignetError(.invalidConfiguration, "the database URL is not a valid postgres:// URL")
+        }
+        let group = MultiThreadedEventLoopGroup.singleton
+        // Migrate on one dedicated connection, so the advisory lock and the DDL share a session.
+        let migrationConnection: PostgresConnection
+        do {
+            migrationConnection = try await PostgresConnection.connect(on: group.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
+        } catch {
+            throw SignetError(.storageFailure, "cannot connect to PostgreSQL: \(String(reflecting: error))")
+        }
+        do {
+            try await SchemaMigrations.run(on: migrationConnection.sql(queryLogLevel: nil), lock: true)
+            try await migrationConnection.close()
+        } catch {
+            try? await migrationConnection.close()
+            throw error
+        }
+        let pool = EventLoopGroupConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            maxConnectionsPerEventLoop: max(1, maxConnections / max(1, System.coreCount)), logger: logger, on: group)
+        let database = pool.database(logger: logger).sql(queryLogLevel: nil)
+        let owner = PoolOwner(pool: pool)
+        return SQLStore(database: database) { try await owner.pool.shutdownAsync() }
+    }
+
+    /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.
+    public static func open(_ location: String, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            return try await postgres(url: location, logger: logger)
+        }
+        let path = location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
+        return try await sqlite(path: path, logger: logger)
+    }
+
+    /// Closes the connections.
+    public func close() async throws { try await shutdown() }
+
+    // MARK: Encoding helpers
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }()
+
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        do { return try decoder.decode(T.self, from: Data(text.utf8)) } catch {
+            throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
+        }
+    }
+
+    /// The JSON `data` column of a row, decoded.
+    static func record<T: Decodable>(_ type: T.Type, from row: (any SQLRow)?) throws -> T? {
+        guard let row else { return nil }
+        return try decode(T.self, try row.decode(column: "data", as: String.self))
+    }
+}
+
+/// Holds the connection pool for shutdown. AsyncKit's pool synchronises itself internally
+/// (it hands connections out per event loop) but predates `Sendable`, hence the unchecked box.
+private final class PoolOwner: @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>) { self.pool = pool }
+}

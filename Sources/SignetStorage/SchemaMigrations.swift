@@ -1,0 +1,42 @@
+// The schema, as numbered migrations run at start.
+import SQLKit
+import SignetCore
+
+/// Creates and upgrades the schema. Each migration runs once; on PostgreSQL an advisory
+/// lock keeps several starting instances from migrating at the same time.
+enum SchemaMigrations {
+    /// Migrations in order; never edit a published one, add the next.
+    static let all: [[String]] = [
+        [
+            "CREATE TABLE signet_clients (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            "CREATE TABLE signet_users (id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+            "CREATE TABLE signet_signing_keys (kid TEXT PRIMARY KEY, created_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_pending_authorizations (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_grants (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, revoked_at BIGINT, data TEXT NOT NULL)",
+            "CREATE TABLE signet_codes (code_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, expires_at BIGINT NOT NULL, redeemed_at BIGINT, data TEXT NOT NULL)",
+            "CREATE TABLE signet_refresh_tokens (token_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, data TEXT NOT NULL)",
+            "CREATE INDEX signet_refresh_tokens_grant ON signet_refresh_tokens (grant_id)",
+            "CREATE TABLE signet_sessions (id_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_replay (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE TABLE signet_throttle (key TEXT PRIMARY KEY, failures BIGINT NOT NULL, last_failure_at BIGINT NOT NULL)",
+        ]
+    ]
+
+    static func run(on database: any SQLDatabase, lock: Bool) async throws {
+        do {
+            // Session-level lock, released when the dedicated migration connection closes.
+            if lock { try await database.raw("SELECT pg_advisory_lock(7212031)").run() }
+            try await database.raw("CREATE TABLE IF NOT EXISTS signet_schema_migrations (version BIGINT PRIMARY KEY)").run()
+            let applied = try await database.raw("SELECT version FROM signet_schema_migrations").all()
+                .map { try $0.decode(column: "version", as: Int64.self) }
+            for (index, statements) in all.enumerated() where !applied.contains(Int64(index + 1)) {
+                for statement in statements { try await database.raw(SQLQueryString(statement)).run() }
+                try await database.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
+            }
+        } catch let error as SignetError {
+            throw error
+        } catch {
+            throw SignetError(.storageFailure, "the database could not be migrated: \(String(reflecting: error))")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// Driving the hosted login page from tests, as a person with a browser would.
+import Foundation
+import SignetCore
+
+/// The values a client keeps between sending the user to `/authorize` and redeeming the code.
+public struct TestAuthorization: Sendable {
+    public var clientID: String
+    public var redirectURI: String
+    public var scope: String
+    public var state: String
+    public var nonce: String
+    public var verifier: String
+    public var challenge: String { PKCE.challenge(for: verifier) }
+
+    public init(clientID: String, redirectURI: String, scope: String = "openid profile email") {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scope = scope
+        self.state = SecureRandom().token(byteCount: 12)
+        self.nonce = SecureRandom().token(byteCount: 12)
+        self.verifier = PKCE.makeVerifier()
+    }
+
+    /// The parameters of the authorization request; `extra` are appended, `omit` removed.
+    public func parameters(extra: [(String, String)] = [], omit: Set<String> = []) -> [(String, String)] {
+        let base: [(String, String)] = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI), ("scope", scope), ("state", state),
+            ("nonce", nonce), ("code_challenge", challenge), ("code_challenge_method", "S256"),
+        ]
+        return base.filter { !omit.contains($0.0) } + extra
+    }
+
+    /// The `/authorize` URL at `issuer`.
+    public func url(issuer: String, extra: [(String, String)] = [], omit: Set<String> = []) -> String {
+        issuer + "/authorize?" + FormParameters(parameters(extra: extra, omit: omit).map { (name: $0.0, value: $0.1) }).encoded
+    }
+}
+
+/// Reads the hidden fields of the login form.
+public enum LoginForm {
+    /// `authorization` and `csrf_token` from the page, or `nil` when the page has no login form.
+    public static func fields(in html: String) -> (authorization: String, csrfToken: String)? {
+        guard let authorization = hiddenValue("authorization", in: html), let csrf = hiddenValue("csrf_token", in: html) else { return nil }
+        return (authorization, csrf)
+    }
+
+    static func hiddenValue(_ name: String, in html: String) -> String? {
+        guard let range = html.range(of: #"name="\#(name)" value=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+}
+
+extension TestProvider {
+    /// Opens `/authorize` and submits the login form; returns the final response (a 303 on success).
+    public func submitLogin(_ authorization: TestAuthorization, browser: TestBrowser, username: String, password: String, extra: [(String, String)] = []) async throws -> TestResponse {
+        let page = try await browser.get(authorization.url(issuer: issuer, extra: extra))
+        guard page.status == 200, let fields = LoginForm.fields(in: page.body) else { return page }
+        return try await browser.post(
+            url("/login"),
+            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+    }
+
+    /// Signs in through the hosted page and returns the authorization code.
+    public func signIn(_ authorization: TestAuthorization, browser: TestBrowser = TestBrowser(), username: String, password: String, extra: [(String, String)] = []) async throws -> String {
+        let response = try await submitLogin(authorization, browser: browser, username: username, password: password, extra: extra)
+        guard response.status == 303, let parameters = response.locationParameters, let code = parameters["code"] else {
+            throw SignetError(.malformedMessage, "login did not redirect with a code: \(response.status) \(response.body.prefix(300))")
+        }
+        return code
+    }
+
+    /// Redeems a code at the token endpoint with the given client authentication parameters.
+    public func redeem(_ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = []) async throws -> TestResponse {
+        try await TestBrowser().post(
+            url("/token"),
+            form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier)]
+                + clientAuth, headers: headers)
+    }
+}

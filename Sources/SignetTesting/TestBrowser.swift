@@ -1,0 +1,84 @@
+// A minimal browser for tests: real HTTP, a cookie jar, no automatic redirects.
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SignetCore
+import Synchronization
+
+/// An HTTP answer as a test sees it.
+public struct TestResponse: Sendable {
+    public let status: Int
+    public let headers: [(name: String, value: String)]
+    public let body: String
+
+    /// The first value of a header (case-insensitive).
+    public func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+    /// Every value of a header.
+    public func headers(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
+    /// The body as a JSON object.
+    public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+    /// The body decoded.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: Data(body.utf8)) }
+    /// The OAuth `error` of a JSON error body.
+    public var oauthError: String? { json["error"] as? String }
+    /// The query parameters of the `Location` header.
+    public var locationParameters: FormParameters? {
+        guard let location = header("Location"), let query = URLComponents(string: location)?.percentEncodedQuery else { return nil }
+        return FormParameters(encoded: query)
+    }
+}
+
+/// Sends requests like a browser would, keeping cookies between them.
+public final class TestBrowser: Sendable {
+    /// One client for all tests; redirects are never followed, so tests see each hop.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+
+    private let cookies = Mutex<[String: String]>([:])
+
+    public init() {}
+
+    /// The cookies the browser holds.
+    public var cookieJar: [String: String] { cookies.withLock { $0 } }
+
+    /// Sets or removes a cookie by hand.
+    public func setCookie(_ name: String, _ value: String?) { cookies.withLock { $0[name] = value } }
+
+    public func get(_ url: String, headers: [(String, String)] = []) async throws -> TestResponse {
+        try await send("GET", url, body: nil, headers: headers)
+    }
+
+    /// POSTs a form (`application/x-www-form-urlencoded`) unless a content type is given.
+    public func post(_ url: String, form: [(String, String)], headers: [(String, String)] = []) async throws -> TestResponse {
+        let body = FormParameters(form.map { (name: $0.0, value: $0.1) }).encoded
+        var headers = headers
+        if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        }
+        return try await send("POST", url, body: body, headers: headers)
+    }
+
+    /// Sends any request.
+    public func send(_ method: String, _ url: String, body: String?, headers: [(String, String)] = []) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let jar = cookieJar
+        if !jar.isEmpty, !headers.contains(where: { $0.0.lowercased() == "cookie" }) {
+            request.headers.add(name: "Cookie", value: jar.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await Self.client.execute(request, timeout: .seconds(30))
+        let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
+        for setCookie in response.headers["Set-Cookie"] { remember(setCookie) }
+        return TestResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: buffer))
+    }
+
+    private func remember(_ setCookie: String) {
+        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
+        let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
+        let expired = parts.contains { $0.lowercased() == "max-age=0" } || value.isEmpty
+        cookies.withLock { $0[name] = expired ? nil : value }
+    }
+}

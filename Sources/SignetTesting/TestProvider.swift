@@ -1,0 +1,69 @@
+// The provider in-process on a free port, spoken to over real HTTP.
+import Foundation
+import Logging
+import ServiceLifecycle
+import SignetCore
+import SignetServer
+
+/// A running provider for tests: its URL, its store, its clock and an admin to seed it.
+public struct TestProvider: Sendable {
+    /// The issuer, `http://127.0.0.1:<port>`.
+    public let issuer: String
+    public let store: any SignetStore
+    public let clock: TestClock
+    public let admin: SignetAdmin
+    public let configuration: SignetConfiguration
+
+    /// `issuer + path`.
+    public func url(_ path: String) -> String { issuer + path }
+}
+
+/// Runs `body` against a provider listening on a free loopback port, then shuts it down.
+///
+/// - Parameters:
+///   - store: the store (default: a fresh ``MemoryStore``).
+///   - configure: adjusts the configuration (defaults: bcrypt cost 4 for speed).
+public func withTestProvider<Result: Sendable>(
+    store: (any SignetStore)? = nil,
+    clock: TestClock = TestClock(),
+    configure: (inout SignetConfiguration) -> Void = { _ in },
+    _ body: (TestProvider) async throws -> Result
+) async throws -> Result {
+    var configuration = SignetConfiguration(host: "127.0.0.1", port: 0, passwordHashCost: 4)
+    configuration.issuerFollowsBoundPort = true
+    configure(&configuration)
+    let store = store ?? MemoryStore()
+    var logger = Logger(label: "signet.test")
+    logger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+    let bound = BoundIssuer()
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let application = try await buildApplication(
+        configuration: configuration, store: store, clock: clock.signetClock, logger: logger, boundIssuer: bound,
+        onServerRunning: { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        })
+    let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await services.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard await iterator.next() != nil, let issuer = bound.value else {
+            await services.triggerGracefulShutdown()
+            throw SignetError(.transportFailure, "the test provider did not start")
+        }
+        configuration.issuer = issuer
+        let provider = TestProvider(
+            issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
+            configuration: configuration)
+        do {
+            let result = try await body(provider)
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return result
+        } catch {
+            await services.triggerGracefulShutdown()
+            try? await group.waitForAll()
+            throw error
+        }
+    }
+}

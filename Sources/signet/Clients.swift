@@ -1,0 +1,69 @@
+// `signet clients add|list|remove`.
+import ArgumentParser
+import Foundation
+import SignetServer
+
+struct Clients: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Register, list and remove OAuth clients.", subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a client. Secret methods print the secret once; private_key_jwt needs --jwks-file or --jwks-uri.")
+
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The client_id.") var id: String
+        @Option(help: "A name shown to users on the login page.") var name: String?
+        @Option(help: "Token endpoint authentication: none, client_secret_basic, client_secret_post, private_key_jwt.")
+        var authMethod: String = "none"
+        @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several).") var redirectURIs: [String] = []
+        @Option(name: .customLong("post-logout-redirect-uri"), help: "A post-logout redirect URI (repeatable).")
+        var postLogoutRedirectURIs: [String] = []
+        @Option(help: "A file holding the client's public JWKS (private_key_jwt).") var jwksFile: String?
+        @Option(help: "The client's jwks_uri (private_key_jwt).") var jwksURI: String?
+        @Flag(help: "Do not issue refresh tokens to this client.") var noRefreshTokens = false
+
+        func run() async throws {
+            guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
+                throw ValidationError("--auth-method must be one of \(ClientRecord.AuthMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            var jwks: String?
+            if let jwksFile {
+                guard let data = FileManager.default.contents(atPath: jwksFile) else { throw ValidationError("cannot read \(jwksFile)") }
+                jwks = String(decoding: data, as: UTF8.self)
+            }
+            let new = SignetAdmin.NewClient(
+                id: id, name: name ?? id, authMethod: method, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
+                jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens)
+            let (client, secret) = try await store.withStore { store in
+                try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
+            }
+            print("Registered client \(client.id) (\(client.authMethod.rawValue))")
+            if let secret { print("client_secret: \(secret)\n(shown once; only its hash is stored)") }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the registered clients.")
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let clients = try await store.withStore { try await $0.listClients() }
+            if clients.isEmpty { print("No clients.") }
+            for client in clients {
+                print("\(client.id)\t\(client.authMethod.rawValue)\t\(client.name)\t\(client.redirectURIs.joined(separator: " "))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a client.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The client_id.") var id: String
+
+        func run() async throws {
+            guard try await store.withStore({ try await $0.deleteClient(id: id) }) else { throw ValidationError("no client \(id)") }
+            print("Removed client \(id)")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+// `signet serve`: run the provider.
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import SignetServer
+import SignetStorage
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the identity provider (SQLite in the data folder by default; seeds demo data on first start).")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var provider: ProviderOptions
+
+    @Option(help: "Address to listen on (env SIGNET_HOST). Default 127.0.0.1")
+    var host: String?
+
+    @Option(help: "Port to listen on (env SIGNET_PORT). Default 8080")
+    var port: Int?
+
+    @Option(help: "PEM certificate chain for TLS (env SIGNET_TLS_CERTIFICATE).")
+    var tlsCertificate: String?
+
+    @Option(help: "PEM private key for TLS (env SIGNET_TLS_KEY).")
+    var tlsKey: String?
+
+    @Flag(help: "Do not seed demo clients and a demo user into an empty store.")
+    var noDemo = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
+    var logLevel: String?
+
+    func run() async throws {
+        let host = host ?? Environment.value("HOST") ?? "127.0.0.1"
+        let port = try port ?? Environment.value("PORT").map { text in
+            guard let value = Int(text) else { throw ValidationError("SIGNET_PORT must be a number, got '\(text)'") }
+            return value
+        } ?? 8080
+        var configuration = try provider.configuration(host: host, port: port)
+        configuration.tlsCertificatePath = tlsCertificate ?? Environment.value("TLS_CERTIFICATE")
+        configuration.tlsKeyPath = tlsKey ?? Environment.value("TLS_KEY")
+        if configuration.tlsCertificatePath != nil, provider.issuer == nil, Environment.value("ISSUER") == nil {
+            configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
+        }
+        let problems = configuration.problems()
+        guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
+        let levelText = logLevel ?? Environment.value("LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelText) else { throw ValidationError("unknown log level '\(levelText)'") }
+        var logger = Logger(label: "signet")
+        logger.logLevel = level
+
+        let store = try await self.store.openStore(logger: logger)
+        let admin = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
+        var seed: DemoSeed?
+        if !noDemo {
+            seed = try await DemoSeed.seedIfEmpty(admin: admin, issuer: configuration.issuer, dataDirectory: self.store.dataURL)
+                ?? (try? DemoSeed.load(dataDirectory: self.store.dataURL))
+        }
+        let (finalConfiguration, finalSeed, database) = (configuration, seed, self.store.databaseDescription)
+        let application = try await buildApplication(configuration: configuration, store: store, logger: logger) { boundPort in
+            Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, port: boundPort)
+        }
+        let services = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await services.run()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+/// What `signet serve` prints once it listens.
+enum Banner {
+    static func print(configuration: SignetConfiguration, database: String, seed: DemoSeed?, port: Int) {
+        var lines = [
+            "Signet identity provider is listening on \(configuration.tlsCertificatePath == nil ? "http" : "https")://\(configuration.host):\(port)",
+            "  issuer      \(configuration.issuer)",
+            "  discovery   \(configuration.issuer)/.well-known/openid-configuration",
+            "  database    \(database)",
+            "  bcrypt cost \(configuration.passwordHashCost)",
+        ]
+        if let seed {
+            lines += [
+                "Demo data:",
+                "  app client      \(seed.nativeClientID) (public, PKCE; redirect \(seed.nativeRedirectURI))",
+                "  service client  \(seed.backendClientID) (private_key_jwt; key \(seed.backendPrivateJWKPath))",
+                "  user            \(seed.username) / \(seed.password)",
+                "Try it: swift run signet demo",
+            ]
+        }
+        // One write, so the banner arrives whole even when stdout is a pipe.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,0 +1,12 @@
+// The `signet` command: serve, administer and demonstrate the identity provider.
+import ArgumentParser
+
+@main
+struct Signet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signet",
+        abstract: "Signet: a self-hosted OpenID Connect provider for mobile apps.",
+        discussion: "Every option can also be set with an environment variable named SIGNET_<OPTION> (e.g. SIGNET_PORT, SIGNET_DATABASE).",
+        subcommands: [Serve.self, Demo.self, Clients.self, Users.self, Keys.self]
+    )
+}

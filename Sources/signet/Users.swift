@@ -1,0 +1,84 @@
+// `signet users add|list|remove|set-password`.
+import ArgumentParser
+import Foundation
+import SignetServer
+
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add, list and remove users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self])
+
+    /// The password from --password-stdin, or a prompt-free error.
+    static func readPassword(fromStandardInput: Bool, given: String?) throws -> String {
+        if let given { return given }
+        guard fromStandardInput, let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
+            throw ValidationError("give the password with --password-stdin (recommended) or --password")
+        }
+        return line
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a user.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var provider: ProviderOptions
+        @Argument(help: "The username.") var username: String
+        @Flag(help: "Read the password from standard input.") var passwordStdin = false
+        @Option(help: "The password (visible in the process list; prefer --password-stdin).") var password: String?
+        @Option(help: "Full name.") var name: String?
+        @Option(help: "Email address.") var email: String?
+        @Option(help: "Verified phone number (E.164).") var phone: String?
+
+        func run() async throws {
+            let password = try Users.readPassword(fromStandardInput: passwordStdin, given: password)
+            let cost = try provider.configuration().passwordHashCost
+            let user = try await store.withStore { store in
+                try await SignetAdmin(store: store, passwordHashCost: cost).addUser(
+                    username: username, password: password, name: name, email: email, phoneNumber: phone)
+            }
+            print("Added user \(user.username) (sub \(user.id))")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List users.")
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let users = try await store.withStore { try await $0.listUsers() }
+            if users.isEmpty { print("No users.") }
+            for user in users { print("\(user.username)\t\(user.id)\t\(user.name ?? "")\t\(user.email ?? "")") }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+
+        func run() async throws {
+            try await store.withStore { store in
+                guard let user = try await store.user(username: username.lowercased()), try await store.deleteUser(id: user.id) else {
+                    throw ValidationError("no user \(username)")
+                }
+            }
+            print("Removed user \(username)")
+        }
+    }
+
+    struct SetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set-password", abstract: "Set a user's password.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var provider: ProviderOptions
+        @Argument(help: "The username.") var username: String
+        @Flag(help: "Read the password from standard input.") var passwordStdin = false
+        @Option(help: "The password (prefer --password-stdin).") var password: String?
+
+        func run() async throws {
+            let password = try Users.readPassword(fromStandardInput: passwordStdin, given: password)
+            let cost = try provider.configuration().passwordHashCost
+            try await store.withStore { store in
+                try await SignetAdmin(store: store, passwordHashCost: cost).setPassword(username: username, password: password)
+            }
+            print("Password set for \(username)")
+        }
+    }
+}
