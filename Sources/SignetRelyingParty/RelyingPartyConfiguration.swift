@@ -34,6 +34,8 @@ public struct RelyingPartyConfiguration: Sendable {
     ///   - clientID: the registered client_id.
     ///   - clientAuthentication: how to authenticate at the token endpoint; `.none` for public clients.
     ///   - clockLeeway: allowed clock skew in seconds.
+    ///   - keySetRefetchInterval: the shortest time between JWKS fetches caused by unknown key ids.
+    ///   - keySetMaximumAge: how long fetched keys are trusted before they are fetched again.
     public init(
         issuer: String,
         clientID: String,

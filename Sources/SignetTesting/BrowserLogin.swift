@@ -44,6 +44,9 @@ public enum LoginForm {
         return (authorization, csrf)
     }
 
+    /// The value of a hidden input, for tests of other forms.
+    public static func hiddenValueForTests(_ name: String, in html: String) -> String? { hiddenValue(name, in: html) }
+
     static func hiddenValue(_ name: String, in html: String) -> String? {
         guard let range = html.range(of: #"name="\#(name)" value=""#) else { return nil }
         let rest = html[range.upperBound...]

@@ -52,3 +52,20 @@ public enum TestJWS {
         [("client_assertion_type", OAuthParameter.jwtBearerAssertionType), ("client_assertion", assertion)]
     }
 }
+
+extension TestJWS {
+    /// The header and claims of an ES256 JWS whose signature verifies with a key of `jwks`; `nil` otherwise.
+    public static func verifiedES256(_ token: String, jwks: PublicJWKS) -> (header: [String: Any], claims: [String: Any])? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerData = Data(base64URLEncoded: parts[0]), let claimsData = Data(base64URLEncoded: parts[1]),
+            let signatureData = Data(base64URLEncoded: parts[2]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any],
+            header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
+            let key = jwks.keys.first(where: { $0.kid == kid })?.p256PublicKey,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
+            key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+        else { return nil }
+        return (header, claims)
+    }
+}

@@ -1,5 +1,7 @@
 // ID-token validation: each reason a token is refused, and the bounded JWKS refetch.
 import Crypto
+import CryptoExtras
+import JWTKit
 import Foundation
 import SignetCore
 import SignetRelyingParty
@@ -252,5 +254,64 @@ struct KeySetTests {
         let key = try #require(try await cache.key(for: "key-1"))
         #expect(key.accepts(algorithm: "ES256"))
         for other in ["ES384", "RS256", "PS256", "EdDSA", "HS256", "none"] { #expect(!key.accepts(algorithm: other)) }
+    }
+}
+
+@Suite("Key types other providers use")
+struct OtherKeyTypeTests {
+    let provider = FakeProvider()
+    let clock = ManualClock()
+    let pending = PendingAuthorization(state: "s", nonce: "n", codeVerifier: "v", redirectURI: "https://service.example.com/cb")
+
+    @Test("RS256 and PS256 tokens verify with an RSA key published without alg, and at_hash uses SHA-256")
+    func rsa() async throws {
+        let rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let primitives = try rsaKey.publicKey.getKeyPrimitives()
+        await provider.publish([
+            PublicJWK(
+                kty: "RSA", kid: "rsa-1", use: "sig", alg: nil,
+                n: primitives.modulus.base64URLEncodedString(), e: primitives.publicExponent.base64URLEncodedString())
+        ])
+        let relyingParty = makeRelyingParty(provider, clock: clock)
+        var claims = provider.claims(now: clock.seconds, nonce: "n")
+        claims.atHash = TokenHash.sha256Half(of: "at")
+
+        let pkcs1 = JWTKeyCollection()
+        await pkcs1.add(rsa: try Insecure.RSA.PrivateKey(backing: rsaKey), digestAlgorithm: .sha256, kid: "rsa-1")
+        let rs256 = try await pkcs1.sign(claims, kid: "rsa-1")
+        #expect(JOSEHeader(compact: rs256)?.alg == "RS256")
+        #expect(try await relyingParty.validateIDToken(rs256, pending: pending, accessToken: "at") == .valid(claims))
+
+        let pss = JWTKeyCollection()
+        await pss.add(pss: try Insecure.RSA.PrivateKey(backing: rsaKey), digestAlgorithm: .sha256, kid: "rsa-1")
+        let ps256 = try await pss.sign(claims, kid: "rsa-1")
+        #expect(JOSEHeader(compact: ps256)?.alg == "PS256")
+        #expect(try await relyingParty.validateIDToken(ps256, pending: pending, accessToken: "at") == .valid(claims))
+    }
+
+    @Test("EdDSA tokens verify with an Ed25519 key, and at_hash uses SHA-512")
+    func eddsa() async throws {
+        let edKey = try EdDSA.PrivateKey(curve: .ed25519)
+        await provider.publish([
+            PublicJWK(kty: "OKP", kid: "ed-1", use: "sig", alg: "EdDSA", crv: "Ed25519", x: edKey.publicKey.rawRepresentation.base64URLEncodedString())
+        ])
+        let relyingParty = makeRelyingParty(provider, clock: clock)
+        var claims = provider.claims(now: clock.seconds, nonce: "n")
+        claims.atHash = Data(Array(SHA512.hash(data: Data("at".utf8))).prefix(32)).base64URLEncodedString()
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: edKey, kid: "ed-1")
+        let token = try await keys.sign(claims, kid: "ed-1")
+        #expect(try await relyingParty.validateIDToken(token, pending: pending, accessToken: "at") == .valid(claims))
+        #expect(try await relyingParty.validateIDToken(token, pending: pending, accessToken: "other") == .invalid([.badSignature]))
+    }
+
+    @Test("A token whose alg does not fit the key its kid names is refused")
+    func algorithmKeyMismatch() async throws {
+        let edKey = try EdDSA.PrivateKey(curve: .ed25519)
+        await provider.publish([
+            PublicJWK(kty: "OKP", kid: "key-1", use: "sig", alg: nil, crv: "Ed25519", x: edKey.publicKey.rawRepresentation.base64URLEncodedString())
+        ])
+        let token = try await provider.sign(provider.claims(now: clock.seconds, nonce: "n"))
+        #expect(try await makeRelyingParty(provider, clock: clock).validateIDToken(token, pending: pending) == .invalid([.badSignature]))
     }
 }

@@ -146,7 +146,7 @@ struct CodeFlowTests {
 struct AsyncHTTPClientTransportTests {
     @Test("A connection that cannot be made is a transport failure")
     func connectionRefused() async throws {
-        let transport = AsyncHTTPClientTransport(timeout: .seconds(5))
+        let transport = AsyncHTTPClientTransport(timeout: .milliseconds(500))
         await #expect(throws: SignetError(.transportFailure, "")) {
             try await transport.send(HTTPTransportRequest(method: "GET", url: "http://127.0.0.1:1/.well-known/openid-configuration"))
         }

@@ -19,22 +19,30 @@ public actor JWKSCache {
     public struct Key: Sendable {
         /// The key as the provider published it.
         public let jwk: PublicJWK
-        /// A collection holding just this key, so jwt-kit can never fall back to another one.
-        let verifier: JWTKeyCollection
+        /// One single-key jwt-kit collection per algorithm this key may be used with, so
+        /// jwt-kit can never fall back to another key or bind the key to another algorithm.
+        let verifiers: [String: JWTKeyCollection]
 
-        /// Whether a token with header `alg` may be checked with this key (RFC 7518 §3.1).
+        /// The JWS algorithms this key verifies — RFC 7518 §3.1.
+        public var algorithms: Set<String> { Set(verifiers.keys) }
+
+        /// Whether a token with header `alg` may be checked with this key.
         ///
         /// The algorithm must be the key's own when the JWK names one (RFC 7517 §4.4), and
         /// always fit the key type and curve, so no key is used with an algorithm it was not made for.
-        public func accepts(algorithm alg: String) -> Bool {
-            if let own = jwk.alg, own != alg { return false }
-            switch (jwk.kty, alg) {
-            case ("EC", "ES256"): return jwk.crv == "P-256"
-            case ("EC", "ES384"): return jwk.crv == "P-384"
-            case ("RSA", "RS256"), ("RSA", "PS256"): return true
-            case ("OKP", "EdDSA"): return jwk.crv == "Ed25519"
-            default: return false
+        public func accepts(algorithm alg: String) -> Bool { verifiers[alg] != nil }
+
+        /// The algorithms of ``SignetCore/JOSEHeader/acceptedAlgorithms`` that fit `jwk`'s type, curve and `alg`.
+        static func algorithms(for jwk: PublicJWK) -> [String] {
+            let fitting: [String]
+            switch (jwk.kty, jwk.crv) {
+            case ("EC", "P-256"): fitting = ["ES256"]
+            case ("EC", "P-384"): fitting = ["ES384"]
+            case ("RSA", _): fitting = ["RS256", "PS256"]
+            case ("OKP", "Ed25519"): fitting = ["EdDSA"]
+            default: fitting = []
             }
+            return fitting.filter { JOSEHeader.acceptedAlgorithms.contains($0) && (jwk.alg == nil || jwk.alg == $0) }
         }
     }
 
@@ -172,30 +180,38 @@ public actor JWKSCache {
         }
     }
 
-    /// A single-key jwt-kit collection for `jwk`, or `nil` when jwt-kit cannot use it.
+    /// The verifiers for `jwk`, one per algorithm it fits; `nil` when jwt-kit can use it with none.
     private static func makeKey(_ jwk: PublicJWK) async -> Key? {
-        let algorithm = jwk.alg.flatMap(JWK.Algorithm.init(rawValue:))
-        if jwk.alg != nil, algorithm == nil { return nil }
+        var verifiers: [String: JWTKeyCollection] = [:]
+        for name in Key.algorithms(for: jwk) {
+            guard let algorithm = JWK.Algorithm(rawValue: name), let converted = convert(jwk, algorithm: algorithm) else { continue }
+            let verifier = JWTKeyCollection()
+            do {
+                try await verifier.add(jwk: converted, isDefault: true)
+                // Build the signer now, so a malformed key is left out rather than failing later.
+                _ = try await verifier.getKey(for: converted.keyIdentifier, alg: name)
+            } catch {
+                continue
+            }
+            verifiers[name] = verifier
+        }
+        return verifiers.isEmpty ? nil : Key(jwk: jwk, verifiers: verifiers)
+    }
+
+    /// `jwk` as jwt-kit's JWK, bound to `algorithm`.
+    private static func convert(_ jwk: PublicJWK, algorithm: JWK.Algorithm) -> JWK? {
         let kid = JWKIdentifier(string: jwk.kid ?? "signet-unnamed-key")
-        let converted: JWK
         switch jwk.kty {
         case "EC":
             guard let curve = jwk.crv.flatMap(ECDSACurve.init(rawValue:)) else { return nil }
-            converted = .ecdsa(algorithm, identifier: kid, x: jwk.x, y: jwk.y, curve: curve)
+            return .ecdsa(algorithm, identifier: kid, x: jwk.x, y: jwk.y, curve: curve)
         case "RSA":
-            converted = .rsa(algorithm, identifier: kid, modulus: jwk.n, exponent: jwk.e)
+            return .rsa(algorithm, identifier: kid, modulus: jwk.n, exponent: jwk.e)
         case "OKP":
             guard let curve = jwk.crv.flatMap(EdDSACurve.init(rawValue:)) else { return nil }
-            converted = .octetKeyPair(algorithm, identifier: kid, x: jwk.x, y: nil, curve: curve)
+            return .octetKeyPair(algorithm, identifier: kid, x: jwk.x, y: nil, curve: curve)
         default:
             return nil  // "oct" and anything else: symmetric or unknown keys never verify ID tokens here.
         }
-        let verifier = JWTKeyCollection()
-        do {
-            try await verifier.add(jwk: converted, isDefault: true)
-        } catch {
-            return nil
-        }
-        return Key(jwk: jwk, verifier: verifier)
     }
 }

@@ -3,12 +3,20 @@ import Foundation
 import SignetCore
 
 /// A JSON value, for claims whose shape the kit does not know in advance.
+///
+/// UserInfo may return any claim (OIDC Core §5.1, §5.1.2), so the kit keeps them as JSON.
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers apart.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     /// Decodes any JSON value.

@@ -46,11 +46,11 @@ extension RelyingParty {
         guard let header = JOSEHeader(compact: token) else { return .invalid([.malformed]) }
         guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else { return .invalid([.unacceptableAlgorithm]) }
         guard let key = try await keySet.key(for: header.kid) else { return .invalid([.unknownKey]) }
-        guard key.accepts(algorithm: header.alg) else { return .invalid([.badSignature]) }
+        guard let verifier = key.verifiers[header.alg] else { return .invalid([.badSignature]) }
 
         let claims: IDTokenClaims
         do {
-            claims = try await key.verifier.verify(token, as: IDTokenClaims.self)
+            claims = try await verifier.verify(token, as: IDTokenClaims.self)
         } catch let error as JWTError where error.errorType == .malformedToken {
             return .invalid([.malformed])
         } catch {

@@ -141,13 +141,17 @@ struct ExpiryCleanupService: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(interval))
-                do { try await store.purgeExpired(before: clock.now()) } catch {
-                    logger.warning("expiry cleanup failed", metadata: ["error": .string(String(describing: error))])
+        do {
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(interval))
+                    do { try await store.purgeExpired(before: clock.now()) } catch {
+                        logger.warning("expiry cleanup failed", metadata: ["error": .string(String(describing: error))])
+                    }
                 }
             }
+        } catch is CancellationError {
+            // Shutdown: nothing to finish.
         }
     }
 }

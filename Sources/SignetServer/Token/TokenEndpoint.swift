@@ -79,9 +79,12 @@ struct TokenEndpoint: Sendable {
         }
         let now = provider.now()
         let hash = SecretDigest.hex(token)
-        // A token presented by the wrong client is refused without being spent.
-        if let stored = try await provider.store.refreshToken(hash: hash), stored.clientID != client.id {
-            throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client")
+        // Requests that are wrong on their face are refused before the token is spent.
+        if let stored = try await provider.store.refreshToken(hash: hash), stored.usedAt == nil {
+            guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
+            if let grant = try await provider.store.grant(id: stored.grantID) {
+                _ = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
+            }
         }
         let record: RefreshTokenRecord
         switch try await provider.store.useRefreshToken(hash: hash, at: now) {
@@ -94,20 +97,24 @@ struct TokenEndpoint: Sendable {
         case .redeemed(let redeemed):
             record = redeemed
         }
+        guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
         guard let grant = try await provider.store.grant(id: record.grantID), grant.revokedAt == nil, grant.expiresAt > now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
-        var scope = grant.scope
-        if let requested = parameters[OAuthParameter.scope] {
-            let granted = Set(grant.scope.split(separator: " "))
-            let asked = requested.split(separator: " ")
-            guard !asked.isEmpty, asked.allSatisfy(granted.contains) else {
-                throw OAuthHTTPError(.badRequest, .invalidScope, "the scope may only narrow what was granted")
-            }
-            scope = asked.joined(separator: " ")
-        }
+        let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
         return try await provider.issueTokens(grant: grant, client: client, user: user, scope: scope, nonce: nil)
+    }
+
+    /// The scope of a refresh: the granted one, or a narrower one asked for (RFC 6749 §6).
+    private func narrowedScope(_ requested: String?, granted: String) throws -> String {
+        guard let requested else { return granted }
+        let grantedScopes = Set(granted.split(separator: " "))
+        let asked = requested.split(separator: " ")
+        guard !asked.isEmpty, asked.allSatisfy(grantedScopes.contains) else {
+            throw OAuthHTTPError(.badRequest, .invalidScope, "the scope may only narrow what was granted")
+        }
+        return asked.joined(separator: " ")
     }
 }

@@ -1,0 +1,114 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+@Suite("Refresh, userinfo and revocation")
+struct RefreshAndRevocationTests {
+    func refresh(_ fixture: Fixture, _ token: String, extra: [(String, String)] = []) async throws -> TestResponse {
+        try await TestBrowser().post(
+            fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + extra + (try fixture.assertion()))
+    }
+
+    @Test("a refresh token rotates; reusing the old one revokes the whole family")
+    func rotationAndReuse() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let first = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let second = try await refresh(fixture, first.refreshToken!)
+            #expect(second.status == 200)
+            let rotated = try second.decode(TokenResponse.self)
+            #expect(rotated.refreshToken != first.refreshToken)
+            #expect(rotated.idToken != nil)
+
+            let reuse = try await refresh(fixture, first.refreshToken!)
+            #expect(reuse.status == 400)
+            #expect(reuse.oauthError == "invalid_grant")
+            // The family is gone: the newest refresh token and access token stop working too.
+            #expect(try await refresh(fixture, rotated.refreshToken!).oauthError == "invalid_grant")
+            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
+            #expect(userInfo.status == 401)
+        }
+    }
+
+    @Test("refresh may narrow the scope but not widen it")
+    func scopeNarrowing() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let wider = try await refresh(fixture, tokens.refreshToken!, extra: [("scope", "openid phone")])
+            #expect(wider.oauthError == "invalid_scope")
+            let narrower = try await refresh(fixture, tokens.refreshToken!, extra: [("scope", "openid")])
+            #expect(narrower.status == 200)
+            #expect(try narrower.decode(TokenResponse.self).scope == "openid")
+        }
+    }
+
+    @Test("userinfo answers with the scoped claims and challenges missing or bad tokens")
+    func userInfo() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let browser = TestBrowser()
+            let ok = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            #expect(ok.status == 200)
+            #expect(ok.json["sub"] as? String == fixture.user.id)
+            #expect(ok.json["email"] as? String == "alice@example.com")
+            #expect(ok.json["phone_number"] == nil)
+            let post = try await browser.post(provider.url("/userinfo"), form: [("access_token", tokens.accessToken)])
+            #expect(post.status == 200)
+            let missing = try await browser.get(provider.url("/userinfo"))
+            #expect(missing.status == 401)
+            #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            let garbage = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer garbage")])
+            #expect(garbage.status == 401)
+            #expect(garbage.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            // An ID token is not an access token.
+            let idToken = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.idToken!)")])
+            #expect(idToken.status == 401)
+            provider.clock.advance(by: 601)
+            let expired = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            #expect(expired.status == 401)
+        }
+    }
+
+    @Test("revoking a refresh token ends its grant; unknown tokens still get 200; other clients cannot revoke")
+    func revocation() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let browser = TestBrowser()
+            let foreign = try await browser.post(provider.url("/revoke"), form: [("token", tokens.refreshToken!), ("client_id", "app")])
+            #expect(foreign.status == 200)
+            #expect(try await refresh(fixture, tokens.refreshToken!).status == 200)
+
+            let tokens2 = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let revoked = try await browser.post(provider.url("/revoke"), form: [("token", tokens2.refreshToken!), ("token_type_hint", "refresh_token")] + (try fixture.assertion()))
+            #expect(revoked.status == 200)
+            #expect(try await refresh(fixture, tokens2.refreshToken!).oauthError == "invalid_grant")
+            let userInfo = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens2.accessToken)")])
+            #expect(userInfo.status == 401)
+
+            let unknown = try await browser.post(provider.url("/revoke"), form: [("token", "unknown")] + (try fixture.assertion()))
+            #expect(unknown.status == 200)
+            let badHint = try await browser.post(provider.url("/revoke"), form: [("token", "x"), ("token_type_hint", "id_token")] + (try fixture.assertion()))
+            #expect(badHint.oauthError == "unsupported_token_type")
+            let unauthenticated = try await browser.post(provider.url("/revoke"), form: [("token", "x"), ("client_id", "backend")])
+            #expect(unauthenticated.status == 401)
+        }
+    }
+
+    @Test("revoking an access token ends its grant")
+    func revokeAccessToken() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let revoked = try await TestBrowser().post(provider.url("/revoke"), form: [("token", tokens.accessToken)] + (try fixture.assertion()))
+            #expect(revoked.status == 200)
+            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            #expect(userInfo.status == 401)
+            #expect(try await refresh(fixture, tokens.refreshToken!).oauthError == "invalid_grant")
+        }
+    }
+}
