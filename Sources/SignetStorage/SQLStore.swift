@@ -37,10 +37,19 @@ public final class SQLStore: Sendable {
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.
-    public static func postgres(url: String, maxConnections: Int = 8, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
-        let configuration: SQLPostgresConfiguration
+    ///
+    /// - Parameter schema: a schema to keep Signet's tables in (created if missing), so one
+    ///   database can hold several deployments; default the database's search path.
+    public static func postgres(url: String, schema: String? = nil, maxConnections: Int = 8, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+        var configuration: SQLPostgresConfiguration
         do { configuration = try SQLPostgresConfiguration(url: url) } catch {
             throw SignetError(.invalidConfiguration, "the database URL is not a valid postgres:// URL")
+        }
+        if let schema {
+            guard !schema.isEmpty, schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw SignetError(.invalidConfiguration, "a schema name is letters, digits and underscores")
+            }
+            configuration.searchPath = [schema]
         }
         let group = MultiThreadedEventLoopGroup.singleton
         // Migrate on one dedicated connection, so the advisory lock and the DDL share a session.
@@ -51,6 +60,10 @@ public final class SQLStore: Sendable {
             throw SignetError(.storageFailure, "cannot connect to PostgreSQL: \(String(reflecting: error))")
         }
         do {
+            if let schema {
+                try await migrationConnection.sql(queryLogLevel: nil).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
+                try await migrationConnection.sql(queryLogLevel: nil).raw("SET search_path TO \(unsafeRaw: schema)").run()
+            }
             try await SchemaMigrations.run(on: migrationConnection.sql(queryLogLevel: nil), lock: true)
             try await migrationConnection.close()
         } catch {

@@ -1,0 +1,172 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetStorage
+import Testing
+
+/// One contract, three stores: what the provider relies on must hold for each.
+@Suite("Store contract")
+struct StoreContractTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func client(_ id: String) -> ClientRecord {
+        ClientRecord(id: id, name: "Client \(id)", authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: now)
+    }
+
+    func user(_ name: String) -> UserRecord {
+        UserRecord(id: UUID().uuidString, username: name, passwordHash: "$2b$04$hash", email: "\(name)@example.com", createdAt: now)
+    }
+
+    func grant(_ id: String = UUID().uuidString) -> GrantRecord {
+        GrantRecord(id: id, clientID: "c", userID: "u", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600))
+    }
+
+    func code(_ hash: String, grantID: String) -> AuthorizationCodeRecord {
+        AuthorizationCodeRecord(codeHash: hash, grantID: grantID, clientID: "c", redirectURI: "com.example.app:/cb", codeChallenge: "x", nonce: "n", expiresAt: now.addingTimeInterval(60))
+    }
+
+    @Test("PostgreSQL is configured whenever CI runs, so its contract is never silently skipped")
+    func postgresInCI() {
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            #expect(StoreBackend.postgresURL != nil, "set SIGNET_TEST_POSTGRES_URL (scripts/postgres-start)")
+        }
+    }
+
+    @Test("clients: insert, read, list, refuse duplicates, delete", arguments: StoreBackend.available)
+    func clients(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertClient(client("b"))
+            try await store.insertClient(client("a"))
+            #expect(try await store.client(id: "a") == client("a"))
+            #expect(try await store.listClients().map(\.id) == ["a", "b"])
+            await #expect(throws: SignetError(.conflict, "")) { try await store.insertClient(client("a")) }
+            #expect(try await store.deleteClient(id: "a"))
+            #expect(try await store.deleteClient(id: "a") == false)
+            #expect(try await store.client(id: "a") == nil)
+        }
+    }
+
+    @Test("users: unique usernames, lookup by name and id, password update, delete", arguments: StoreBackend.available)
+    func users(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let alice = user("alice")
+            try await store.insertUser(alice)
+            #expect(try await store.user(username: "alice") == alice)
+            #expect(try await store.user(id: alice.id) == alice)
+            await #expect(throws: SignetError(.conflict, "")) { try await store.insertUser(user("alice")) }
+            #expect(try await store.updatePasswordHash(userID: alice.id, passwordHash: "$2b$04$new"))
+            #expect(try await store.user(id: alice.id)?.passwordHash == "$2b$04$new")
+            #expect(try await store.deleteUser(id: alice.id))
+            #expect(try await store.user(username: "alice") == nil)
+        }
+    }
+
+    @Test("signing keys: insert, update status, delete", arguments: StoreBackend.available)
+    func signingKeys(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let key = SigningKeyFactory.make(status: .next, now: now)
+            try await store.insertSigningKey(key)
+            try await store.updateSigningKey(kid: key.kid, status: .retired, publishUntil: now.addingTimeInterval(600))
+            let stored = try #require(try await store.signingKeys().first)
+            #expect(stored.status == .retired)
+            #expect(stored.publishUntil == now.addingTimeInterval(600))
+            try await store.deleteSigningKey(kid: key.kid)
+            #expect(try await store.signingKeys().isEmpty)
+        }
+    }
+
+    @Test("a code is redeemed once; later attempts see a replay; unknown codes are unknown", arguments: StoreBackend.available)
+    func codeRedemption(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g1"))
+            try await store.insertCode(code("h1", grantID: "g1"))
+            guard case .redeemed(let record) = try await store.redeemCode(hash: "h1", at: now) else {
+                Issue.record("first redemption should win")
+                return
+            }
+            #expect(record.nonce == "n")
+            #expect(try await store.redeemCode(hash: "h1", at: now) == .alreadyUsed(grantID: "g1"))
+            #expect(try await store.redeemCode(hash: "nope", at: now) == .unknown)
+        }
+    }
+
+    @Test("refresh tokens are used once, and revoking the grant spends the whole family", arguments: StoreBackend.available)
+    func refreshTokens(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g1"))
+            for hash in ["r1", "r2"] {
+                try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: hash, grantID: "g1", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            }
+            guard case .redeemed = try await store.useRefreshToken(hash: "r1", at: now) else {
+                Issue.record("first use should win")
+                return
+            }
+            #expect(try await store.useRefreshToken(hash: "r1", at: now) == .alreadyUsed(grantID: "g1"))
+            try await store.revokeGrant(id: "g1", at: now)
+            #expect(try await store.grant(id: "g1")?.revokedAt == now)
+            #expect(try await store.refreshToken(hash: "r2")?.usedAt != nil)
+            #expect(try await store.useRefreshToken(hash: "r2", at: now) == .alreadyUsed(grantID: "g1"))
+        }
+    }
+
+    @Test("a pending authorization is consumed once", arguments: StoreBackend.available)
+    func pending(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let request = ValidatedAuthorizationRequest(clientID: "c", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "x")
+            let record = PendingAuthorizationRecord(id: "p1", request: request, browserBindingHash: "b", csrfToken: "t", expiresAt: now.addingTimeInterval(600))
+            try await store.insertPendingAuthorization(record)
+            #expect(try await store.pendingAuthorization(id: "p1") == record)
+            #expect(try await store.consumePendingAuthorization(id: "p1") == record)
+            #expect(try await store.consumePendingAuthorization(id: "p1") == nil)
+        }
+    }
+
+    @Test("sessions: insert, find, delete", arguments: StoreBackend.available)
+    func sessions(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let session = BrowserSessionRecord(idHash: "s1", sid: "sid", userID: "u", authTime: now, acr: "a", amr: ["pwd"], expiresAt: now.addingTimeInterval(60))
+            try await store.insertSession(session)
+            #expect(try await store.session(idHash: "s1") == session)
+            try await store.deleteSession(idHash: "s1")
+            #expect(try await store.session(idHash: "s1") == nil)
+        }
+    }
+
+    @Test("a replay key is accepted once until it expires", arguments: StoreBackend.available)
+    func replay(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let start = now
+            let first = try await store.recordOnce(key: "jti-1", expiresAt: start.addingTimeInterval(60), now: start)
+            let replayed = try await store.recordOnce(key: "jti-1", expiresAt: start.addingTimeInterval(60), now: start.addingTimeInterval(30))
+            let afterExpiry = try await store.recordOnce(key: "jti-1", expiresAt: start.addingTimeInterval(200), now: start.addingTimeInterval(61))
+            #expect(first)
+            #expect(!replayed)
+            #expect(afterExpiry)
+        }
+    }
+
+    @Test("throttle counters add up, reset after the window, and clear", arguments: StoreBackend.available)
+    func throttle(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let windowStart = now.addingTimeInterval(-86_400)
+            #expect(try await store.recordFailure(key: "k", at: now, resetBefore: windowStart).failures == 1)
+            #expect(try await store.recordFailure(key: "k", at: now, resetBefore: windowStart).failures == 2)
+            #expect(try await store.throttle(key: "k")?.failures == 2)
+            let later = now.addingTimeInterval(90_000)
+            #expect(try await store.recordFailure(key: "k", at: later, resetBefore: later.addingTimeInterval(-86_400)).failures == 1)
+            try await store.resetThrottle(key: "k")
+            #expect(try await store.throttle(key: "k") == nil)
+        }
+    }
+
+    @Test("purging removes what has expired and keeps what has not", arguments: StoreBackend.available)
+    func purge(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertSession(BrowserSessionRecord(idHash: "old", sid: "1", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(10)))
+            try await store.insertSession(BrowserSessionRecord(idHash: "new", sid: "2", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(1000)))
+            try await store.purgeExpired(before: now.addingTimeInterval(100))
+            #expect(try await store.session(idHash: "old") == nil)
+            #expect(try await store.session(idHash: "new") != nil)
+        }
+    }
+}
