@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty",
+                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -428,3 +428,101 @@ def test_native_public_client_flow(signet):
     )
     claims = validate_id_token(signet, token["id_token"], client_id=demo["native_client_id"], nonce=nonce)
     assert claims["at_hash"] == half_hash(token["access_token"])
+
+
+@pytest.mark.parametrize(
+    "redirect_uri",
+    [
+        "https://attacker.example/callback",
+        "http://127.0.0.1:4444/other-path",  # loopback: any port, but the path must match
+        "http://127.0.0.1.attacker.example/callback",
+        "dev.signet.demo:/callback/../evil",
+        "dev.signet.demo:/callback?x=1",
+    ],
+)
+def test_authorize_never_redirects_to_unregistered_uri(signet, redirect_uri):
+    """RFC 6749 §4.1.2.1 / §10.15: an unregistered redirect_uri gets an error page, no redirect."""
+    verifier, challenge = make_pkce()
+    url = authorize_url(
+        signet.metadata, signet.demo["backend_client_id"], redirect_uri, challenge, state="s", scope="openid"
+    )
+    resp = requests.get(url, allow_redirects=False, timeout=TIMEOUT)
+    assert 400 <= resp.status_code < 500, describe(resp)
+    assert "Location" not in resp.headers, describe(resp)
+    assert 'id="login-form"' not in resp.text
+
+
+def _unsigned_jwt(claims: dict) -> str:
+    import base64
+    import json
+
+    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).rstrip(b"=").decode()  # noqa: E731
+    return enc({"alg": "none", "typ": "JWT"}) + "." + enc(claims) + "."
+
+
+@pytest.mark.parametrize(
+    "case", ["other-key", "wrong-audience", "iss-not-client", "expired", "no-jti", "alg-none"]
+)
+def test_bad_client_assertions_are_refused(signet, case):
+    """RFC 7523 §3: each of these assertions must fail client authentication (401 invalid_client)."""
+    import time
+
+    from authlib.oauth2.rfc7523 import sign_jwt_bearer_assertion
+    from joserfc.jwk import ECKey
+
+    client_id = signet.demo["backend_client_id"]
+    token_endpoint = signet.metadata["token_endpoint"]
+    now = int(time.time())
+    key = signet.backend_key
+    claims = {"jti": secrets.token_urlsafe(16)}
+    iss, aud, iat, exp = client_id, token_endpoint, now, now + 60
+    if case == "other-key":
+        key = ECKey.generate_key("P-256")
+    elif case == "wrong-audience":
+        aud = signet.issuer + "/somewhere-else"
+    elif case == "iss-not-client":
+        iss = "someone-else"
+    elif case == "expired":
+        iat, exp = now - 600, now - 300
+    elif case == "no-jti":
+        claims = {}
+    if case == "alg-none":
+        assertion = _unsigned_jwt(
+            {"iss": client_id, "sub": client_id, "aud": aud, "iat": iat, "exp": exp, **claims}
+        )
+    else:
+        assertion = sign_jwt_bearer_assertion(
+            key, issuer=iss, audience=aud, subject=client_id, issued_at=iat, expires_at=exp,
+            claims=claims, header={"alg": "ES256", "kid": signet.backend_kid},
+        )
+        if case == "no-jti":
+            # authlib always adds a jti; strip it by re-signing without it
+            import json
+
+            from joserfc import jws
+
+            payload = {"iss": iss, "sub": client_id, "aud": aud, "iat": iat, "exp": exp}
+            assertion = jws.serialize_compact(
+                {"alg": "ES256", "kid": signet.backend_kid}, json.dumps(payload), key
+            )
+    code, verifier = fresh_code(signet)
+    resp = token_request(signet, code_grant(code, verifier), assertion)
+    assert resp.status_code == 401 and oauth_error(resp) == "invalid_client", describe(resp)
+
+
+def test_code_is_bound_to_redirect_uri_and_client(signet):
+    # redirect_uri in the token request differs from the authorization request
+    code, verifier = fresh_code(signet)
+    other = {**code_grant(code, verifier), "redirect_uri": "http://127.0.0.1/callback"}
+    resp = token_request(signet, other)
+    assert resp.status_code == 400 and oauth_error(resp) == "invalid_grant", describe(resp)
+
+    # another (public) client tries to redeem demo-backend's code
+    code, verifier = fresh_code(signet)
+    resp = requests.post(
+        signet.metadata["token_endpoint"],
+        data={**code_grant(code, verifier), "client_id": signet.demo["native_client_id"]},
+        timeout=TIMEOUT,
+    )
+    assert resp.status_code in (400, 401), describe(resp)
+    assert oauth_error(resp) in ("invalid_grant", "invalid_client"), describe(resp)
