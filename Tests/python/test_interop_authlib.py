@@ -20,6 +20,7 @@ from authlib.jose import JsonWebKey, JsonWebToken
 
 from signet_helpers import (
     TIMEOUT,
+    b64url,
     ShortLivedPrivateKeyJWT,
     assertion_params,
     authorize_url,
@@ -452,62 +453,62 @@ def test_authorize_never_redirects_to_unregistered_uri(signet, redirect_uri):
     assert 'id="login-form"' not in resp.text
 
 
-def _unsigned_jwt(claims: dict) -> str:
-    import base64
+def _compact_jwt(header: dict, payload: dict, key=None) -> str:
+    """A JWS compact serialisation made with joserfc (authlib's JOSE layer),
+    or an unsigned `alg: none` one when key is None."""
     import json
 
-    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).rstrip(b"=").decode()  # noqa: E731
-    return enc({"alg": "none", "typ": "JWT"}) + "." + enc(claims) + "."
+    from joserfc import jws
+
+    if key is None:
+        enc = lambda d: b64url(json.dumps(d).encode())  # noqa: E731
+        return enc(header) + "." + enc(payload) + "."
+    return jws.serialize_compact(header, json.dumps(payload), key)
 
 
 @pytest.mark.parametrize(
-    "case", ["other-key", "wrong-audience", "iss-not-client", "expired", "no-jti", "alg-none"]
+    "case", ["other-key", "wrong-audience", "iss-not-client", "sub-not-client", "expired", "no-jti", "alg-none"]
 )
 def test_bad_client_assertions_are_refused(signet, case):
     """RFC 7523 §3: each of these assertions must fail client authentication (401 invalid_client)."""
     import time
 
-    from authlib.oauth2.rfc7523 import sign_jwt_bearer_assertion
     from joserfc.jwk import ECKey
 
     client_id = signet.demo["backend_client_id"]
-    token_endpoint = signet.metadata["token_endpoint"]
     now = int(time.time())
+    header = {"alg": "ES256", "kid": signet.backend_kid}
+    payload = {
+        "iss": client_id,
+        "sub": client_id,
+        "aud": signet.metadata["token_endpoint"],
+        "iat": now,
+        "exp": now + 60,
+        "jti": secrets.token_urlsafe(16),
+    }
     key = signet.backend_key
-    claims = {"jti": secrets.token_urlsafe(16)}
-    iss, aud, iat, exp = client_id, token_endpoint, now, now + 60
     if case == "other-key":
         key = ECKey.generate_key("P-256")
     elif case == "wrong-audience":
-        aud = signet.issuer + "/somewhere-else"
+        payload["aud"] = signet.issuer + "/somewhere-else"
     elif case == "iss-not-client":
-        iss = "someone-else"
+        payload["iss"] = "someone-else"
+    elif case == "sub-not-client":
+        payload["sub"] = "someone-else"
     elif case == "expired":
-        iat, exp = now - 600, now - 300
+        payload["iat"], payload["exp"] = now - 600, now - 300
     elif case == "no-jti":
-        claims = {}
-    if case == "alg-none":
-        assertion = _unsigned_jwt(
-            {"iss": client_id, "sub": client_id, "aud": aud, "iat": iat, "exp": exp, **claims}
-        )
-    else:
-        assertion = sign_jwt_bearer_assertion(
-            key, issuer=iss, audience=aud, subject=client_id, issued_at=iat, expires_at=exp,
-            claims=claims, header={"alg": "ES256", "kid": signet.backend_kid},
-        )
-        if case == "no-jti":
-            # authlib always adds a jti; strip it by re-signing without it
-            import json
-
-            from joserfc import jws
-
-            payload = {"iss": iss, "sub": client_id, "aud": aud, "iat": iat, "exp": exp}
-            assertion = jws.serialize_compact(
-                {"alg": "ES256", "kid": signet.backend_kid}, json.dumps(payload), key
-            )
+        del payload["jti"]
+    elif case == "alg-none":
+        header, key = {"alg": "none", "typ": "JWT"}, None
+    assertion = _compact_jwt(header, payload, key)
     code, verifier = fresh_code(signet)
     resp = token_request(signet, code_grant(code, verifier), assertion)
     assert resp.status_code == 401 and oauth_error(resp) == "invalid_client", describe(resp)
+
+    # the same code is still good with a proper assertion
+    ok = token_request(signet, code_grant(code, verifier))
+    assert ok.status_code == 200, describe(ok)
 
 
 def test_code_is_bound_to_redirect_uri_and_client(signet):
