@@ -1,0 +1,195 @@
+// `signet bench`: measure the hot paths against a real server process on loopback.
+import ArgumentParser
+import Foundation
+import SignetCore
+import SignetRelyingParty
+import SignetServer
+import SignetTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark full login flows and the token endpoint against a fresh `signet serve` process on loopback.",
+        discussion: """
+            Starts `signet serve` as a child process with a throwaway data folder (SQLite, or --database), then for each
+            concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
+            ID-token validation) and token-endpoint requests (refresh_token grant with private_key_jwt). Prints
+            requests per second, p50/p99 latency, errors and the server's peak resident memory. Not a test: the
+            figures depend on the machine.
+            """)
+
+    @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
+    @Option(help: "Seconds per measurement.") var seconds = 5.0
+    @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
+    @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite.") var database: String?
+
+    func run() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = try FreePort.find()
+        var arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
+        if let database { arguments += ["--database", database] }
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        server.arguments = arguments
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+
+        let issuer = "http://127.0.0.1:\(port)"
+        try await waitUntilReady(issuer)
+        let seed = try DemoSeed.load(dataDirectory: folder)
+        let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
+        let backend = RelyingParty(
+            configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
+        _ = try await backend.discover()
+        let flow = FlowRunner(seed: seed, issuer: issuer, backend: backend)
+
+        print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
+        print("| path | concurrency | requests/s | p50 ms | p99 ms | errors |")
+        print("|---|---:|---:|---:|---:|---:|")
+        var totalErrors = 0
+        for level in concurrency {
+            let result = try await measure(concurrency: level) { _ in try await flow.fullFlow() }
+            totalErrors += result.errors
+            print(result.row("full login flow", level))
+        }
+        for level in concurrency {
+            var chains: [String] = []
+            for _ in 0..<level { chains.append(try await flow.fullFlow().tokens.refreshToken ?? "") }
+            let holders = chains.map(RefreshChain.init)
+            let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: backend) }
+            totalErrors += result.errors
+            print(result.row("token endpoint (refresh, private_key_jwt)", level))
+        }
+        print("server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
+        print("errors: \(totalErrors)")
+        if totalErrors > 0 { throw ExitCode.failure }
+    }
+
+    func waitUntilReady(_ issuer: String) async throws {
+        let browser = TestBrowser()
+        for _ in 0..<200 {
+            if let response = try? await browser.get(issuer + "/.well-known/openid-configuration"), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ValidationError("the server did not start")
+    }
+
+    /// Runs `work` on `concurrency` workers for `seconds`, timing each call.
+    func measure(concurrency: Int, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let start = ContinuousClock.now
+        let samples = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var errors = 0
+                    // Bounded: stops at the deadline or after 100 000 calls, whichever comes first.
+                    while ContinuousClock.now < deadline, latencies.count + errors < 100_000 {
+                        let begin = ContinuousClock.now
+                        do {
+                            _ = try await work(worker)
+                            let elapsed = ContinuousClock.now - begin
+                            latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                        } catch {
+                            errors += 1
+                        }
+                    }
+                    return (latencies, errors)
+                }
+            }
+            return try await group.reduce(into: [([Double], Int)]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - start
+        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Measurement(latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall)
+    }
+}
+
+/// Latencies of one benchmark row.
+struct Measurement {
+    let latencies: [Double]
+    let errors: Int
+    let seconds: Double
+
+    func percentile(_ p: Double) -> Double {
+        guard !latencies.isEmpty else { return 0 }
+        return latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+    }
+
+    func row(_ name: String, _ concurrency: Int) -> String {
+        let rate = Double(latencies.count) / seconds
+        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(errors) |"
+    }
+}
+
+/// One full login: authorize, hosted page, password, code, tokens, ID-token validation.
+struct FlowRunner: Sendable {
+    let seed: DemoSeed
+    let issuer: String
+    let backend: RelyingParty
+
+    func fullFlow() async throws -> CompletedAuthorization {
+        let request = try await backend.makeAuthorizationRequest(redirectURI: seed.backendRedirectURIs[0], scope: "openid profile")
+        let browser = TestBrowser()
+        let page = try await browser.get(request.url.absoluteString)
+        guard let fields = LoginForm.fields(in: page.body) else { throw SignetError(.malformedMessage, "no login form (HTTP \(page.status))") }
+        let login = try await browser.post(
+            issuer + "/login", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", seed.username), ("password", seed.password)])
+        guard let redirect = login.header("Location").flatMap(URL.init(string:)) else { throw SignetError(.malformedMessage, "login failed (HTTP \(login.status))") }
+        return try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
+    }
+}
+
+/// A worker's refresh token, rotated on every use.
+final class RefreshChain: @unchecked Sendable {
+    // Used by exactly one worker task at a time, so plain storage suffices.
+    private var token: String
+    init(_ token: String) { self.token = token }
+
+    func refresh(with backend: RelyingParty) async throws -> Bool {
+        let response = try await backend.refresh(token)
+        guard let next = response.refreshToken else { throw SignetError(.malformedMessage, "no rotated refresh token") }
+        token = next
+        return true
+    }
+}
+
+/// Finds a free loopback port by binding port 0 and reading what the kernel chose.
+enum FreePort {
+    static func find() throws -> Int {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ValidationError("cannot open a socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw ValidationError("cannot bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+        #else
+        return Int.random(in: 20_000..<60_000)
+        #endif
+    }
+}
+
+/// The peak resident memory of a process, from Linux's /proc.
+enum PeakMemory {
+    /// VmHWM in KiB, or `nil` where /proc is not available.
+    static func of(pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+}
