@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["SignetTesting", "SignetServer", "SignetRelyingParty", "SignetCore"],
+            dependencies: ["SignetTesting", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "signet"],
             swiftSettings: strict
         ),
     ],

@@ -120,7 +120,7 @@ public actor JWKSCache {
 
     private var mayFetch: Bool {
         guard let lastAttempt else { return true }
-        return now().timeIntervalSince(lastAttempt) >= 0
+        return now().timeIntervalSince(lastAttempt) >= minimumRefetchInterval
     }
 
     private func lookup(_ kid: String?) -> Key? {

@@ -1,0 +1,134 @@
+import Foundation
+import SignetTesting
+import Testing
+
+/// Runs the built `signet` command and captures what it prints.
+struct SignetCommand {
+    static var executable: URL {
+        // Test bundles are built next to the package's executables.
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("signet").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("signet")
+    }
+
+    struct Output {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var all: String { stdout + stderr }
+    }
+
+    /// Runs `signet arguments…` to completion.
+    static func run(_ arguments: [String], input: String? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inPipe.fileHandleForWriting.close()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// A fresh data folder.
+    static func dataFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }
+}
+
+@Suite("The signet command")
+struct CommandTests {
+    @Test("serve refuses plain http outside loopback and a lone TLS file, with a clear message")
+    func serveRefusesBadConfiguration() throws {
+        let data = try SignetCommand.dataFolder()
+        let remote = try SignetCommand.run(["serve", "--data-dir", data, "--issuer", "http://id.example.com"])
+        #expect(remote.status != 0)
+        #expect(remote.all.contains("TLS is required outside loopback"))
+        let lone = try SignetCommand.run(["serve", "--data-dir", data, "--tls-certificate", "/tmp/none.pem"])
+        #expect(lone.status != 0)
+        #expect(lone.all.contains("--tls-certificate and --tls-key go together"))
+        let badPort = try SignetCommand.run(["serve", "--data-dir", data, "--port", "99999"])
+        #expect(badPort.status != 0)
+        #expect(badPort.all.contains("port must be 0–65535"))
+    }
+
+    @Test("clients add validates redirect URIs, prints a secret once, and list/remove work")
+    func clients() throws {
+        let data = try SignetCommand.dataFolder()
+        let bad = try SignetCommand.run(["clients", "add", "web", "--redirect-uri", "http://evil.example.com/cb", "--data-dir", data])
+        #expect(bad.status != 0)
+        #expect(bad.all.contains("not a loopback"))
+        let added = try SignetCommand.run(["clients", "add", "web", "--auth-method", "client_secret_basic", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data])
+        #expect(added.status == 0)
+        #expect(added.stdout.contains("client_secret: "))
+        let duplicate = try SignetCommand.run(["clients", "add", "web", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data])
+        #expect(duplicate.status != 0)
+        let list = try SignetCommand.run(["clients", "list", "--data-dir", data])
+        #expect(list.stdout.contains("web\tclient_secret_basic"))
+        #expect(!list.stdout.contains(added.stdout.components(separatedBy: "client_secret: ")[1].prefix(20)))
+        #expect(try SignetCommand.run(["clients", "remove", "web", "--data-dir", data]).status == 0)
+        #expect(try SignetCommand.run(["clients", "remove", "web", "--data-dir", data]).status != 0)
+    }
+
+    @Test("users add reads the password from stdin and refuses over-long passwords")
+    func users() throws {
+        let data = try SignetCommand.dataFolder()
+        let added = try SignetCommand.run(["users", "add", "Dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n")
+        #expect(added.status == 0)
+        #expect(try SignetCommand.run(["users", "list", "--data-dir", data]).stdout.contains("dana"))
+        let long = try SignetCommand.run(["users", "set-password", "dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: String(repeating: "x", count: 80) + "\n")
+        #expect(long.status != 0)
+        #expect(long.all.contains("1–72 bytes"))
+    }
+
+    @Test("keys rotate keeps a next key published and one active key")
+    func keys() throws {
+        let data = try SignetCommand.dataFolder()
+        #expect(try SignetCommand.run(["keys", "rotate", "--data-dir", data]).status == 0)
+        #expect(try SignetCommand.run(["keys", "rotate", "--data-dir", data]).status == 0)
+        let list = try SignetCommand.run(["keys", "list", "--data-dir", data]).stdout
+        #expect(list.components(separatedBy: "\tactive\t").count == 2)
+        #expect(list.components(separatedBy: "\tnext\t").count == 2)
+        #expect(list.components(separatedBy: "\tretired\t").count == 2)
+    }
+
+    @Test("serve seeds the demo and `signet demo` completes every step against it")
+    func serveAndDemo() async throws {
+        let data = try SignetCommand.dataFolder()
+        let port = try FreePort.find()
+        let server = Process()
+        server.executableURL = SignetCommand.executable
+        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        var ready = false
+        for _ in 0..<150 where !ready {
+            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { ready = true } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(ready)
+        let demo = try SignetCommand.run(["demo", "--data-dir", data])
+        #expect(demo.status == 0, "\(demo.all)")
+        #expect(demo.stdout.contains("All steps passed."))
+        #expect(demo.stdout.contains("private_key_jwt"))
+        server.terminate()
+        server.waitUntilExit()
+        let banner = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(banner.contains("demo-backend"))
+        #expect(banner.contains("http://127.0.0.1:\(port)/.well-known/openid-configuration"))
+    }
+}
