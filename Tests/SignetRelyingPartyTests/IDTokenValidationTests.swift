@@ -111,7 +111,7 @@ struct IDTokenValidationTests {
         claims.atHash = TokenHash.sha256Half(of: "access-1")
         let token = try await provider.sign(claims)
         #expect(try await validate(token, accessToken: "access-1") == .valid(claims))
-        #expect(try await validate(token, accessToken: "access-2") == .invalid([.badSignature]))
+        #expect(try await validate(token, accessToken: "access-2") == .invalid([.atHashMismatch]))
         #expect(try await validate(token) == .valid(claims))
     }
 

@@ -34,6 +34,7 @@ public enum IDTokenFailure: String, Sendable, Equatable, CaseIterable {
     case nonceMismatch = "nonce does not match the one sent"
     case authTooOld = "auth_time is older than max_age allows"
     case missingAuthTime = "auth_time is missing although max_age was sent"
+    case atHashMismatch = "at_hash does not match the access token (OIDC Core §3.1.3.8)"
 }
 
 /// The outcome of ID-token validation: the claims, or every reason it failed.

@@ -6,8 +6,8 @@ public struct TokenResponse: Sendable, Codable, Equatable {
     public var accessToken: String
     /// token_type — RFC 6749 §5.1; always `Bearer` here.
     public var tokenType: String
-    /// expires_in — RFC 6749 §5.1, seconds.
-    public var expiresIn: Int
+    /// expires_in — RFC 6749 §5.1, seconds; RECOMMENDED, so other providers may leave it out.
+    public var expiresIn: Int?
     /// refresh_token — RFC 6749 §5.1
     public var refreshToken: String?
     /// id_token — OIDC Core §3.1.3.3
@@ -15,7 +15,7 @@ public struct TokenResponse: Sendable, Codable, Equatable {
     /// scope — RFC 6749 §5.1
     public var scope: String?
 
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String?, idToken: String?, scope: String?) {
+    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int?, refreshToken: String?, idToken: String?, scope: String?) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn

@@ -37,7 +37,7 @@ extension RelyingParty {
     /// of ``SignetCore/IDTokenClaims/failures(against:now:)`` run; and when `accessToken` is
     /// given and the token has `at_hash`, the hash must match (§3.1.3.8).
     ///
-    /// An `at_hash` mismatch is reported as ``SignetCore/IDTokenFailure/badSignature``: the
+    /// An `at_hash` mismatch is reported as ``SignetCore/IDTokenFailure/atHashMismatch``: the
     /// access token is not the one this signed token vouches for.
     ///
     /// - Throws: only when the provider's metadata or keys cannot be fetched at all
@@ -60,7 +60,7 @@ extension RelyingParty {
         var failures = claims.failures(against: expectation, now: nowSeconds)
         if let accessToken, let atHash = claims.atHash {
             let expected = Self.tokenHash(of: accessToken, algorithm: header.alg)
-            if !ConstantTime.equals(expected, atHash) { failures.append(.badSignature) }
+            if !ConstantTime.equals(expected, atHash) { failures.append(.atHashMismatch) }
         }
         return failures.isEmpty ? .valid(claims) : .invalid(failures)
     }
