@@ -47,15 +47,13 @@ extension SQLStore: GrantStore {
     }
 
     public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
-        let won = try await database.raw(
-            "UPDATE signet_codes SET redeemed_at = \(bind: Self.millis(date)) WHERE code_hash = \(bind: hash) AND redeemed_at IS NULL RETURNING data"
-        ).first()
-        if var code = try Self.record(AuthorizationCodeRecord.self, from: won) {
+        switch try await redeemOnce(AuthorizationCodeRecord.self, table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", at: date) {
+        case .redeemed(var code):
             code.redeemedAt = date
             return .redeemed(code)
+        case .alreadyUsed(let grantID): return .alreadyUsed(grantID: grantID)
+        case .unknown: return .unknown
         }
-        guard let row = try await database.raw("SELECT grant_id FROM signet_codes WHERE code_hash = \(bind: hash)").first() else { return .unknown }
-        return .alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self))
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
@@ -73,14 +71,25 @@ extension SQLStore: GrantStore {
     }
 
     public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
-        let won = try await database.raw(
-            "UPDATE signet_refresh_tokens SET used_at = \(bind: Self.millis(date)) WHERE token_hash = \(bind: hash) AND used_at IS NULL RETURNING data"
-        ).first()
-        if var token = try Self.record(RefreshTokenRecord.self, from: won) {
+        switch try await redeemOnce(RefreshTokenRecord.self, table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", at: date) {
+        case .redeemed(var token):
             token.usedAt = date
             return .redeemed(token)
+        case .alreadyUsed(let grantID): return .alreadyUsed(grantID: grantID)
+        case .unknown: return .unknown
         }
-        guard let row = try await database.raw("SELECT grant_id FROM signet_refresh_tokens WHERE token_hash = \(bind: hash)").first() else {
+    }
+
+    /// Marks a single-use row used in one statement, so exactly one concurrent caller wins;
+    /// tells the others whether it was a replay (and of which grant) or never existed.
+    private func redeemOnce<Record: Decodable & Sendable & Equatable>(
+        _ type: Record.Type, table: String, key: (column: String, value: String), usedColumn: String, at date: Date
+    ) async throws -> Redemption<Record> {
+        let won = try await database.raw(
+            "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING data"
+        ).first()
+        if let record = try Self.record(Record.self, from: won) { return .redeemed(record) }
+        guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
             return .unknown
         }
         return .alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self))

@@ -32,6 +32,21 @@ struct RefreshAndRevocationTests {
         }
     }
 
+    @Test("50 concurrent refreshes with one refresh token yield exactly one success")
+    func concurrentRefresh() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let token = try #require(tokens.refreshToken)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await refresh(fixture, token).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 400 }.count == 49)
+        }
+    }
+
     @Test("refresh may narrow the scope but not widen it")
     func scopeNarrowing() async throws {
         try await withTestProvider { provider in

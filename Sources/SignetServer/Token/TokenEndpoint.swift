@@ -65,7 +65,9 @@ struct TokenEndpoint: Sendable {
         guard PKCE.verify(verifier: verifier, challenge: record.codeChallenge) else {
             throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
         }
-        guard let grant = try await provider.store.grant(id: record.grantID), grant.revokedAt == nil else {
+        // A replay racing this redemption revokes the grant after we won; this request still
+        // answers (exactly one success), and the tokens it issues are born revoked.
+        guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
         guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
@@ -99,7 +101,8 @@ struct TokenEndpoint: Sendable {
         }
         guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
-        guard let grant = try await provider.store.grant(id: record.grantID), grant.revokedAt == nil, grant.expiresAt > now else {
+        // As with codes: a reuse racing this rotation may revoke the family after we won.
+        guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now, grant.expiresAt > now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
