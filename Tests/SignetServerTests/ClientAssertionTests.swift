@@ -112,3 +112,28 @@ struct ClientAssertionTests {
         }
     }
 }
+
+@Suite("private_key_jwt with a jwks_uri")
+struct ClientJWKSURITests {
+    @Test("keys are fetched from the client's jwks_uri, and a kid it does not publish is refused")
+    func jwksURI() async throws {
+        try await withTestProvider { provider in
+            _ = try await Fixture.make(provider)
+            // The provider's own /jwks stands in for the client's key endpoint: sign with its active key.
+            let active = try #require(try await provider.store.signingKeys().first { $0.status == .active })
+            let key = try SigningKeyFactory.privateKey(pem: active.privateKeyPEM)
+            _ = try await provider.admin.addClient(.init(id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: provider.url("/jwks")))
+            let authorization = TestAuthorization(clientID: "remote", redirectURI: Fixture.backendRedirect)
+            func assertion(kid: String) throws -> [(String, String)] {
+                TestJWS.assertionFields(
+                    try TestJWS.es256(header: ["alg": "ES256", "kid": kid], claims: TestJWS.assertionClaims(clientID: "remote", audience: provider.url("/token"), now: provider.clock.now), key: key))
+            }
+            let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            #expect(try await provider.redeem(code, authorization, clientAuth: try assertion(kid: active.kid)).status == 200)
+            let other = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            let refused = try await provider.redeem(other, authorization, clientAuth: try assertion(kid: "not-published"))
+            #expect(refused.status == 401)
+            #expect(refused.oauthError == "invalid_client")
+        }
+    }
+}

@@ -71,7 +71,7 @@ struct SignetRoutes: Sendable {
     let keySource: any ClientKeySource
 
     func register(on router: Router<SignetRequestContext>) {
-        let pages = PageRenderer(issuer: provider.issuer)
+        let pages = PageRenderer(issuer: { [provider] in provider.issuer })
         let sessions = BrowserSessions(provider: provider)
         let validator = AuthorizationRequestValidator(clients: provider.store, maxParameterLength: provider.configuration.maxParameterLength)
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)

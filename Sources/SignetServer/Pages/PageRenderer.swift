@@ -7,9 +7,10 @@ import Mustache
 public struct PageRenderer: Sendable {
     /// One library per page: the shared layout with the page as its `content` partial.
     private let libraries: [String: MustacheLibrary]
-    private let issuer: String
+    private let issuer: @Sendable () -> String
 
-    public init(issuer: String) {
+    /// - Parameter issuer: reads the issuer when a page is rendered (it may be learned only once the port is bound).
+    public init(issuer: @escaping @Sendable () -> String) {
         self.issuer = issuer
         // The templates are constants written above; failing to parse them is a programming error.
         let layout = try! MustacheTemplate(string: PageTemplates.layout)
@@ -29,6 +30,7 @@ public struct PageRenderer: Sendable {
         var context: [String: Any] = values
         context["title"] = title
         context["lang"] = "en"
+        let issuer = self.issuer()
         context["issuer"] = issuer
         context["issuerHost"] = URL(string: issuer)?.host ?? issuer
         let html = libraries[template]?.render(context, withTemplate: "layout") ?? ""

@@ -72,13 +72,17 @@ struct ClientAuthenticator: Sendable {
         if let bodyID = parameters[OAuthParameter.clientID], bodyID != client.id {
             throw Self.invalidClient("client_id does not match the assertion")
         }
-        let keySet: JWKS
-        do { keySet = try await keySource.keySet(for: client) } catch {
-            throw Self.invalidClient("the client's keys could not be read")
+        func matchingKeys(refresh: Bool) async throws -> [JWK] {
+            let keySet: JWKS
+            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch {
+                throw Self.invalidClient("the client's keys could not be read")
+            }
+            return keySet.keys.filter { key in
+                (header.kid == nil || key.keyIdentifier?.string == header.kid) && (key.algorithm == nil || key.algorithm?.rawValue == header.alg)
+            }
         }
-        let candidates = keySet.keys.filter { key in
-            (header.kid == nil || key.keyIdentifier?.string == header.kid) && (key.algorithm == nil || key.algorithm?.rawValue == header.alg)
-        }
+        var candidates = try await matchingKeys(refresh: false)
+        if candidates.isEmpty, client.jwksURI != nil { candidates = try await matchingKeys(refresh: true) }
         guard candidates.count == 1 || (header.kid != nil && !candidates.isEmpty), var key = candidates.first else {
             throw Self.invalidClient("client_assertion kid names no registered key")
         }

@@ -8,7 +8,9 @@ import SignetCore
 /// Finds the public keys a client signs its assertions with.
 public protocol ClientKeySource: Sendable {
     /// The client's key set; throws when it cannot be had.
-    func keySet(for client: ClientRecord) async throws -> JWKS
+    ///
+    /// - Parameter refresh: fetch again (a `kid` was not found), if the copy is old enough.
+    func keySet(for client: ClientRecord, refresh: Bool) async throws -> JWKS
 }
 
 /// Reads a client's inline `jwks`, or fetches its `jwks_uri` (cached for five minutes).
@@ -22,12 +24,20 @@ public actor RegisteredClientKeys: ClientKeySource {
         self.clock = clock
     }
 
-    public func keySet(for client: ClientRecord) async throws -> JWKS {
+    /// Fetched key sets are kept this long.
+    static let cacheLifetime: TimeInterval = 300
+    /// An unknown `kid` refetches at most this often per URI, so forged `kid`s cannot flood the client.
+    static let refetchInterval: TimeInterval = 30
+
+    public func keySet(for client: ClientRecord, refresh: Bool) async throws -> JWKS {
         if let jwks = client.jwks {
             return try JSONDecoder().decode(JWKS.self, from: Data(jwks.utf8))
         }
         guard let uri = client.jwksURI else { throw SignetError(.invalidConfiguration, "client has neither jwks nor jwks_uri") }
-        if let cached = cache[uri], clock.now().timeIntervalSince(cached.fetchedAt) < 300 { return cached.keys }
+        if let cached = cache[uri] {
+            let age = clock.now().timeIntervalSince(cached.fetchedAt)
+            if age < (refresh ? Self.refetchInterval : Self.cacheLifetime) { return cached.keys }
+        }
         var request = HTTPClientRequest(url: uri)
         request.headers.add(name: "Accept", value: "application/json")
         let response = try await httpClient.execute(request, timeout: .seconds(5))
