@@ -93,9 +93,12 @@ struct TokenEndpoint: Sendable {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
         case .alreadyUsed(let grantID):
-            try await provider.store.revokeGrant(id: grantID, at: now)
-            provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
-            throw OAuthHTTPError.invalidGrant("the refresh token was already used")
+            // Tokens of a revoked grant are spent too; only a live family's reuse is an alarm.
+            if try await provider.store.grant(id: grantID)?.revokedAt == nil {
+                try await provider.store.revokeGrant(id: grantID, at: now)
+                provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
+            }
+            throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
         case .redeemed(let redeemed):
             record = redeemed
         }
