@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOSSL
+import SignetTesting
+import SwiftASN1
+import Testing
+import X509
+
+@Suite("TLS")
+struct TLSTests {
+    /// A self-signed certificate for 127.0.0.1, written as PEM files.
+    static func selfSignedCertificate(in folder: String) throws -> (certificate: String, key: String) {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("127.0.0.1") }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600), issuer: name, subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions { SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))]) },
+            issuerPrivateKey: .init(key))
+        let certificatePath = folder + "/tls.crt", keyPath = folder + "/tls.key"
+        try certificate.serializeAsPEM().pemString.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        return (certificatePath, keyPath)
+    }
+
+    @Test("serve with --tls-certificate/--tls-key speaks https, issues an https issuer and marks cookies Secure")
+    func servesTLS() async throws {
+        let data = try SignetCommand.dataFolder()
+        let files = try Self.selfSignedCertificate(in: data)
+        let port = try FreePort.find()
+        let server = Process()
+        server.executableURL = SignetCommand.executable
+        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--tls-certificate", files.certificate, "--tls-key", files.key]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none  // self-signed, made above
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, redirectConfiguration: .disallow))
+        func get(_ path: String) async throws -> HTTPClientResponse {
+            try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)\(path)"), timeout: .seconds(10))
+        }
+        var discovery: HTTPClientResponse?
+        for _ in 0..<150 where discovery == nil {
+            discovery = try? await get("/.well-known/openid-configuration")
+            if discovery == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let response = try #require(discovery)
+        #expect(response.status == .ok)
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let document = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
+        #expect(document?["issuer"] as? String == "https://127.0.0.1:\(port)")
+
+        let authorization = TestAuthorization(clientID: "demo-app", redirectURI: "dev.signet.demo.app:/callback")
+        let page = try await client.execute(HTTPClientRequest(url: authorization.url(issuer: "https://127.0.0.1:\(port)")), timeout: .seconds(10))
+        #expect(page.status == .ok)
+        let cookie = try #require(page.headers["Set-Cookie"].first)
+        #expect(cookie.contains("Secure"))
+        #expect(cookie.contains("HttpOnly"))
+        try await client.shutdown()
+    }
+}
