@@ -5,19 +5,24 @@ import SignetCore
 import SignetServer
 
 extension SQLStore: GrantStore {
-    public func insertPendingAuthorization(_ pending: PendingAuthorizationRecord) async throws {
+    public func insertLoginSession(_ session: LoginSessionRecord) async throws {
         try await database.raw(
-            "INSERT INTO signet_pending_authorizations (id, expires_at, data) VALUES (\(bind: pending.id), \(bind: Self.millis(pending.expiresAt)), \(bind: try Self.json(pending)))"
+            "INSERT INTO signet_login_sessions (id, version, expires_at, data) VALUES (\(bind: session.id), \(bind: Int64(session.version)), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
         ).run()
     }
 
-    public func pendingAuthorization(id: String) async throws -> PendingAuthorizationRecord? {
-        try Self.record(PendingAuthorizationRecord.self, from: try await database.raw("SELECT data FROM signet_pending_authorizations WHERE id = \(bind: id)").first())
+    public func loginSession(id: String) async throws -> LoginSessionRecord? {
+        try Self.record(LoginSessionRecord.self, from: try await database.raw("SELECT data FROM signet_login_sessions WHERE id = \(bind: id)").first())
     }
 
-    public func consumePendingAuthorization(id: String) async throws -> PendingAuthorizationRecord? {
-        try Self.record(
-            PendingAuthorizationRecord.self, from: try await database.raw("DELETE FROM signet_pending_authorizations WHERE id = \(bind: id) RETURNING data").first())
+    public func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool {
+        try await database.raw(
+            "UPDATE signet_login_sessions SET version = \(bind: Int64(session.version)), expires_at = \(bind: Self.millis(session.expiresAt)), data = \(bind: try Self.json(session)) WHERE id = \(bind: session.id) AND version = \(bind: Int64(expectedVersion)) RETURNING id"
+        ).first() != nil
+    }
+
+    public func consumeLoginSession(id: String) async throws -> LoginSessionRecord? {
+        try Self.record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
     }
 
     public func insertGrant(_ grant: GrantRecord) async throws {
@@ -44,6 +49,14 @@ extension SQLStore: GrantStore {
         try await database.raw(
             "INSERT INTO signet_codes (code_hash, grant_id, expires_at, redeemed_at, data) VALUES (\(bind: code.codeHash), \(bind: code.grantID), \(bind: Self.millis(code.expiresAt)), NULL, \(bind: try Self.json(code)))"
         ).run()
+    }
+
+    public func code(hash: String) async throws -> AuthorizationCodeRecord? {
+        guard let row = try await database.raw("SELECT data, redeemed_at FROM signet_codes WHERE code_hash = \(bind: hash)").first(),
+            var code = try Self.record(AuthorizationCodeRecord.self, from: row)
+        else { return nil }
+        code.redeemedAt = try row.decode(column: "redeemed_at", as: Int64?.self).map(Self.date)
+        return code
     }
 
     public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {

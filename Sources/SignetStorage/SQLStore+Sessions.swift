@@ -4,7 +4,33 @@ import SQLKit
 import SignetCore
 import SignetServer
 
-extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore {
+extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, RememberTokenStore, SecretStore {
+    public func insertRememberToken(_ token: RememberTokenRecord) async throws {
+        try await database.raw(
+            "INSERT INTO signet_remember_tokens (token_hash, user_id, expires_at, data) VALUES (\(bind: token.tokenHash), \(bind: token.userID), \(bind: Self.millis(token.expiresAt)), \(bind: try Self.json(token)))"
+        ).run()
+    }
+
+    public func rememberToken(hash: String) async throws -> RememberTokenRecord? {
+        try Self.record(RememberTokenRecord.self, from: try await database.raw("SELECT data FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").first())
+    }
+
+    public func deleteRememberToken(hash: String) async throws {
+        try await database.raw("DELETE FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").run()
+    }
+
+    public func deleteRememberTokens(userID: String) async throws -> Int {
+        try await database.raw("DELETE FROM signet_remember_tokens WHERE user_id = \(bind: userID) RETURNING token_hash").all().count
+    }
+
+    public func secret(named name: String, orStore candidate: String) async throws -> String {
+        try await database.raw("INSERT INTO signet_secrets (name, value) VALUES (\(bind: name), \(bind: candidate)) ON CONFLICT DO NOTHING").run()
+        guard let row = try await database.raw("SELECT value FROM signet_secrets WHERE name = \(bind: name)").first() else {
+            throw SignetError(.storageFailure, "the secret \(name) could not be stored")
+        }
+        return try row.decode(column: "value", as: String.self)
+    }
+
     public func insertSession(_ session: BrowserSessionRecord) async throws {
         try await database.raw(
             "INSERT INTO signet_sessions (id_hash, expires_at, data) VALUES (\(bind: session.idHash), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
@@ -55,15 +81,22 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore {
         try await database.raw("DELETE FROM signet_throttle WHERE key = \(bind: key)").run()
     }
 
+    public func releaseAttempt(key: String) async throws {
+        try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key = \(bind: key) AND failures > 0").run()
+    }
+
     public func purgeExpired(before date: Date) async throws {
         let now = Self.millis(date)
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.
         let codeHorizon = Self.millis(date.addingTimeInterval(-86_400))
-        try await database.raw("DELETE FROM signet_pending_authorizations WHERE expires_at < \(bind: now)").run()
+        try await database.raw("DELETE FROM signet_login_sessions WHERE expires_at < \(bind: now)").run()
+        try await database.raw("DELETE FROM signet_remember_tokens WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_codes WHERE expires_at < \(bind: codeHorizon)").run()
         try await database.raw("DELETE FROM signet_refresh_tokens WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_grants WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_sessions WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_replay WHERE expires_at < \(bind: now)").run()
+        let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottlePolicy().window))
+        try await database.raw("DELETE FROM signet_throttle WHERE last_failure_at < \(bind: throttleHorizon)").run()
     }
 }

@@ -19,7 +19,15 @@ enum SchemaMigrations {
             "CREATE TABLE signet_sessions (id_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
             "CREATE TABLE signet_replay (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE TABLE signet_throttle (key TEXT PRIMARY KEY, failures BIGINT NOT NULL, last_failure_at BIGINT NOT NULL)",
-        ]
+        ],
+        [
+            // Logins in progress gain steps (password, SMS) and versioned updates; pending rows are transient.
+            "DROP TABLE signet_pending_authorizations",
+            "CREATE TABLE signet_login_sessions (id TEXT PRIMARY KEY, version BIGINT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_remember_tokens (token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE INDEX signet_remember_tokens_user ON signet_remember_tokens (user_id)",
+            "CREATE TABLE signet_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ],
     ]
 
     static func run(on database: any SQLDatabase, lock: Bool) async throws {
@@ -29,9 +37,17 @@ enum SchemaMigrations {
             try await database.raw("CREATE TABLE IF NOT EXISTS signet_schema_migrations (version BIGINT PRIMARY KEY)").run()
             let applied = try await database.raw("SELECT version FROM signet_schema_migrations").all()
                 .map { try $0.decode(column: "version", as: Int64.self) }
+            // Each migration and its version row commit together (both databases have transactional DDL).
             for (index, statements) in all.enumerated() where !applied.contains(Int64(index + 1)) {
-                for statement in statements { try await database.raw(SQLQueryString(statement)).run() }
-                try await database.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
+                try await database.raw("BEGIN").run()
+                do {
+                    for statement in statements { try await database.raw(SQLQueryString(statement)).run() }
+                    try await database.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
+                    try await database.raw("COMMIT").run()
+                } catch {
+                    try? await database.raw("ROLLBACK").run()
+                    throw error
+                }
             }
         } catch let error as SignetError {
             throw error

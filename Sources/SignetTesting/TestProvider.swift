@@ -13,6 +13,8 @@ public struct TestProvider: Sendable {
     public let clock: TestClock
     public let admin: SignetAdmin
     public let configuration: SignetConfiguration
+    /// Every SMS the provider sent.
+    public let outbox: MemoryOutbox
 
     /// `issuer + path`.
     public func url(_ path: String) -> String { issuer + path }
@@ -26,6 +28,7 @@ public struct TestProvider: Sendable {
 public func withTestProvider<Result: Sendable>(
     store: (any SignetStore)? = nil,
     clock: TestClock = TestClock(),
+    outbox: MemoryOutbox = MemoryOutbox(),
     configure: (inout SignetConfiguration) -> Void = { _ in },
     _ body: (TestProvider) async throws -> Result
 ) async throws -> Result {
@@ -38,7 +41,7 @@ public func withTestProvider<Result: Sendable>(
     let bound = BoundIssuer()
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let application = try await buildApplication(
-        configuration: configuration, store: store, clock: clock.signetClock, logger: logger, boundIssuer: bound,
+        configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox, boundIssuer: bound,
         onServerRunning: { port in
             portContinuation.yield(port)
             portContinuation.finish()
@@ -54,7 +57,7 @@ public func withTestProvider<Result: Sendable>(
         configuration.issuer = issuer
         let provider = TestProvider(
             issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
-            configuration: configuration)
+            configuration: configuration, outbox: outbox)
         do {
             let result = try await body(provider)
             await services.triggerGracefulShutdown()

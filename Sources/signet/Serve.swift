@@ -31,6 +31,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
+    @Option(help: "Send SMS through this gateway webhook (JSON POST signed with HMAC) instead of the development outbox (env SIGNET_SMS_WEBHOOK_URL).")
+    var smsWebhookURL: String?
+
+    @Option(help: "The webhook's HMAC signing secret (env SIGNET_SMS_WEBHOOK_SECRET).")
+    var smsWebhookSecret: String?
+
     func run() async throws {
         let host = host ?? Environment.value("HOST") ?? "127.0.0.1"
         let port = try port ?? Environment.value("PORT").map { text in
@@ -58,7 +64,8 @@ struct Serve: AsyncParsableCommand {
                 ?? (try? DemoSeed.load(dataDirectory: self.store.dataURL))
         }
         let (finalConfiguration, finalSeed, database) = (configuration, seed, self.store.databaseDescription)
-        let application = try await buildApplication(configuration: configuration, store: store, logger: logger) { boundPort in
+        let messages = try messageSender(printing: !noDemo)
+        let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages) { boundPort in
             Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, port: boundPort)
         }
         let services = ServiceGroup(
@@ -70,6 +77,26 @@ struct Serve: AsyncParsableCommand {
             throw error
         }
         try await store.close()
+    }
+}
+
+extension Serve {
+    /// The webhook sender when configured; otherwise the development outbox in the data folder,
+    /// which in demo mode also prints each message so the demo can be followed.
+    func messageSender(printing: Bool) throws -> any MessageSender {
+        if let url = smsWebhookURL ?? Environment.value("SMS_WEBHOOK_URL") {
+            guard let secret = smsWebhookSecret ?? Environment.value("SMS_WEBHOOK_SECRET"), secret.utf8.count >= 16 else {
+                throw ValidationError("--sms-webhook-url needs --sms-webhook-secret (at least 16 characters)")
+            }
+            guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || SignetConfiguration.isLoopback(host) else {
+                throw ValidationError("--sms-webhook-url must be https (http only on loopback)")
+            }
+            return WebhookMessageSender(url: url, secret: secret)
+        }
+        return DevelopmentOutbox(dataDirectory: store.dataURL) { message in
+            guard printing else { return }
+            FileHandle.standardOutput.write(Data("[outbox] to \(message.to): \(message.body.replacingOccurrences(of: "\n", with: " "))\n".utf8))
+        }
     }
 }
 

@@ -109,15 +109,70 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a pending authorization is consumed once", arguments: StoreBackend.available)
-    func pending(_ backend: StoreBackend) async throws {
+    @Test("a login session changes only from the version it was read at, and is consumed once", arguments: StoreBackend.available)
+    func loginSessions(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let request = ValidatedAuthorizationRequest(clientID: "c", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "x")
-            let record = PendingAuthorizationRecord(id: "p1", request: request, browserBindingHash: "b", csrfToken: "t", expiresAt: now.addingTimeInterval(600))
-            try await store.insertPendingAuthorization(record)
-            #expect(try await store.pendingAuthorization(id: "p1") == record)
-            #expect(try await store.consumePendingAuthorization(id: "p1") == record)
-            #expect(try await store.consumePendingAuthorization(id: "p1") == nil)
+            let record = LoginSessionRecord(id: "p1", channel: .api, request: request, step: .selectScenario, expiresAt: now.addingTimeInterval(600))
+            try await store.insertLoginSession(record)
+            #expect(try await store.loginSession(id: "p1") == record)
+            var next = record
+            next.step = .usernamePassword
+            next.version = 1
+            let applied = try await store.replaceLoginSession(next, expectedVersion: 0)
+            let stale = try await store.replaceLoginSession(next, expectedVersion: 0)
+            #expect(applied)
+            #expect(!stale)
+            #expect(try await store.loginSession(id: "p1") == next)
+            #expect(try await store.consumeLoginSession(id: "p1") == next)
+            #expect(try await store.consumeLoginSession(id: "p1") == nil)
+        }
+    }
+
+    @Test("remember tokens: insert, find, revoke one or all of a user's", arguments: StoreBackend.available)
+    func rememberTokens(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            for (hash, user) in [("t1", "u1"), ("t2", "u1"), ("t3", "u2")] {
+                try await store.insertRememberToken(RememberTokenRecord(tokenHash: hash, clientID: "c", userID: user, createdAt: now, expiresAt: now.addingTimeInterval(60)))
+            }
+            #expect(try await store.rememberToken(hash: "t1")?.userID == "u1")
+            try await store.deleteRememberToken(hash: "t3")
+            #expect(try await store.rememberToken(hash: "t3") == nil)
+            #expect(try await store.deleteRememberTokens(userID: "u1") == 2)
+            #expect(try await store.rememberToken(hash: "t2") == nil)
+        }
+    }
+
+    @Test("a named secret is stored once and then always the same", arguments: StoreBackend.available)
+    func secrets(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let first = try await store.secret(named: "k", orStore: "one")
+            let second = try await store.secret(named: "k", orStore: "two")
+            #expect(first == "one")
+            #expect(second == "one")
+        }
+    }
+
+    @Test("codes can be read without being spent", arguments: StoreBackend.available)
+    func codeLookup(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g2"))
+            try await store.insertCode(code("h2", grantID: "g2"))
+            #expect(try await store.code(hash: "h2")?.redeemedAt == nil)
+            _ = try await store.redeemCode(hash: "h2", at: now)
+            #expect(try await store.code(hash: "h2")?.redeemedAt == now)
+        }
+    }
+
+    @Test("signing keys behave alike in every store: duplicates ignored, unknown updates refused", arguments: StoreBackend.available)
+    func signingKeyParity(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            var key = SigningKeyFactory.make(status: .next, now: now)
+            try await store.insertSigningKey(key)
+            key.status = .active
+            try await store.insertSigningKey(key)
+            #expect(try await store.signingKeys().map(\.status) == [.next])
+            await #expect(throws: SignetError(.notFound, "")) { try await store.updateSigningKey(kid: "missing", status: .active, publishUntil: nil) }
         }
     }
 

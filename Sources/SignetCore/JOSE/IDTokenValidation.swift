@@ -58,14 +58,15 @@ extension IDTokenClaims {
         if iss != expected.issuer { failures.append(.wrongIssuer) }
         if !aud.contains(expected.clientID) { failures.append(.wrongAudience) }
         if aud.count > 1, azp != expected.clientID { failures.append(.untrustedAudience) }
-        if exp + expected.leeway <= now { failures.append(.expired) }
-        if iat - expected.leeway > now { failures.append(.issuedInFuture) }
+        // Compared without adding to the claims, so absurd values cannot overflow.
+        if exp <= now - expected.leeway { failures.append(.expired) }
+        if iat > now + expected.leeway { failures.append(.issuedInFuture) }
         if let sent = expected.nonce {
             if nonce.map({ !ConstantTime.equals($0, sent) }) ?? true { failures.append(.nonceMismatch) }
         }
         if let maxAge = expected.maxAge {
             if let authTime {
-                if authTime + maxAge + expected.leeway < now { failures.append(.authTooOld) }
+                if authTime < now - maxAge - expected.leeway { failures.append(.authTooOld) }
             } else {
                 failures.append(.missingAuthTime)
             }

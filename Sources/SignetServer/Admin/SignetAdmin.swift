@@ -97,7 +97,7 @@ public struct SignetAdmin: Sendable {
 
     /// Rotates the signing keys (see ``KeyRotation``).
     public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
-        try await KeyRotation.rotate(store: store, now: clock.now(), longestTokenLifetime: configuration.longestSignedTokenLifetime)
+        try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)
     }
 }
 

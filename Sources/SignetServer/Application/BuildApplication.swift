@@ -1,4 +1,5 @@
 // One buildApplication for the command, the tests and the benchmarks.
+import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -20,6 +21,7 @@ import SignetCore
 ///   - clock: the time source; tests pass a fixed clock.
 ///   - random: the randomness source.
 ///   - logger: the logger; nothing secret is ever logged (see docs/logging.md).
+///   - messageSender: delivers SMS one-time codes (``DevelopmentOutbox``, ``WebhookMessageSender``, ``MemoryOutbox``).
 ///   - boundIssuer: receives the issuer once bound, when `issuerFollowsBoundPort` is set.
 ///   - onServerRunning: called with the bound port once the server listens.
 public func buildApplication(
@@ -28,14 +30,17 @@ public func buildApplication(
     clock: SignetClock = .system,
     random: SecureRandom = SecureRandom(),
     logger: Logger = Logger(label: "signet"),
+    messageSender: any MessageSender,
     boundIssuer: BoundIssuer = BoundIssuer(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
     try await keys.prepare()
+    let otpKey = try await store.secret(named: "otp-hmac-key", orStore: random.token())
     let provider = Provider(
         configuration: configuration, store: store, keys: keys, clock: clock, random: random,
-        passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, boundIssuer: boundIssuer)
+        passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, messages: messageSender,
+        otpKey: SymmetricKey(data: Data(otpKey.utf8)), boundIssuer: boundIssuer)
     let router = Router(context: SignetRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger))
     router.add(middleware: SecurityHeadersMiddleware())
@@ -88,6 +93,8 @@ struct SignetRoutes: Sendable {
         router.get("/authorize", use: authorize.handle)
         router.post("/authorize", use: authorize.handle)
         router.post("/login", use: login.submit)
+        router.post("/login/sms", use: login.submitCode)
+        router.post("/login/sms/resend", use: login.resend)
         router.post("/token", use: token.handle)
         router.get("/userinfo", use: userInfo.handle)
         router.post("/userinfo", use: userInfo.handle)
@@ -100,7 +107,7 @@ struct SignetRoutes: Sendable {
         // Wrong methods get 405 with Allow, not 404.
         let allowed: [(String, [HTTPRequest.Method])] = [
             ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
-            ("/token", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
+            ("/token", [.post]), ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
         ]
         for (path, methods) in allowed {
             let allow = methods.map(\.rawValue).joined(separator: ", ")

@@ -14,10 +14,16 @@ public struct Provider: Sendable {
     public let random: SecureRandom
     public let passwords: PasswordHasher
     public let logger: Logger
+    /// Where SMS one-time codes go.
+    public let messages: any MessageSender
+    /// The key one-time codes are hashed with (HMAC-SHA256), shared by all instances through the store.
+    let otpKey: SymmetricKey
     private let boundIssuer: BoundIssuer
 
-    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, boundIssuer: BoundIssuer = BoundIssuer()) {
+    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer()) {
         self.configuration = configuration
+        self.messages = messages
+        self.otpKey = otpKey
         self.boundIssuer = boundIssuer
         self.store = store
         self.keys = keys

@@ -39,6 +39,10 @@ public struct SignetConfiguration: Sendable {
 
     /// bcrypt cost (log2 rounds) for new password hashes. Default 12.
     public var passwordHashCost: Int
+    /// SMS one-time code rules.
+    public var sms: SMSPolicy = SMSPolicy()
+    /// How long a Remember-User-ID token names its user. Default 365 days.
+    public var rememberTokenLifetime: TimeInterval = 365 * 86_400
     /// How failed sign-ins slow down and pause.
     public var throttle: ThrottlePolicy
 
@@ -96,11 +100,9 @@ public struct SignetConfiguration: Sendable {
         self.maxParameterLength = maxParameterLength
     }
 
-    /// Whether the issuer is served over TLS, which decides the `Secure` cookie flag.
-    public var issuerUsesTLS: Bool { issuer.lowercased().hasPrefix("https://") }
-
-    /// The longest any token signed by a key stays valid: how long a retired key stays published.
-    public var longestSignedTokenLifetime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) }
+    /// How long a retired key stays published: the longest token it can have signed, plus the time
+    /// servers may go on signing with it before they reread keys, plus clock skew.
+    public var retiredKeyPublicationTime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) + keyRefreshInterval + clockSkew }
 
 
     /// Checks the settings and says what is wrong, in words an operator can act on.
@@ -126,8 +128,11 @@ public struct SignetConfiguration: Sendable {
         return problems
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()) || host.hasPrefix("127.")
+    /// Whether `host` is `localhost`, `::1` or an IPv4 literal in 127.0.0.0/8.
+    public static func isLoopback(_ host: String) -> Bool {
+        if ["::1", "[::1]", "localhost"].contains(host.lowercased()) { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
     }
 }
 
@@ -157,5 +162,27 @@ public struct ThrottlePolicy: Sendable, Equatable {
         guard failures >= free else { return 0 }
         let doublings = min(failures - free, 20)
         return min(baseDelay * pow(2, Double(doublings)), maxDelay)
+    }
+}
+
+/// The rules of SMS one-time codes.
+public struct SMSPolicy: Sendable, Equatable {
+    /// Digits in a code. Default 6.
+    public var digits: Int
+    /// How long a code works. Default 5 minutes.
+    public var lifetime: TimeInterval
+    /// Wrong tries per code; after them the code is dead (resend or restart). Default 3.
+    public var maxWrongAttempts: Int
+    /// The shortest time between sends. Default 30 s.
+    public var resendAfter: TimeInterval
+    /// The most codes sent in one login (the first and the resends). Default 5.
+    public var maxSends: Int
+
+    public init(digits: Int = 6, lifetime: TimeInterval = 300, maxWrongAttempts: Int = 3, resendAfter: TimeInterval = 30, maxSends: Int = 5) {
+        self.digits = digits
+        self.lifetime = lifetime
+        self.maxWrongAttempts = maxWrongAttempts
+        self.resendAfter = resendAfter
+        self.maxSends = maxSends
     }
 }

@@ -25,9 +25,7 @@ struct AuthorizeEndpoint: Sendable {
             return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: provider.issuer))
         case .valid(var authorization, let client):
             if let hint = parameters[OAuthParameter.idTokenHint] {
-                guard let claims = await provider.keys.verifyOwn(hint, as: IDTokenClaims.self, expectedType: nil),
-                    claims.iss == provider.issuer
-                else {
+                guard let claims = await provider.verifyIDTokenHint(hint) else {
                     return redirect(
                         AuthorizationResponse.errorURL(
                             OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: authorization.redirectURI,

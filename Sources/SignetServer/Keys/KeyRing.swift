@@ -47,6 +47,8 @@ public actor KeyRing {
             published.append(PublicJWK(p256: key.publicKey, kid: record.kid))
             if record.status == .active { active = record.kid }
         }
+        // Overlapping reloads may finish out of order: keep the newest snapshot.
+        if let loadedAt, loadedAt > now { return }
         collection = fresh
         publishedKeys = published
         publishedKIDs = Set(published.compactMap(\.kid))
@@ -80,7 +82,8 @@ public actor KeyRing {
     public func verifyOwn<Payload: JWTPayload>(_ token: String, as type: Payload.Type, expectedType: String?) async -> Payload? {
         guard let header = JOSEHeader(compact: token), header.alg == "ES256", let kid = header.kid else { return nil }
         if let expectedType, header.typ?.lowercased() != expectedType.lowercased() { return nil }
-        if !publishedKIDs.contains(kid) { try? await reload() }
+        // An unknown kid rereads the keys at most every 10 s, so forged kids cannot hammer the store.
+        if !publishedKIDs.contains(kid), loadedAt.map({ clock.now().timeIntervalSince($0) >= 10 }) ?? true { try? await reload() }
         guard publishedKIDs.contains(kid) else { return nil }
         return try? await collection.verify(token, as: Payload.self)
     }

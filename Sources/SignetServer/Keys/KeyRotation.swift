@@ -9,7 +9,7 @@ public enum KeyRotation {
     /// key, and drops retired keys whose tokens have all expired.
     /// - Returns: the kid now signing.
     @discardableResult
-    public static func rotate(store: any SigningKeyStore, now: Date, longestTokenLifetime: TimeInterval) async throws -> String {
+    public static func rotate(store: any SigningKeyStore, now: Date, retiredKeyPublicationTime: TimeInterval) async throws -> String {
         let keys = try await store.signingKeys()
         for key in keys where key.status == .retired && (key.publishUntil ?? now) <= now {
             try await store.deleteSigningKey(kid: key.kid)
@@ -22,7 +22,7 @@ public enum KeyRotation {
             try await store.insertSigningKey(next)
         }
         for key in keys where key.status == .active {
-            try await store.updateSigningKey(kid: key.kid, status: .retired, publishUntil: now.addingTimeInterval(longestTokenLifetime))
+            try await store.updateSigningKey(kid: key.kid, status: .retired, publishUntil: now.addingTimeInterval(retiredKeyPublicationTime))
         }
         try await store.updateSigningKey(kid: next.kid, status: .active, publishUntil: nil)
         try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: now))

@@ -53,6 +53,7 @@ public struct BrowserSessions: Sendable {
         return (value, cookie(Self.browserCookie, value: value, maxAge: nil))
     }
 
+    /// An `HttpOnly; SameSite=Lax; Path=/` cookie, `Secure` when the issuer is https.
     func cookie(_ name: String, value: String, maxAge: Int?) -> Cookie {
         Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: provider.issuer.lowercased().hasPrefix("https://"), httpOnly: true, sameSite: .lax)
     }

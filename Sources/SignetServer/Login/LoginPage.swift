@@ -1,100 +1,235 @@
-// The hosted login page: GET shows it (from /authorize), POST /login checks the password.
+// The hosted login page: GET shows it (from /authorize); POST /login checks the password;
+// POST /login/sms and /login/sms/resend handle the SMS one-time code.
 import Foundation
 import Hummingbird
 import SignetCore
 
-/// The username-and-password page and its form handler.
+/// The hosted page's steps, on top of the shared ``LoginSteps``.
 struct LoginPage: Sendable {
     let provider: Provider
     let pages: PageRenderer
     let sessions: BrowserSessions
 
-    var throttle: LoginThrottle {
-        LoginThrottle(store: provider.store, policy: provider.configuration.throttle, clock: provider.clock)
-    }
+    var steps: LoginSteps { LoginSteps(provider: provider) }
+    /// Holds a Remember-User-ID token for the page.
+    static let rememberCookie = "signet_remember"
 
-    /// Stores the request as pending, binds it to this browser, and shows the form.
+    /// Stores the login, binds it to this browser, and shows the form (pre-filled for a remembered user).
     func start(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
         let binding = sessions.browserBinding(request)
-        let pending = PendingAuthorizationRecord(
-            id: provider.random.token(), request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
-            csrfToken: provider.random.token(), expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
-        try await provider.store.insertPendingAuthorization(pending)
-        var response = form(pending, clientName: client.name, username: authorization.loginHint, error: nil, status: .ok)
+        let handle = provider.random.token()
+        let session = LoginSessionRecord(
+            id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
+            csrfToken: provider.random.token(), step: .usernamePassword,
+            expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
+        try await provider.store.insertLoginSession(session)
+        var username = authorization.loginHint
+        var remembered = false
+        if username == nil, let token = request.cookies[Self.rememberCookie]?.value,
+            let user = try await RememberTokens(provider: provider).user(for: token, clientID: client.id)
+        {
+            username = user.username
+            remembered = true
+        }
+        var response = form(session, handle: handle, clientName: client.name, username: username, rememberMe: remembered, error: nil, status: .ok)
         if let cookie = binding.cookie { response.setCookie(cookie) }
         return response
     }
 
-    /// Handles the submitted form.
+    /// POST /login: the username and password.
     func submit(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let loaded = try await load(request, expecting: .usernamePassword)
+        guard case .loaded(let session, let handle, let parameters, let client) = loaded else { return loaded.response! }
+        let username = (parameters["username"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        let password = parameters["password"] ?? ""
+        let rememberMe = parameters["remember_me"] == "on"
+        func again(_ error: String, _ status: HTTPResponse.Status) -> Response {
+            form(session, handle: handle, clientName: client.name, username: String(username.prefix(128)), rememberMe: rememberMe, error: error, status: status)
+        }
+        guard !username.isEmpty, !password.isEmpty, username.utf8.count <= 128, password.utf8.count <= 1024 else {
+            return again("Enter your username and password.", .badRequest)
+        }
+        let user: UserRecord
+        switch try await steps.checkPassword(username: username, password: password, address: context.sourceAddress, clientID: client.id) {
+        case .paused(let seconds): return again(LoginThrottle.pauseMessage(seconds: seconds), .tooManyRequests)
+        case .rejected: return again("The username or password is incorrect.", .unauthorized)
+        case .accepted(let accepted): user = accepted
+        }
+
+        // Two factors when the client asks for them (acr_values) — the SMS code.
+        guard session.request.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) else {
+            return try await finish(session, user: user, twoFactor: false, rememberMe: rememberMe, request: request)
+        }
+        guard let phoneNumber = user.phoneNumber else {
+            _ = try await provider.store.consumeLoginSession(id: session.id)
+            return redirectError(session, OAuthError(.accessDenied, "two factors are required and this user has no phone number"))
+        }
+        var next = session
+        do {
+            next.sms = try await steps.sendCode(for: session, to: phoneNumber, clientName: client.name, previous: nil)
+        } catch {
+            return again("We could not send the code. Try again in a moment.", .serviceUnavailable)
+        }
+        next.step = .smsCode
+        next.userID = user.id
+        next.rememberMe = rememberMe
+        next.version += 1
+        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
+            return pages.message(heading: "This sign-in changed in another window", message: "Go back to the app and start again.", status: .conflict)
+        }
+        return smsForm(next, handle: handle, error: nil, status: .ok)
+    }
+
+    /// POST /login/sms: the one-time code.
+    func submitCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let loaded = try await load(request, expecting: .smsCode)
+        guard case .loaded(let session, let handle, let parameters, _) = loaded else { return loaded.response! }
+        guard var challenge = session.sms, let userID = session.userID, let user = try await provider.store.user(id: userID) else {
+            return pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest)
+        }
+        let code = (parameters["code"] ?? "").trimmingCharacters(in: .whitespaces)
+        let result = steps.check(code, against: &challenge, session: session.id)
+        if result == .accepted {
+            return try await finish(session, user: user, twoFactor: true, rememberMe: session.rememberMe, request: request)
+        }
+        var next = session
+        next.sms = challenge
+        next.version += 1
+        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
+            return pages.message(heading: "This code was already sent", message: "Go back and try again.", status: .conflict)
+        }
+        switch result {
+        case .wrong(let left):
+            return smsForm(next, handle: handle, error: "The code is not right. \(left) \(left == 1 ? "try" : "tries") left.", status: .unauthorized)
+        case .exhausted:
+            return smsForm(next, handle: handle, error: "Too many wrong codes. Send a new code to try again.", status: .forbidden)
+        case .expired:
+            return smsForm(next, handle: handle, error: "The code has expired. Send a new code.", status: .badRequest)
+        case .accepted:
+            return smsForm(next, handle: handle, error: nil, status: .ok)
+        }
+    }
+
+    /// POST /login/sms/resend: a new code, within the resend rules.
+    func resend(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let loaded = try await load(request, expecting: .smsCode)
+        guard case .loaded(let session, let handle, _, let client) = loaded, let challenge = session.sms else {
+            return loaded.response ?? pages.message(heading: "This sign-in has expired", message: "Start again.", status: .badRequest)
+        }
+        switch steps.canResend(challenge) {
+        case .tooEarly(let seconds):
+            return smsForm(session, handle: handle, error: "Wait \(Int(seconds.rounded(.up))) seconds before asking for a new code.", status: .tooManyRequests)
+        case .limitReached:
+            return smsForm(session, handle: handle, error: "No more codes can be sent. Go back to the app and start again.", status: .tooManyRequests)
+        case .allowed:
+            break
+        }
+        var next = session
+        do {
+            next.sms = try await steps.sendCode(for: session, to: challenge.phoneNumber, clientName: client.name, previous: challenge)
+        } catch {
+            return smsForm(session, handle: handle, error: "We could not send the code. Try again in a moment.", status: .serviceUnavailable)
+        }
+        next.version += 1
+        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
+            return pages.message(heading: "This sign-in changed in another window", message: "Go back and try again.", status: .conflict)
+        }
+        return smsForm(next, handle: handle, error: nil, status: .ok)
+    }
+
+    // MARK: Shared
+
+    /// A form post read and checked: the session exists, is live, is at `step`, came from this browser with the CSRF token.
+    enum Loaded {
+        case loaded(LoginSessionRecord, handle: String, FormParameters, ClientRecord)
+        case refused(Response)
+        var response: Response? {
+            if case .refused(let response) = self { return response }
+            return nil
+        }
+    }
+
+    func load(_ request: Request, expecting step: LoginStep) async throws -> Loaded {
         let parameters: FormParameters
         do {
             parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
         } catch let error as OAuthHTTPError {
-            return pages.message(heading: "The sign-in form could not be read", message: error.error.errorDescription ?? "", status: error.status)
+            return .refused(pages.message(heading: "The sign-in form could not be read", message: error.error.errorDescription ?? "", status: error.status))
         }
         guard parameters.duplicatedNames.isEmpty else {
-            return pages.message(heading: "The sign-in form could not be read", message: "A field was sent twice.", status: .badRequest)
+            return .refused(pages.message(heading: "The sign-in form could not be read", message: "A field was sent twice.", status: .badRequest))
         }
-        guard let id = parameters["authorization"], id.utf8.count <= 64,
-            let pending = try await provider.store.pendingAuthorization(id: id), pending.expiresAt > provider.now()
+        guard let handle = parameters["authorization"], handle.utf8.count <= 64,
+            let session = try await provider.store.loginSession(id: SecretDigest.hex(handle)), session.channel == .page,
+            session.expiresAt > provider.now()
         else {
-            return pages.message(
-                heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest)
+            return .refused(pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
         }
         // CSRF: the form's token must match, and the form must come back to the browser it was shown in.
         let browser = request.cookies[BrowserSessions.browserCookie]?.value ?? ""
-        guard let csrf = parameters["csrf_token"], ConstantTime.equals(csrf, pending.csrfToken),
-            ConstantTime.equals(SecretDigest.hex(browser), pending.browserBindingHash)
+        guard let csrf = parameters["csrf_token"], let expected = session.csrfToken, ConstantTime.equals(csrf, expected),
+            let binding = session.browserBindingHash, ConstantTime.equals(SecretDigest.hex(browser), binding)
         else {
-            return pages.message(
-                heading: "The sign-in form was rejected",
-                message: "The form was not sent from the sign-in page in this browser. Go back to the app and start again.",
-                status: .forbidden)
+            return .refused(
+                pages.message(
+                    heading: "The sign-in form was rejected",
+                    message: "The form was not sent from the sign-in page in this browser. Go back to the app and start again.", status: .forbidden))
         }
-        guard let client = try await provider.store.client(id: pending.request.clientID) else {
-            return pages.message(heading: "This sign-in has expired", message: "The app is no longer registered.", status: .badRequest)
+        guard session.step == step else {
+            return .refused(pages.message(heading: "This step is already done", message: "Go back to the app and start signing in again.", status: .conflict))
         }
-        let username = (parameters["username"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        let password = parameters["password"] ?? ""
-        guard !username.isEmpty, !password.isEmpty, username.utf8.count <= 128, password.utf8.count <= 1024 else {
-            return form(pending, clientName: client.name, username: String(username.prefix(128)), error: "Enter your username and password.", status: .badRequest)
+        guard let client = try await provider.store.client(id: session.request.clientID) else {
+            return .refused(pages.message(heading: "This sign-in has expired", message: "The app is no longer registered.", status: .badRequest))
         }
+        return .loaded(session, handle: handle, parameters, client)
+    }
 
-        let address = context.sourceAddress
-        let wait = try await throttle.wait(username: username, address: address)
-        if wait > 0 {
-            return form(pending, clientName: client.name, username: username, error: LoginThrottle.pauseMessage(seconds: wait), status: .tooManyRequests)
-        }
-        let user = try await provider.store.user(username: username)
-        guard await provider.passwords.verify(password, hash: user?.passwordHash), let user else {
-            try await throttle.recordFailure(username: username, address: address)
-            provider.logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(client.id)])
-            return form(pending, clientName: client.name, username: username, error: "The username or password is incorrect.", status: .unauthorized)
-        }
-        try await throttle.recordSuccess(username: username)
-
-        // Single use: only one submission of this form completes it.
-        guard let authorization = try await provider.store.consumePendingAuthorization(id: pending.id) else {
+    /// Starts the browser session, issues the code and redirects; sets or clears the remember cookie.
+    private func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, rememberMe: Bool, request: Request) async throws -> Response {
+        var session = session
+        session.rememberMe = rememberMe
+        let finished: LoginSteps.Finished
+        let started = try await sessions.start(LoginSteps.authentication(user: user, twoFactor: twoFactor, at: provider.now(), sessionID: nil))
+        do {
+            finished = try await steps.finish(session, user: user, twoFactor: twoFactor, browserSessionID: started.0.sid)
+        } catch LoginSteps.FinishFailure.alreadyFinished {
             return pages.message(heading: "This sign-in was already completed", message: "Go back to the app.", status: .badRequest)
+        } catch LoginSteps.FinishFailure.wrongUser {
+            return redirectError(session, OAuthError(.loginRequired, "the user who signed in is not the one id_token_hint names"))
         }
-        let now = provider.now()
-        var authentication = Authentication(
-            userID: user.id, time: now, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: nil)
-        let (session, cookie) = try await sessions.start(authentication)
-        authentication.sessionID = session.sid
-        let location = try await provider.issueCode(for: authorization.request, authentication: authentication)
-        provider.logger.info("login succeeded", metadata: ["event": "login.succeeded", "client_id": .string(client.id), "sub": .string(user.id)])
-        var response = Response(status: .seeOther, headers: [.location: location])
-        response.setCookie(cookie)
+        var response = Response(status: .seeOther, headers: [.location: finished.location])
+        response.setCookie(started.1)
+        if let token = finished.rememberToken {
+            response.setCookie(sessions.cookie(Self.rememberCookie, value: token, maxAge: Int(provider.configuration.rememberTokenLifetime)))
+        } else if !rememberMe, let old = request.cookies[Self.rememberCookie]?.value {
+            try await RememberTokens(provider: provider).revoke(old)
+            response.setCookie(sessions.cookie(Self.rememberCookie, value: "", maxAge: 0))
+        }
         return response
     }
 
-    private func form(_ pending: PendingAuthorizationRecord, clientName: String, username: String?, error: String?, status: HTTPResponse.Status) -> Response {
-        var values = ["clientName": clientName, "authorization": pending.id, "csrfToken": pending.csrfToken]
+    private func redirectError(_ session: LoginSessionRecord, _ error: OAuthError) -> Response {
+        Response(
+            status: .seeOther,
+            headers: [.location: AuthorizationResponse.errorURL(error, redirectURI: session.request.redirectURI, state: session.request.state, issuer: provider.issuer)])
+    }
+
+    private func form(_ session: LoginSessionRecord, handle: String, clientName: String, username: String?, rememberMe: Bool, error: String?, status: HTTPResponse.Status) -> Response {
+        var values = ["clientName": clientName, "authorization": handle, "csrfToken": session.csrfToken ?? ""]
         values["username"] = username
         values["error"] = error
-        let targets = PageRenderer.formTarget(for: pending.request.redirectURI).map { [$0] } ?? []
+        values["rememberMe"] = rememberMe ? "yes" : nil
+        let targets = PageRenderer.formTarget(for: session.request.redirectURI).map { [$0] } ?? []
         return pages.render("login", title: "Sign in", values: values, status: status, formTargets: targets)
+    }
+
+    private func smsForm(_ session: LoginSessionRecord, handle: String, error: String?, status: HTTPResponse.Status) -> Response {
+        var values = [
+            "authorization": handle, "csrfToken": session.csrfToken ?? "", "digits": String(provider.configuration.sms.digits),
+            "phoneHint": OneTimeCodes.hint(session.sms?.phoneNumber ?? ""),
+        ]
+        values["error"] = error
+        let targets = PageRenderer.formTarget(for: session.request.redirectURI).map { [$0] } ?? []
+        return pages.render("sms", title: "Enter the code", values: values, status: status, formTargets: targets)
     }
 }

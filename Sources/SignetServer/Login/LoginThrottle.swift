@@ -2,11 +2,16 @@
 import Foundation
 import SignetCore
 
-/// Counts failed sign-ins and says how long the next attempt must wait.
+/// Counts sign-in attempts and says how long the next one must wait.
 ///
-/// Shared by every way of signing in (hosted page and, later, the native API),
-/// so none is easier to brute-force than another. Names are counted whether or
-/// not an account exists, so the answers never reveal which names exist.
+/// Shared by every way of signing in (hosted page and native API), so none is easier
+/// to brute-force than another. Names are counted whether or not an account exists,
+/// so the answers never reveal which names exist.
+///
+/// An attempt is counted *before* the password is checked (``reserve(username:address:)``),
+/// atomically, so a burst of parallel guesses cannot all slip through before the first
+/// failure is recorded; a success then clears the account's count and gives the address
+/// its attempt back.
 public struct LoginThrottle: Sendable {
     let store: any ThrottleStore
     let policy: ThrottlePolicy
@@ -21,29 +26,44 @@ public struct LoginThrottle: Sendable {
     static func accountKey(_ username: String) -> String { "account:" + SecretDigest.hex(username.lowercased()) }
     static func addressKey(_ address: String) -> String { "address:" + address }
 
-    /// Seconds the caller must still wait before trying this name from this address, or 0.
-    public func wait(username: String, address: String) async throws -> TimeInterval {
-        let now = clock.now()
+    /// Whether an attempt may go ahead, and how long to wait if not.
+    public enum Decision: Sendable, Equatable {
+        case allowed
+        case paused(seconds: TimeInterval)
+    }
+
+    /// Counts an attempt for this name and address, and decides whether it may check a password.
+    ///
+    /// Within the free attempts every caller proceeds. Past them, only the first caller
+    /// after the pause has elapsed proceeds; every concurrent one is paused.
+    public func reserve(username: String, address: String) async throws -> Decision {
         var longest: TimeInterval = 0
         for (key, free) in [(Self.accountKey(username), policy.freeFailuresPerAccount), (Self.addressKey(address), policy.freeFailuresPerAddress)] {
-            guard let record = try await store.throttle(key: key), now.timeIntervalSince(record.lastFailureAt) < policy.window else { continue }
-            let until = record.lastFailureAt.addingTimeInterval(policy.pause(afterFailures: record.failures, free: free))
-            longest = max(longest, until.timeIntervalSince(now))
+            let now = clock.now()
+            let resetBefore = now.addingTimeInterval(-policy.window)
+            let before = try await store.throttle(key: key).flatMap { $0.lastFailureAt < resetBefore ? nil : $0 }
+            var wait: TimeInterval = 0
+            if let before {
+                let until = before.lastFailureAt.addingTimeInterval(policy.pause(afterFailures: before.failures, free: free))
+                wait = max(0, until.timeIntervalSince(now))
+            }
+            if wait > 0 {
+                longest = max(longest, wait)
+                continue
+            }
+            let counted = try await store.recordFailure(key: key, at: now, resetBefore: resetBefore)
+            // Past the free attempts, only the caller whose count follows the one it read may go on.
+            if counted.failures > free, counted.failures != (before?.failures ?? 0) + 1 {
+                longest = max(longest, max(1, policy.pause(afterFailures: counted.failures - 1, free: free)))
+            }
         }
-        return max(0, longest)
+        return longest > 0 ? .paused(seconds: longest) : .allowed
     }
 
-    /// Counts a failure against the name and the address.
-    public func recordFailure(username: String, address: String) async throws {
-        let now = clock.now()
-        let resetBefore = now.addingTimeInterval(-policy.window)
-        _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: resetBefore)
-        _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: resetBefore)
-    }
-
-    /// Clears the name's counter after a success.
-    public func recordSuccess(username: String) async throws {
+    /// After a right password: clears the name's count and gives the address its attempt back.
+    public func recordSuccess(username: String, address: String) async throws {
         try await store.resetThrottle(key: Self.accountKey(username))
+        try await store.releaseAttempt(key: Self.addressKey(address))
     }
 
     /// The words shown while paused; the same whatever the reason, so nothing is revealed.

@@ -24,9 +24,9 @@ struct LogoutEndpoint: Sendable {
         var hintClaims: IDTokenClaims?
         if let hint = parameters[OAuthParameter.idTokenHint] {
             // Expired hints are fine (the RP logs out after the token's life); the signature and issuer must hold.
-            guard let claims = await provider.keys.verifyOwn(hint, as: IDTokenClaims.self, expectedType: nil),
-                claims.iss == provider.issuer
-            else { return errorPage("id_token_hint is not an ID token issued here.", status: .badRequest) }
+            guard let claims = await provider.verifyIDTokenHint(hint) else {
+                return errorPage("id_token_hint is not an ID token issued here.", status: .badRequest)
+            }
             hintClaims = claims
         }
         let clientID = parameters[OAuthParameter.clientID] ?? hintClaims?.aud.first
@@ -47,17 +47,21 @@ struct LogoutEndpoint: Sendable {
         let binding = sessions.browserBinding(request)
         let csrf = SecretDigest.hex("logout:" + binding.value)
         let confirmed: Bool
-        if request.method == .post {
-            guard let token = parameters["csrf_token"], ConstantTime.equals(token, csrf), binding.cookie == nil else {
+        if request.method == .post, let token = parameters["csrf_token"] {
+            guard ConstantTime.equals(token, csrf), binding.cookie == nil else {
                 return errorPage("The sign-out form was not sent from this browser.", status: .forbidden)
             }
             confirmed = true
+        } else if request.method == .post {
+            // An RP's cross-site POST (RP-Initiated Logout §2) carries no SameSite=Lax cookie, so the
+            // session is invisible here: always ask, on a same-origin page that sees the cookies.
+            confirmed = false
         } else {
             confirmed = session == nil || (hintClaims != nil && hintClaims?.sub == session?.userID)
         }
 
-        if !confirmed, let session {
-            let user = try await provider.store.user(id: session.userID)
+        if !confirmed {
+            let user = try await session.asyncMap { try await provider.store.user(id: $0.userID) } ?? nil
             var values = ["csrfToken": csrf]
             values["username"] = user?.username
             values["postLogoutRedirectURI"] = parameters[OAuthParameter.postLogoutRedirectURI]
@@ -81,7 +85,15 @@ struct LogoutEndpoint: Sendable {
         return response
     }
 
-    private func errorPage(_ detail: String, status: HTTPResponse.Status) -> Response {
+    fileprivate func errorPage(_ detail: String, status: HTTPResponse.Status) -> Response {
         pages.message(heading: "Sign-out request not valid", message: "The app sent a sign-out request Signet cannot accept.", detail: detail, status: status)
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
     }
 }

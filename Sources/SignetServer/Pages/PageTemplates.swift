@@ -33,7 +33,26 @@ enum PageTemplates {
         <input id="username" name="username" type="text" value="{{username}}" autocomplete="username" autocapitalize="none" autocorrect="off" spellcheck="false" required maxlength="128" {{^username}}autofocus{{/username}}>
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256" {{#username}}autofocus{{/username}}>
+        <label class="check"><input type="checkbox" name="remember_me" value="on" {{#rememberMe}}checked{{/rememberMe}}> Remember my username on this device</label>
         <button type="submit">Sign in</button>
+        </form>
+        """
+
+    static let sms = """
+        <h1>Enter the code</h1>
+        <p class="lead">We sent a {{digits}}-digit code to <strong>{{phoneHint}}</strong>.</p>
+        {{#error}}<div class="alert" role="alert">{{error}}</div>{{/error}}
+        <form id="sms-form" method="post" action="/login/sms">
+        <input type="hidden" name="authorization" value="{{authorization}}">
+        <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+        <label for="code">Code</label>
+        <input id="code" name="code" type="text" inputmode="numeric" pattern="[0-9]*" autocomplete="one-time-code" maxlength="{{digits}}" required autofocus>
+        <button type="submit">Continue</button>
+        </form>
+        <form id="resend-form" method="post" action="/login/sms/resend">
+        <input type="hidden" name="authorization" value="{{authorization}}">
+        <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+        <button type="submit" class="secondary">Send a new code</button>
         </form>
         """
 
@@ -70,6 +89,8 @@ enum PageTemplates {
         input:focus { outline: 2px solid var(--accent); outline-offset: 1px; border-color: var(--accent); }
         button { width: 100%; margin-top: 24px; padding: 13px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 10px; cursor: pointer; }
         button:hover { filter: brightness(1.08); }
+        .check { display: flex; gap: 8px; align-items: center; font-weight: 400; margin-top: 16px; }
+        button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--border); margin-top: 12px; }
         .alert { border: 1px solid var(--danger); color: var(--danger); border-radius: 10px; padding: 10px 14px; margin-bottom: 8px; }
         .detail { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
         footer { margin-top: 20px; font-size: .8rem; color: var(--muted); }

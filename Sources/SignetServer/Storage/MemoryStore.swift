@@ -7,7 +7,9 @@ public actor MemoryStore: SignetStore {
     private var clients: [String: ClientRecord] = [:]
     private var users: [String: UserRecord] = [:]
     private var keys: [String: SigningKeyRecord] = [:]
-    private var pending: [String: PendingAuthorizationRecord] = [:]
+    private var loginSessions: [String: LoginSessionRecord] = [:]
+    private var rememberTokens: [String: RememberTokenRecord] = [:]
+    private var secrets: [String: String] = [:]
     private var grants: [String: GrantRecord] = [:]
     private var codes: [String: AuthorizationCodeRecord] = [:]
     private var refreshTokens: [String: RefreshTokenRecord] = [:]
@@ -41,17 +43,38 @@ public actor MemoryStore: SignetStore {
         return true
     }
 
-    public func signingKeys() -> [SigningKeyRecord] { keys.values.sorted { $0.createdAt < $1.createdAt } }
-    public func insertSigningKey(_ key: SigningKeyRecord) { keys[key.kid] = key }
-    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) {
+    public func signingKeys() -> [SigningKeyRecord] { keys.values.sorted { ($0.createdAt, $0.kid) < ($1.createdAt, $1.kid) } }
+    public func insertSigningKey(_ key: SigningKeyRecord) { if keys[key.kid] == nil { keys[key.kid] = key } }
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) throws {
+        guard keys[kid] != nil else { throw SignetError(.notFound, "no signing key \(kid)") }
         keys[kid]?.status = status
         keys[kid]?.publishUntil = publishUntil
     }
     public func deleteSigningKey(kid: String) { keys[kid] = nil }
 
-    public func insertPendingAuthorization(_ record: PendingAuthorizationRecord) { pending[record.id] = record }
-    public func pendingAuthorization(id: String) -> PendingAuthorizationRecord? { pending[id] }
-    public func consumePendingAuthorization(id: String) -> PendingAuthorizationRecord? { pending.removeValue(forKey: id) }
+    public func insertLoginSession(_ session: LoginSessionRecord) { loginSessions[session.id] = session }
+    public func loginSession(id: String) -> LoginSessionRecord? { loginSessions[id] }
+    public func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) -> Bool {
+        guard loginSessions[session.id]?.version == expectedVersion else { return false }
+        loginSessions[session.id] = session
+        return true
+    }
+    public func consumeLoginSession(id: String) -> LoginSessionRecord? { loginSessions.removeValue(forKey: id) }
+
+    public func insertRememberToken(_ token: RememberTokenRecord) { rememberTokens[token.tokenHash] = token }
+    public func rememberToken(hash: String) -> RememberTokenRecord? { rememberTokens[hash] }
+    public func deleteRememberToken(hash: String) { rememberTokens[hash] = nil }
+    public func deleteRememberTokens(userID: String) -> Int {
+        let matching = rememberTokens.filter { $0.value.userID == userID }
+        for key in matching.keys { rememberTokens[key] = nil }
+        return matching.count
+    }
+
+    public func secret(named name: String, orStore candidate: String) -> String {
+        if let existing = secrets[name] { return existing }
+        secrets[name] = candidate
+        return candidate
+    }
 
     public func insertGrant(_ grant: GrantRecord) { grants[grant.id] = grant }
     public func grant(id: String) -> GrantRecord? { grants[id] }
@@ -63,6 +86,7 @@ public actor MemoryStore: SignetStore {
     }
 
     public func insertCode(_ code: AuthorizationCodeRecord) { codes[code.codeHash] = code }
+    public func code(hash: String) -> AuthorizationCodeRecord? { codes[hash] }
     public func redeemCode(hash: String, at date: Date) -> Redemption<AuthorizationCodeRecord> {
         guard var code = codes[hash] else { return .unknown }
         if code.redeemedAt != nil { return .alreadyUsed(grantID: code.grantID) }
@@ -101,14 +125,19 @@ public actor MemoryStore: SignetStore {
         return record
     }
     public func resetThrottle(key: String) { throttles[key] = nil }
+    public func releaseAttempt(key: String) {
+        if let failures = throttles[key]?.failures, failures > 0 { throttles[key]?.failures = failures - 1 }
+    }
 
     public func purgeExpired(before date: Date) {
-        pending = pending.filter { $0.value.expiresAt >= date }
+        loginSessions = loginSessions.filter { $0.value.expiresAt >= date }
+        rememberTokens = rememberTokens.filter { $0.value.expiresAt >= date }
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.
         codes = codes.filter { $0.value.expiresAt >= date.addingTimeInterval(-86_400) }
         refreshTokens = refreshTokens.filter { $0.value.expiresAt >= date }
         grants = grants.filter { $0.value.expiresAt >= date }
         sessions = sessions.filter { $0.value.expiresAt >= date }
         seen = seen.filter { $0.value >= date }
+        throttles = throttles.filter { $0.value.lastFailureAt >= date.addingTimeInterval(-ThrottlePolicy().window) }
     }
 }

@@ -30,6 +30,8 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var allowedScopes: [String]
     /// Whether the client receives refresh tokens.
     public var allowsRefreshTokens: Bool
+    /// The native login scenarios the client may use; `nil` means all.
+    public var loginScenarios: [LoginScenario]?
     public var createdAt: Date
 
     public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, createdAt: Date) {
@@ -45,9 +47,6 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.allowsRefreshTokens = allowsRefreshTokens
         self.createdAt = createdAt
     }
-
-    /// Public clients hold no secret (RFC 6749 §2.1); PKCE carries their proof.
-    public var isPublic: Bool { authMethod == .none }
 }
 
 /// A person who can sign in.
@@ -95,25 +94,6 @@ public struct SigningKeyRecord: Sendable, Equatable, Codable {
         self.status = status
         self.createdAt = createdAt
         self.publishUntil = publishUntil
-    }
-}
-
-/// An authorization request waiting for the user to sign in on the hosted page.
-public struct PendingAuthorizationRecord: Sendable, Equatable, Codable {
-    public var id: String
-    public var request: ValidatedAuthorizationRequest
-    /// SHA-256 of the browser-binding cookie value.
-    public var browserBindingHash: String
-    /// The form's anti-CSRF token.
-    public var csrfToken: String
-    public var expiresAt: Date
-
-    public init(id: String, request: ValidatedAuthorizationRequest, browserBindingHash: String, csrfToken: String, expiresAt: Date) {
-        self.id = id
-        self.request = request
-        self.browserBindingHash = browserBindingHash
-        self.csrfToken = csrfToken
-        self.expiresAt = expiresAt
     }
 }
 

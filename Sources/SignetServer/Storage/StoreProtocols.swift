@@ -44,10 +44,13 @@ public enum Redemption<Record: Sendable & Equatable>: Sendable, Equatable {
 
 /// Authorization requests in progress, codes, grants and refresh tokens.
 public protocol GrantStore: Sendable {
-    func insertPendingAuthorization(_ pending: PendingAuthorizationRecord) async throws
-    func pendingAuthorization(id: String) async throws -> PendingAuthorizationRecord?
-    /// Removes and returns the pending request; exactly one concurrent caller gets it.
-    func consumePendingAuthorization(id: String) async throws -> PendingAuthorizationRecord?
+    func insertLoginSession(_ session: LoginSessionRecord) async throws
+    func loginSession(id: String) async throws -> LoginSessionRecord?
+    /// Writes `session` (whose version must be `expectedVersion + 1`) if the stored one is still
+    /// at `expectedVersion`; `false` when another change came first.
+    func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool
+    /// Removes and returns the session; exactly one concurrent caller gets it.
+    func consumeLoginSession(id: String) async throws -> LoginSessionRecord?
 
     func insertGrant(_ grant: GrantRecord) async throws
     func grant(id: String) async throws -> GrantRecord?
@@ -55,6 +58,8 @@ public protocol GrantStore: Sendable {
     func revokeGrant(id: String, at: Date) async throws
 
     func insertCode(_ code: AuthorizationCodeRecord) async throws
+    /// The code without using it, so a request can be checked before the code is spent.
+    func code(hash: String) async throws -> AuthorizationCodeRecord?
     /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`.
     func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord>
 
@@ -62,6 +67,21 @@ public protocol GrantStore: Sendable {
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
     /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`.
     func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord>
+}
+
+/// Remember-User-ID tokens.
+public protocol RememberTokenStore: Sendable {
+    func insertRememberToken(_ token: RememberTokenRecord) async throws
+    func rememberToken(hash: String) async throws -> RememberTokenRecord?
+    func deleteRememberToken(hash: String) async throws
+    /// Revokes every remember token of a user; returns how many there were.
+    func deleteRememberTokens(userID: String) async throws -> Int
+}
+
+/// Named secrets the provider makes for itself (such as the OTP hashing key).
+public protocol SecretStore: Sendable {
+    /// The secret called `name`, storing `candidate` first if there is none yet; every instance gets the same value.
+    func secret(named name: String, orStore candidate: String) async throws -> String
 }
 
 /// Signed-in browsers.
@@ -83,6 +103,8 @@ public protocol ThrottleStore: Sendable {
     /// Adds one failure atomically, starting afresh when the last one is older than `resetBefore`.
     func recordFailure(key: String, at: Date, resetBefore: Date) async throws -> ThrottleRecord
     func resetThrottle(key: String) async throws
+    /// Gives one counted attempt back (never below zero).
+    func releaseAttempt(key: String) async throws
 }
 
 /// Removal of what has expired.
@@ -92,4 +114,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore

@@ -101,7 +101,8 @@ struct ClientAuthenticator: Sendable {
         let skew = Int(provider.configuration.clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
         guard claims.aud.contains(where: audiences.contains) else { throw Self.invalidClient("aud must be the issuer or the endpoint URL") }
-        guard claims.exp + skew > nowSeconds else { throw Self.invalidClient("client_assertion has expired") }
+        // Compared without adding to the claim, so absurd values cannot overflow.
+        guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }
         guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {
             throw Self.invalidClient("client_assertion exp is too far in the future (at most 5 minutes)")
         }
@@ -109,7 +110,7 @@ struct ClientAuthenticator: Sendable {
         if let nbf = claims.nbf, nbf > nowSeconds + skew { throw Self.invalidClient("client_assertion is not yet valid") }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalidClient("client_assertion jti is missing") }
         let firstUse = try await provider.store.recordOnce(
-            key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp + skew)), now: now)
+            key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Double(skew)), now: now)
         guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
         return client
     }

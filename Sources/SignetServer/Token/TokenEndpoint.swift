@@ -47,8 +47,20 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidRequest("code_verifier must be 43–128 unreserved characters")
         }
         let now = provider.now()
+        let hash = SecretDigest.hex(code)
+        // Check everything before spending the code, so a refused request (a thief without the
+        // verifier, a typo in redirect_uri) cannot burn it for the rightful client.
+        guard let stored = try await provider.store.code(hash: hash) else { throw OAuthHTTPError.invalidGrant("the code is invalid") }
+        if stored.redeemedAt == nil {
+            guard stored.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
+            guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
+            guard stored.redirectURI == redirectURI else { throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request") }
+            guard PKCE.verify(verifier: verifier, challenge: stored.codeChallenge) else {
+                throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
+            }
+        }
         let record: AuthorizationCodeRecord
-        switch try await provider.store.redeemCode(hash: SecretDigest.hex(code), at: now) {
+        switch try await provider.store.redeemCode(hash: hash, at: now) {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the code is invalid")
         case .alreadyUsed(let grantID):
@@ -58,12 +70,6 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidGrant("the code was already used")
         case .redeemed(let redeemed):
             record = redeemed
-        }
-        guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
-        guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
-        guard record.redirectURI == redirectURI else { throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request") }
-        guard PKCE.verify(verifier: verifier, challenge: record.codeChallenge) else {
-            throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
         }
         // A replay racing this redemption revokes the grant after we won; this request still
         // answers (exactly one success), and the tokens it issues are born revoked.

@@ -14,4 +14,13 @@ extension Provider {
         guard let grant = try await store.grant(id: claims.grantID), grant.revokedAt == nil else { return nil }
         return claims
     }
+
+    /// The claims of an ID token this provider issued, for `id_token_hint` (OIDC Core §3.1.2.1):
+    /// signature, `typ` JWT (never an access token) and issuer. Expiry is not checked: hints may be old.
+    func verifyIDTokenHint(_ token: String) async -> IDTokenClaims? {
+        guard token.utf8.count <= 8192, let claims = await keys.verifyOwn(token, as: IDTokenClaims.self, expectedType: "JWT"), claims.iss == issuer else {
+            return nil
+        }
+        return claims
+    }
 }

@@ -1,0 +1,112 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+@Suite("Refusals that change nothing, and races that cannot be won")
+struct RefusalAndRaceTests {
+    @Test("a refused redemption (wrong verifier, client or redirect) does not spend the code")
+    func refusalDoesNotSpendCode() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let authorization = fixture.appAuthorization
+            let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            var wrongVerifier = authorization
+            wrongVerifier.verifier = PKCE.makeVerifier()
+            #expect(try await provider.redeem(code, wrongVerifier, clientAuth: [("client_id", "app")]).oauthError == "invalid_grant")
+            var wrongRedirect = authorization
+            wrongRedirect.redirectURI = "http://127.0.0.1/callback"
+            #expect(try await provider.redeem(code, wrongRedirect, clientAuth: [("client_id", "app")]).oauthError == "invalid_grant")
+            #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).oauthError == "invalid_grant")
+            let genuine = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")])
+            #expect(genuine.status == 200)
+        }
+    }
+
+    @Test("50 parallel wrong passwords on one form check at most the free attempts; the rest are paused")
+    func parallelGuessesArePaused() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = TestBrowser()
+            let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await browser.post(
+                            provider.url("/login"),
+                            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", "guess-\(index)")]
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count <= 5)
+            #expect(statuses.filter { $0 == 429 }.count >= 45)
+        }
+    }
+
+    @Test("an absurd exp in a client assertion is refused, not a crash")
+    func hugeExpiry() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let authorization = fixture.backendAuthorization
+            let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            var claims = TestJWS.assertionClaims(clientID: "backend", audience: provider.url("/token"), now: provider.clock.now)
+            claims["exp"] = Int.max
+            let assertion = try TestJWS.es256(header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims, key: fixture.backendKey.privateKey)
+            let response = try await provider.redeem(code, authorization, clientAuth: TestJWS.assertionFields(assertion))
+            #expect(response.status == 401)
+            #expect(try await TestBrowser().get(provider.url("/jwks")).status == 200)
+        }
+    }
+
+    @Test("an access token is not accepted as id_token_hint")
+    func accessTokenIsNoHint() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let response = try await TestBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", tokens.accessToken)]).encoded)
+            #expect(response.status == 400)
+            let authorize = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", tokens.accessToken)]))
+            #expect(authorize.locationParameters?["error"] == "invalid_request")
+        }
+    }
+
+    @Test("signing in as someone other than id_token_hint names ends in login_required")
+    func hintSubjectMismatch() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
+            let response = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
+            #expect(response.status == 303)
+            #expect(response.locationParameters?["error"] == "login_required")
+            #expect(response.locationParameters?["code"] == nil)
+        }
+    }
+
+    @Test("an RP's logout POST without the page's token asks the user instead of refusing")
+    func logoutPostAsks() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = TestBrowser()
+            let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
+            let response = try await TestBrowser().post(
+                provider.url("/logout"), form: [("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://service.example.com/bye")])
+            #expect(response.status == 200)
+            #expect(response.body.contains("Sign out?"))
+        }
+    }
+
+    @Test("only real loopback addresses count as loopback")
+    func loopback() {
+        #expect(SignetConfiguration.isLoopback("127.0.0.1"))
+        #expect(SignetConfiguration.isLoopback("127.1.2.3"))
+        #expect(SignetConfiguration.isLoopback("::1"))
+        #expect(!SignetConfiguration.isLoopback("127.evil.example"))
+        #expect(!SignetConfiguration.isLoopback("127.0.0.1.evil.example"))
+        #expect(!SignetConfiguration.isLoopback("10.0.0.1"))
+    }
+}
