@@ -64,6 +64,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            resources: [.copy("NativeLogin/native-login.openapi.yaml")],
             swiftSettings: strict
         ),
         .target(

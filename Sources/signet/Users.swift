@@ -5,7 +5,7 @@ import SignetServer
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add, list and remove users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self])
+        abstract: "Add, list and remove users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self, ForgetDevices.self])
 
     /// The password from --password-stdin, or a prompt-free error.
     static func readPassword(fromStandardInput: Bool, given: String?) throws -> String {
@@ -79,6 +79,20 @@ struct Users: AsyncParsableCommand {
                 try await SignetAdmin(store: store, passwordHashCost: cost).setPassword(username: username, password: password)
             }
             print("Password set for \(username)")
+        }
+    }
+
+    struct ForgetDevices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "forget-devices", abstract: "Revoke every Remember-User-ID token of a user (devices must then ask for the username again).")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+
+        func run() async throws {
+            let count = try await store.withStore { store in
+                try await SignetAdmin(store: store, passwordHashCost: 4).forgetDevices(username: username)
+            }
+            print("Revoked \(count) remember token\(count == 1 ? "" : "s") of \(username)")
         }
     }
 }

@@ -95,6 +95,12 @@ public struct SignetAdmin: Sendable {
         _ = try await store.updatePasswordHash(userID: user.id, passwordHash: try await passwords.hash(password))
     }
 
+    /// Revokes every Remember-User-ID token of a user; returns how many there were.
+    public func forgetDevices(username: String) async throws -> Int {
+        guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
+        return try await store.deleteRememberTokens(userID: user.id)
+    }
+
     /// Rotates the signing keys (see ``KeyRotation``).
     public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
         try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)

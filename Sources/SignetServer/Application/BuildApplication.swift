@@ -87,6 +87,7 @@ struct SignetRoutes: Sendable {
         let userInfo = UserInfoEndpoint(provider: provider)
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
+        let native = NativeLoginEndpoint(provider: provider, validator: validator)
 
         router.get("/.well-known/openid-configuration", use: discovery.configuration)
         router.get("/jwks", use: discovery.jwks)
@@ -101,6 +102,13 @@ struct SignetRoutes: Sendable {
         router.post("/revoke", use: revocation.handle)
         router.get("/logout", use: logout.handle)
         router.post("/logout", use: logout.handle)
+        router.post("/login/native/start", use: native.start)
+        router.post("/login/native/scenario", use: native.selectScenario)
+        router.post("/login/native/username_password", use: native.usernamePassword)
+        router.post("/login/native/password", use: native.password)
+        router.post("/login/native/sms_code", use: native.smsCode)
+        router.post("/login/native/sms_code/resend", use: native.resendCode)
+        router.get("/login/native/openapi.yaml") { _, _ in NativeLoginOpenAPI.response() }
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
 

@@ -101,7 +101,8 @@ struct LoginSteps: Sendable {
         case wrongUser
     }
 
-    /// Ends the login: consumes the session (exactly once) and issues the authorization code,
+    /// Ends the login: consumes the session (exactly once) and issues the authorization code
+    /// (and a remember token when `session.rememberMe`, as the caller last decided it),
     /// bound exactly as any other code, with `acr`/`amr` telling what was used.
     func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, browserSessionID: String?) async throws -> Finished {
         if let subject = session.request.idTokenHintSubject, subject != user.id {
@@ -112,7 +113,7 @@ struct LoginSteps: Sendable {
         let authentication = Self.authentication(user: user, twoFactor: twoFactor, at: provider.now(), sessionID: browserSessionID)
         let location = try await provider.issueCode(for: consumed.request, authentication: authentication)
         var rememberToken: String?
-        if consumed.rememberMe {
+        if session.rememberMe {
             rememberToken = try await RememberTokens(provider: provider).issue(clientID: consumed.request.clientID, userID: user.id)
         }
         provider.logger.info(

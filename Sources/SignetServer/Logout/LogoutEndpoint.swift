@@ -67,6 +67,7 @@ struct LogoutEndpoint: Sendable {
             values["postLogoutRedirectURI"] = parameters[OAuthParameter.postLogoutRedirectURI]
             values["clientID"] = clientID
             values["state"] = parameters[OAuthParameter.state]
+            values["forgetUser"] = parameters["forget_user"] == "true" ? "true" : nil
             let targets = returnTo.flatMap(PageRenderer.formTarget(for:)).map { [$0] } ?? []
             var response = pages.render("logout", title: "Sign out", values: values, formTargets: targets)
             if let cookie = binding.cookie { response.setCookie(cookie) }
@@ -74,6 +75,9 @@ struct LogoutEndpoint: Sendable {
         }
 
         let cleared = try await sessions.end(request)
+        // forget_user=true also revokes this browser's Remember-User-ID token.
+        let forget = parameters["forget_user"] == "true"
+        if forget, let token = request.cookies[LoginPage.rememberCookie]?.value { try await RememberTokens(provider: provider).revoke(token) }
         if session != nil { provider.logger.info("signed out", metadata: ["event": "logout"]) }
         var response: Response
         if let returnTo {
@@ -82,6 +86,7 @@ struct LogoutEndpoint: Sendable {
             response = pages.message(heading: "You are signed out", message: "You can close this window.", status: .ok)
         }
         response.setCookie(cleared)
+        if forget { response.setCookie(sessions.cookie(LoginPage.rememberCookie, value: "", maxAge: 0)) }
         return response
     }
 

@@ -70,6 +70,7 @@ enum PageTemplates {
         {{#postLogoutRedirectURI}}<input type="hidden" name="post_logout_redirect_uri" value="{{postLogoutRedirectURI}}">{{/postLogoutRedirectURI}}
         {{#clientID}}<input type="hidden" name="client_id" value="{{clientID}}">{{/clientID}}
         {{#state}}<input type="hidden" name="state" value="{{state}}">{{/state}}
+        {{#forgetUser}}<input type="hidden" name="forget_user" value="true">{{/forgetUser}}
         <button type="submit">Sign out</button>
         </form>
         """
