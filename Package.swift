@@ -114,7 +114,13 @@ let package = Package(
         .testTarget(name: "SignetCoreTests", dependencies: ["SignetCore"], swiftSettings: strict),
         .testTarget(
             name: "SignetServerTests",
-            dependencies: ["SignetServer", "SignetTesting", "SignetCore"],
+            dependencies: [
+                "SignetServer", "SignetTesting", "SignetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
