@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetStorage", targets: ["SignetStorage"]),
         .library(name: "SignetRelyingParty", targets: ["SignetRelyingParty"]),
+        .library(name: "SignetClient", targets: ["SignetClient"]),
         .library(name: "SignetTesting", targets: ["SignetTesting"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
@@ -91,6 +92,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "SignetClient", dependencies: ["SignetCore"], swiftSettings: strict),
+        .executableTarget(name: "NativeLoginExample", dependencies: ["SignetClient"], path: "Examples/NativeLoginExample", swiftSettings: strict),
         .target(
             name: "SignetTesting",
             dependencies: [
@@ -103,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting",
+                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,6 +140,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SignetClientTests",
+            dependencies: ["SignetClient", "SignetTesting", "SignetServer", "SignetCore"],
             swiftSettings: strict
         ),
         .testTarget(

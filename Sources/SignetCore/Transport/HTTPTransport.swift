@@ -1,20 +1,19 @@
-// The one way the relying-party kit talks to the network.
+// The one way Signet's clients (the relying-party kit and the app SDK) talk to the network.
 import Foundation
-import SignetCore
 
 /// Sends one HTTP request and returns the whole response.
 ///
-/// Every network exchange of ``RelyingParty`` goes through this protocol, so tests
-/// can script a provider in memory and deployments can wrap the real transport
-/// with retries, logging or metrics. Implementations throw
-/// ``SignetCore/SignetError`` with code ``SignetCore/SignetError/Code/transportFailure``
+/// Every network exchange of the relying-party kit and of the app SDK goes through this
+/// protocol, so tests can script a provider in memory and deployments can wrap the real
+/// transport with retries, logging or metrics. Implementations throw
+/// ``SignetError`` with code ``SignetError/Code/transportFailure``
 /// when no answer arrived; an answer with any status code is returned, not thrown.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the provider's answer, whatever its status.
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse
 }
 
-/// An HTTP request as the relying-party kit builds it.
+/// An HTTP request as Signet's clients build it.
 ///
 /// Deliberately small: a method, an absolute URL, headers in order and an
 /// optional body, so any HTTP client can carry it.
