@@ -23,13 +23,20 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "The issuer to talk to. Default: the one in demo.json")
     var issuer: String?
 
+    @Flag(help: "Play the native login instead: the app's own screens through SignetClient, with the SMS code from the development outbox.")
+    var native = false
+
     func run() async throws {
         let folder = URL(fileURLWithPath: dataDirectory ?? Environment.value("DATA_DIR") ?? ".signet")
         let seed: DemoSeed
         do { seed = try DemoSeed.load(dataDirectory: folder) } catch { throw ValidationError("\(error)") }
         let narrator = Narrator()
         do {
-            try await DemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator).run()
+            if native {
+                try await NativeDemoScript(seed: seed, issuer: issuer ?? seed.issuer, dataDirectory: folder, narrator: narrator).run()
+            } else {
+                try await DemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator).run()
+            }
             narrator.finish("All steps passed.")
         } catch {
             narrator.fail("\(error)")
