@@ -54,25 +54,9 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         return code.rawValue
     }
 
-    /// A server answer's error body: OAuth's fields plus the native login API's hints.
-    struct Body: Decodable {
-        var error: String
-        var errorDescription: String?
-        var retryable: Bool?
-        var retryAfter: Int?
-        var attemptsLeft: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case error, retryable
-            case errorDescription = "error_description"
-            case retryAfter = "retry_after"
-            case attemptsLeft = "attempts_left"
-        }
-    }
-
     /// The error an unsuccessful answer carries.
     static func from(_ response: HTTPTransportResponse) -> SignetClientError {
-        guard let body = try? JSONDecoder().decode(Body.self, from: response.body) else {
+        guard let body = try? JSONDecoder().decode(NativeLoginErrorBody.self, from: response.body) else {
             return SignetClientError(.invalidResponse, status: response.status, isRetryable: response.status >= 500)
         }
         // OAuth errors other than temporarily_unavailable are final unless the server says otherwise.

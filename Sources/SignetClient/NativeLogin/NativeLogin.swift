@@ -23,13 +23,13 @@ public struct NativeLogin: Sendable {
         return try NativeLoginStep(answer: answer, parameters: parameters, client: client)
     }
 
-    func post(_ path: String, _ body: some Encodable) async throws -> NativeLoginStep.Answer {
+    func post(_ path: String, _ body: some Encodable) async throws -> NativeLoginAnswer {
         let response = try await client.send(
             HTTPTransportRequest(
                 method: "POST", url: client.configuration.issuer + "/login/native/" + path,
                 headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: try JSONEncoder().encode(body)))
         guard response.isSuccess else { throw SignetClientError.from(response) }
-        guard let answer = try? JSONDecoder().decode(NativeLoginStep.Answer.self, from: response.body) else {
+        guard let answer = try? JSONDecoder().decode(NativeLoginAnswer.self, from: response.body) else {
             throw SignetClientError(.invalidResponse, isRetryable: false)
         }
         return answer
@@ -106,30 +106,7 @@ public struct NativeLoginStep: Sendable {
         }
     }
 
-    /// The server's answer (see the provider's native-login OpenAPI document).
-    struct Answer: Decodable {
-        var loginSession: String?
-        var nextStep: String
-        var expiresIn: Int?
-        var scenarios: [String]?
-        var username: String?
-        var sms: SMSCodeInfo?
-        var authorizationCode: String?
-        var state: String?
-        var iss: String?
-        var rememberToken: String?
-
-        enum CodingKeys: String, CodingKey {
-            case scenarios, username, sms, state, iss
-            case loginSession = "login_session"
-            case nextStep = "next_step"
-            case expiresIn = "expires_in"
-            case authorizationCode = "authorization_code"
-            case rememberToken = "remember_token"
-        }
-    }
-
-    init(answer: Answer, parameters: AuthorizationParameters, client: SignetClient, rememberedUsername: String? = nil) throws {
+    init(answer: NativeLoginAnswer, parameters: AuthorizationParameters, client: SignetClient, rememberedUsername: String? = nil) throws {
         self.session = answer.loginSession
         self.parameters = parameters
         self.client = client
@@ -151,25 +128,6 @@ public struct NativeLoginStep: Sendable {
         default:
             throw SignetClientError(.invalidResponse, isRetryable: false)
         }
-    }
-}
-
-/// What the SMS step shows.
-public struct SMSCodeInfo: Sendable, Equatable, Decodable {
-    /// The phone number with all but two digits hidden.
-    public var phoneHint: String
-    public var digits: Int
-    public var expiresIn: Int
-    /// Seconds until a new code may be asked for.
-    public var resendIn: Int
-    public var sendsLeft: Int
-
-    enum CodingKeys: String, CodingKey {
-        case digits
-        case phoneHint = "phone_hint"
-        case expiresIn = "expires_in"
-        case resendIn = "resend_in"
-        case sendsLeft = "sends_left"
     }
 }
 

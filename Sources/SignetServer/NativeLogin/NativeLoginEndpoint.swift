@@ -48,7 +48,7 @@ struct NativeLoginEndpoint: Sendable {
             id: SecretDigest.hex(handle), channel: .api, request: authorization, step: .selectScenario, userID: remembered?.id,
             remembered: remembered != nil, language: fields["language"], expiresAt: provider.now().addingTimeInterval(lifetime))
         try await provider.store.insertLoginSession(session)
-        var response = NativeLoginResponse(loginSession: handle, nextStep: LoginStep.selectScenario.rawValue, expiresIn: Int(lifetime))
+        var response = NativeLoginAnswer(loginSession: handle, nextStep: LoginStep.selectScenario.rawValue, expiresIn: Int(lifetime))
         response.scenarios = scenarios.map(\.rawValue)
         response.username = remembered?.username
         return JSONResponse.make(response, status: .created)
@@ -189,7 +189,7 @@ struct NativeLoginEndpoint: Sendable {
             throw NativeLoginError(.forbidden, "login_required", "the user who signed in is not the one id_token_hint names", retryable: false)
         }
         let parameters = URLComponents(string: finished.location)?.percentEncodedQuery.flatMap(FormParameters.init(encoded:))
-        var response = NativeLoginResponse(nextStep: "finished")
+        var response = NativeLoginAnswer(nextStep: "finished")
         response.authorizationCode = parameters?[OAuthParameter.code]
         response.state = session.request.state
         response.iss = provider.issuer
@@ -200,13 +200,13 @@ struct NativeLoginEndpoint: Sendable {
 
     /// The answer naming the next step, with the SMS details when that is next.
     private func answer(_ session: LoginSessionRecord, handle: String) -> Response {
-        var response = NativeLoginResponse(
+        var response = NativeLoginAnswer(
             loginSession: handle, nextStep: session.step.rawValue, expiresIn: Int(session.expiresAt.timeIntervalSince(provider.now())))
         response.scenario = session.scenario?.rawValue
         if let challenge = session.sms {
             let policy = provider.configuration.sms
             let now = provider.now()
-            response.sms = NativeSMSInfo(
+            response.sms = SMSCodeInfo(
                 phoneHint: OneTimeCodes.hint(challenge.phoneNumber), digits: policy.digits,
                 expiresIn: max(0, Int(challenge.expiresAt.timeIntervalSince(now))),
                 resendIn: max(0, Int(challenge.lastSentAt.addingTimeInterval(policy.resendAfter).timeIntervalSince(now).rounded(.up))),

@@ -22,82 +22,14 @@ struct NativeStepRequest: Decodable {
     }
 }
 
-/// What the SMS step needs the app to show.
-struct NativeSMSInfo: Encodable {
-    /// The phone number with all but two digits hidden.
-    var phoneHint: String
-    var digits: Int
-    /// Seconds until the code expires.
-    var expiresIn: Int
-    /// Seconds until a new code may be asked for.
-    var resendIn: Int
-    /// How many more codes may be sent.
-    var sendsLeft: Int
-
-    enum CodingKeys: String, CodingKey {
-        case digits
-        case phoneHint = "phone_hint"
-        case expiresIn = "expires_in"
-        case resendIn = "resend_in"
-        case sendsLeft = "sends_left"
-    }
-}
-
-/// Every successful answer: the next step and what it needs; `finished` carries the code.
-struct NativeLoginResponse: Encodable {
-    var loginSession: String?
-    var nextStep: String
-    var expiresIn: Int?
-    var scenarios: [String]?
-    var scenario: String?
-    /// The remembered username, when a Remember-User-ID token skipped the username step.
-    var username: String?
-    var sms: NativeSMSInfo?
-    // When finished — the authorization response, as a redirect would carry it (RFC 6749 §4.1.2, RFC 9207).
-    var authorizationCode: String?
-    var state: String?
-    var iss: String?
-    var redirectURI: String?
-    /// A Remember-User-ID token, when `remember_me` was asked for.
-    var rememberToken: String?
-
-    enum CodingKeys: String, CodingKey {
-        case scenarios, scenario, username, sms, state, iss
-        case loginSession = "login_session"
-        case nextStep = "next_step"
-        case expiresIn = "expires_in"
-        case authorizationCode = "authorization_code"
-        case redirectURI = "redirect_uri"
-        case rememberToken = "remember_token"
-    }
-}
-
 /// An error of the native login API: a stable code, whether trying again can help, and hints.
 struct NativeLoginError: HTTPResponseError {
     let status: HTTPResponse.Status
-    let body: Body
-
-    struct Body: Encodable {
-        var error: String
-        var errorDescription: String
-        /// Whether the same login can go on (true) or must be started again (false).
-        var retryable: Bool
-        var retryAfter: Int?
-        var attemptsLeft: Int?
-        var nextStep: String?
-
-        enum CodingKeys: String, CodingKey {
-            case error, retryable
-            case errorDescription = "error_description"
-            case retryAfter = "retry_after"
-            case attemptsLeft = "attempts_left"
-            case nextStep = "next_step"
-        }
-    }
+    let body: NativeLoginErrorBody
 
     init(_ status: HTTPResponse.Status, _ error: String, _ description: String, retryable: Bool, retryAfter: TimeInterval? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil) {
         self.status = status
-        self.body = Body(
+        self.body = NativeLoginErrorBody(
             error: error, errorDescription: description, retryable: retryable, retryAfter: retryAfter.map { Int($0.rounded(.up)) },
             attemptsLeft: attemptsLeft, nextStep: nextStep?.rawValue)
     }

@@ -1,0 +1,96 @@
+// The wire messages of the native login API, shared by the provider and the app SDK.
+
+/// What the SMS step shows: where the code went and what the app may do next.
+public struct SMSCodeInfo: Sendable, Equatable, Codable {
+    /// The phone number with all but two digits hidden.
+    public var phoneHint: String
+    public var digits: Int
+    /// Seconds until the code expires.
+    public var expiresIn: Int
+    /// Seconds until a new code may be asked for.
+    public var resendIn: Int
+    /// How many more codes may be sent in this login.
+    public var sendsLeft: Int
+
+    public init(phoneHint: String, digits: Int, expiresIn: Int, resendIn: Int, sendsLeft: Int) {
+        self.phoneHint = phoneHint
+        self.digits = digits
+        self.expiresIn = expiresIn
+        self.resendIn = resendIn
+        self.sendsLeft = sendsLeft
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case digits
+        case phoneHint = "phone_hint"
+        case expiresIn = "expires_in"
+        case resendIn = "resend_in"
+        case sendsLeft = "sends_left"
+    }
+}
+
+/// Every successful answer of the native login API: the next step and what it needs;
+/// `finished` carries the authorization response (RFC 6749 §4.1.2, RFC 9207).
+public struct NativeLoginAnswer: Sendable, Equatable, Codable {
+    /// The login's handle, a secret the app keeps until the login finishes.
+    public var loginSession: String?
+    /// `select_scenario`, `username_password`, `password`, `sms_code` or `finished`.
+    public var nextStep: String
+    public var expiresIn: Int?
+    public var scenarios: [String]?
+    public var scenario: String?
+    /// The remembered username, when a Remember-User-ID token skipped the username step.
+    public var username: String?
+    public var sms: SMSCodeInfo?
+    public var authorizationCode: String?
+    public var state: String?
+    public var iss: String?
+    public var redirectURI: String?
+    /// A Remember-User-ID token, when `remember_me` was asked for.
+    public var rememberToken: String?
+
+    public init(loginSession: String? = nil, nextStep: String, expiresIn: Int? = nil) {
+        self.loginSession = loginSession
+        self.nextStep = nextStep
+        self.expiresIn = expiresIn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case scenarios, scenario, username, sms, state, iss
+        case loginSession = "login_session"
+        case nextStep = "next_step"
+        case expiresIn = "expires_in"
+        case authorizationCode = "authorization_code"
+        case redirectURI = "redirect_uri"
+        case rememberToken = "remember_token"
+    }
+}
+
+/// An error body of the native login API: OAuth's `error` and `error_description`, plus
+/// whether the same login can go on and the hints for doing so.
+public struct NativeLoginErrorBody: Sendable, Equatable, Codable {
+    public var error: String
+    public var errorDescription: String?
+    /// true: the same login can go on; false: start again. Absent in plain OAuth errors.
+    public var retryable: Bool?
+    public var retryAfter: Int?
+    public var attemptsLeft: Int?
+    public var nextStep: String?
+
+    public init(error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: String? = nil) {
+        self.error = error
+        self.errorDescription = errorDescription
+        self.retryable = retryable
+        self.retryAfter = retryAfter
+        self.attemptsLeft = attemptsLeft
+        self.nextStep = nextStep
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case error, retryable
+        case errorDescription = "error_description"
+        case retryAfter = "retry_after"
+        case attemptsLeft = "attempts_left"
+        case nextStep = "next_step"
+    }
+}
