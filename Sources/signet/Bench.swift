@@ -1,6 +1,7 @@
 // `signet bench`: measure the hot paths against a real server process on loopback.
 import ArgumentParser
 import Foundation
+import SignetClient
 import SignetCore
 import SignetRelyingParty
 import SignetServer
@@ -12,7 +13,8 @@ struct Bench: AsyncParsableCommand {
         discussion: """
             Starts `signet serve` as a child process with a throwaway data folder (SQLite, or --database), then for each
             concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
-            ID-token validation) and token-endpoint requests (refresh_token grant with private_key_jwt). Prints
+            ID-token validation), native logins through SignetClient (start → scenario → password → code exchange)
+            and token-endpoint requests (refresh_token grant with private_key_jwt). Prints
             requests per second, p50/p99 latency, errors and the server's peak resident memory. Not a test: the
             figures depend on the machine.
             """)
@@ -53,6 +55,13 @@ struct Bench: AsyncParsableCommand {
             let result = try await measure(concurrency: level) { _ in try await flow.fullFlow() }
             totalErrors += result.errors
             print(result.row("full login flow", level))
+        }
+        let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
+        _ = try await app.discover()
+        for level in concurrency {
+            let result = try await measure(concurrency: level) { _ in try await NativeFlowRunner(seed: seed, client: app).passwordLogin() }
+            totalErrors += result.errors
+            print(result.row("native login (API, password) + token", level))
         }
         for level in concurrency {
             var chains: [String] = []
@@ -139,6 +148,21 @@ struct FlowRunner: Sendable {
             issuer + "/login", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", seed.username), ("password", seed.password)])
         guard let redirect = login.header("Location").flatMap(URL.init(string:)) else { throw SignetError(.malformedMessage, "login failed (HTTP \(login.status))") }
         return try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
+    }
+}
+
+/// One native login through the SDK: start, scenario, password, code exchange.
+struct NativeFlowRunner: Sendable {
+    let seed: DemoSeed
+    let client: SignetClient
+
+    func passwordLogin() async throws -> TokenResponse {
+        let parameters = AuthorizationParameters(clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI)
+        var step = try await client.nativeLogin().start(parameters)
+        step = try await step.select(scenario: LoginScenario.usernamePassword.rawValue)
+        step = try await step.submit(username: seed.username, password: seed.password)
+        guard case .finished(let result) = step.kind else { throw SignetError(.malformedMessage, "the native login did not finish") }
+        return try await result.exchange()
     }
 }
 
