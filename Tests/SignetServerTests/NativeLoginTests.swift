@@ -403,3 +403,74 @@ struct PageSMSTests {
         }
     }
 }
+
+@Suite("Second-factor rules that must not leak")
+struct SecondFactorRuleTests {
+    @Test("a one-factor browser session does not answer a request for two factors")
+    func stepUp() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = TestBrowser()
+            _ = try await provider.signIn(fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password)
+            let stepUp = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
+            #expect(stepUp.status == 200)
+            #expect(LoginForm.fields(in: stepUp.body) != nil)
+            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration")).decode(DiscoveryDocument.self)
+            #expect(discovery.acrValuesSupported.contains("urn:signet:loa:2"))
+        }
+    }
+
+    @Test("the native start refuses prompt=none and checks id_token_hint, which then binds the user")
+    func nativeHints() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let app = NativeApp(provider)
+            #expect(try await app.start(extra: ["prompt": "none"]).json["error"] as? String == "login_required")
+            #expect(try await app.start(extra: ["id_token_hint": "not-a-token"]).json["error"] as? String == "invalid_request")
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
+            let (_, finished) = try await app.throughPassword(scenario: .usernamePassword, username: "bob", password: "bobs passphrase", startExtra: ["id_token_hint": tokens.idToken!])
+            #expect(finished.json["error"] as? String == "login_required")
+        }
+    }
+
+    @Test("a malformed code is refused without using up a try")
+    func malformedCodeNotCounted() async throws {
+        try await withTestProvider { provider in
+            _ = try await Fixture.make(provider)
+            let app = NativeApp(provider)
+            let (session, _) = try await app.throughPassword(scenario: .usernamePasswordSMS)
+            for malformed in ["", "12 34", "abcdef", "1234567"] {
+                #expect(try await app.step("sms_code", session, ["code": malformed]).json["error"] as? String == "invalid_request")
+            }
+            let code = try await app.lastCode()
+            let wrong = code == "000000" ? "111111" : "000000"
+            #expect(try await app.step("sms_code", session, ["code": wrong]).json["attempts_left"] as? Int == 2)
+        }
+    }
+
+    @Test("failed deliveries count toward the five sends")
+    func failedDeliveriesCount() async throws {
+        try await withTestProvider { provider in
+            _ = try await Fixture.make(provider)
+            await provider.outbox.failNext(10)
+            let app = NativeApp(provider)
+            let (session, first) = try await app.throughPassword(scenario: .usernamePasswordSMS)
+            #expect(first.json["error"] as? String == "delivery_failed")
+            for _ in 2...5 {
+                #expect(try await app.step("sms_code/resend", session).json["error"] as? String == "delivery_failed")
+            }
+            let over = try await app.step("sms_code/resend", session)
+            #expect(over.json["error"] as? String == "resend_limit_reached")
+        }
+    }
+
+    @Test("forget_user without a session still asks before forgetting")
+    func forgetUserAsks() async throws {
+        try await withTestProvider { provider in
+            let response = try await TestBrowser().get(provider.url("/logout?forget_user=true"))
+            #expect(response.status == 200)
+            #expect(response.body.contains("logout-form"))
+        }
+    }
+}

@@ -24,15 +24,18 @@ struct RefusalAndRaceTests {
         }
     }
 
-    @Test("50 parallel wrong passwords on one form check at most the free attempts; the rest are paused")
+    @Test("50 parallel wrong passwords on 50 forms check at most the free attempts; the rest are paused")
     func parallelGuessesArePaused() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
-            let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
-            let fields = try #require(LoginForm.fields(in: page.body))
+            var forms: [(TestBrowser, (authorization: String, csrfToken: String))] = []
+            for _ in 0..<50 {
+                let browser = TestBrowser()
+                let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
+                forms.append((browser, try #require(LoginForm.fields(in: page.body))))
+            }
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for index in 0..<50 {
+                for (index, (browser, fields)) in forms.enumerated() {
                     group.addTask {
                         try await browser.post(
                             provider.url("/login"),
@@ -44,6 +47,41 @@ struct RefusalAndRaceTests {
             }
             #expect(statuses.filter { $0 == 401 }.count <= 5)
             #expect(statuses.filter { $0 == 429 }.count >= 45)
+        }
+    }
+
+    @Test("parallel posts of one login form check one password; parallel SMS codes count against the tries")
+    func parallelPostsOfOneForm() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = TestBrowser()
+            let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let form = [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)]
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await browser.post(provider.url("/login"), form: form).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(await provider.outbox.messages.count == 1)
+            let message = try #require(await provider.outbox.messages.last)
+            let code = String(try #require(message.body.split(separator: "#").last))
+            // 30 parallel wrong codes: at most 3 are checked before the code is dead, and then the right one fails too.
+            let wrong = code == "000000" ? "111111" : "000000"
+            let codeStatuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<30 {
+                    group.addTask {
+                        try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)]).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Two wrong tries answer 401 ("tries left"); the third kills the code (403), as does every later one.
+            #expect(codeStatuses.filter { $0 == 401 }.count <= 2)
+            for _ in 0..<3 { _ = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)]) }
+            let right = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)])
+            #expect(right.status == 403)
+            #expect(right.header("Location") == nil)
         }
     }
 

@@ -9,6 +9,8 @@ public actor AuthState {
     private let storage: any AuthStateStorage
     private var tokens: StoredTokens?
     private var refreshing: Task<StoredTokens, any Error>?
+    /// Bumped by every sign-in and sign-out, so a refresh that started before one cannot undo it.
+    private var generation = 0
     /// Refresh this many seconds before the access token expires.
     public let refreshMargin: TimeInterval
 
@@ -30,6 +32,12 @@ public actor AuthState {
 
     /// Keeps the tokens of a finished sign-in.
     public func update(with response: TokenResponse) async throws {
+        generation += 1
+        refreshing = nil
+        try await store(response)
+    }
+
+    private func store(_ response: TokenResponse) async throws {
         var merged = response
         // A refresh answer may leave out the refresh token; keep the old one then.
         if merged.refreshToken == nil { merged.refreshToken = tokens?.tokens.refreshToken }
@@ -39,30 +47,45 @@ public actor AuthState {
     }
 
     /// A valid access token, refreshed first when it expires within ``refreshMargin``.
+    ///
+    /// Many callers at once share one refresh. Throws ``SignetClientError/Code/notSignedIn``
+    /// (the same for every caller) when there are no tokens or the grant is gone.
     public func freshAccessToken() async throws -> String {
         guard let current = tokens else { throw SignetClientError(.notSignedIn, isRetryable: false) }
         if current.accessTokenExpiresAt.timeIntervalSince(client.now()) > refreshMargin { return current.tokens.accessToken }
         if let refreshing { return try await refreshing.value.tokens.accessToken }
         guard let refreshToken = current.tokens.refreshToken else { throw SignetClientError(.notSignedIn, isRetryable: false) }
         let task = Task { [client] in
-            let response = try await client.refresh(refreshToken)
-            return StoredTokens(tokens: response, accessTokenExpiresAt: client.now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)))
+            do {
+                let response = try await client.refresh(refreshToken)
+                return StoredTokens(tokens: response, accessTokenExpiresAt: client.now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)))
+            } catch let error as SignetClientError where error.serverError?.error == .invalidGrant {
+                // The grant is gone (revoked, or the refresh token reused): sign in again.
+                throw SignetClientError(.notSignedIn, serverError: error.serverError, status: error.status, isRetryable: false)
+            }
         }
+        let started = generation
         refreshing = task
-        defer { refreshing = nil }
         do {
             let refreshed = try await task.value
-            try await update(with: refreshed.tokens)
+            if generation == started {
+                refreshing = nil
+                try await store(refreshed.tokens)
+            }
             return refreshed.tokens.accessToken
-        } catch let error as SignetClientError where error.serverError?.error == .invalidGrant {
-            // The grant is gone (revoked, or the refresh token reused): sign in again.
-            try await signOut()
-            throw SignetClientError(.notSignedIn, serverError: error.serverError, status: error.status, isRetryable: false)
+        } catch let error as SignetClientError where error.code == .notSignedIn {
+            if generation == started { try await signOut() }
+            throw error
+        } catch {
+            if generation == started { refreshing = nil }
+            throw error
         }
     }
 
     /// Forgets the tokens.
     public func signOut() async throws {
+        generation += 1
+        refreshing = nil
         tokens = nil
         try await storage.clear()
     }

@@ -46,6 +46,10 @@ struct AuthorizeEndpoint: Sendable {
             if !authorization.prompt.filter({ $0 != "none" }).isEmpty { sessionUsable = false }
             if let maxAge = authorization.maxAge, now.timeIntervalSince(session.authTime) > Double(maxAge) { sessionUsable = false }
             if let subject = authorization.idTokenHintSubject, subject != session.userID { sessionUsable = false }
+            // A one-factor session cannot answer a request for two factors: step up.
+            if authorization.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors), session.acr != AuthorizationRequestValidator.acrTwoFactors {
+                sessionUsable = false
+            }
         }
         if let session, sessionUsable {
             let authentication = Authentication(userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid)

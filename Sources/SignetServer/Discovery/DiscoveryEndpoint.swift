@@ -30,7 +30,7 @@ struct DiscoveryEndpoint: Sendable {
                 "preferred_username", "email", "phone_number",
             ],
             promptValuesSupported: ["none", "login"],
-            acrValuesSupported: [AuthorizationRequestValidator.acrOneFactor],
+            acrValuesSupported: [AuthorizationRequestValidator.acrOneFactor, AuthorizationRequestValidator.acrTwoFactors],
             uiLocalesSupported: AuthorizationRequestValidator.supportedUILocales,
             authorizationResponseIssParameterSupported: true,
             claimsParameterSupported: false,

@@ -29,7 +29,7 @@ public struct BrowserSessions: Sendable {
         let value = provider.random.token()
         let lifetime = provider.configuration.browserSessionLifetime
         let session = BrowserSessionRecord(
-            idHash: SecretDigest.hex(value), sid: provider.random.token(byteCount: 16), userID: authentication.userID,
+            idHash: SecretDigest.hex(value), sid: authentication.sessionID ?? provider.random.token(byteCount: 16), userID: authentication.userID,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr,
             expiresAt: provider.now().addingTimeInterval(lifetime))
         try await provider.store.insertSession(session)

@@ -49,6 +49,8 @@ struct LoginPage: Sendable {
         guard !username.isEmpty, !password.isEmpty, username.utf8.count <= 128, password.utf8.count <= 1024 else {
             return again("Enter your username and password.", .badRequest)
         }
+        // Claim the login first: of parallel posts of this form only one goes on.
+        guard let claimed = try await steps.save(session, over: session) else { return conflict() }
         let user: UserRecord
         switch try await steps.checkPassword(username: username, password: password, address: context.sourceAddress, clientID: client.id) {
         case .paused(let seconds): return again(LoginThrottle.pauseMessage(seconds: seconds), .tooManyRequests)
@@ -57,56 +59,51 @@ struct LoginPage: Sendable {
         }
 
         // Two factors when the client asks for them (acr_values) — the SMS code.
-        guard session.request.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) else {
-            return try await finish(session, user: user, twoFactor: false, rememberMe: rememberMe, request: request)
+        guard claimed.request.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) else {
+            return try await finish(claimed, user: user, twoFactor: false, rememberMe: rememberMe, request: request, client: client)
         }
         guard let phoneNumber = user.phoneNumber else {
-            _ = try await provider.store.consumeLoginSession(id: session.id)
-            return redirectError(session, OAuthError(.accessDenied, "two factors are required and this user has no phone number"))
+            _ = try await provider.store.consumeLoginSession(id: claimed.id)
+            return redirectError(claimed, OAuthError(.accessDenied, "two factors are required and this user has no phone number"))
         }
-        var next = session
-        do {
-            next.sms = try await steps.sendCode(for: session, to: phoneNumber, clientName: client.name, previous: nil)
-        } catch {
-            return again("We could not send the code. Try again in a moment.", .serviceUnavailable)
-        }
+        var next = claimed
         next.step = .smsCode
         next.userID = user.id
         next.rememberMe = rememberMe
-        next.version += 1
-        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
-            return pages.message(heading: "This sign-in changed in another window", message: "Go back to the app and start again.", status: .conflict)
-        }
-        return smsForm(next, handle: handle, error: nil, status: .ok)
+        guard let (sent, delivered) = try await steps.deliverCode(next, to: phoneNumber, clientName: client.name) else { return conflict() }
+        return smsForm(sent, handle: handle, error: delivered ? nil : Self.deliveryFailed, status: delivered ? .ok : .serviceUnavailable)
     }
 
     /// POST /login/sms: the one-time code.
     func submitCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let loaded = try await load(request, expecting: .smsCode)
-        guard case .loaded(let session, let handle, let parameters, _) = loaded else { return loaded.response! }
+        guard case .loaded(let session, let handle, let parameters, let client) = loaded else { return loaded.response! }
         guard var challenge = session.sms, let userID = session.userID, let user = try await provider.store.user(id: userID) else {
             return pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest)
         }
         let code = (parameters["code"] ?? "").trimmingCharacters(in: .whitespaces)
-        let result = steps.check(code, against: &challenge, session: session.id)
+        if challenge.deliveryFailed == true { return smsForm(session, handle: handle, error: Self.deliveryFailed, status: .conflict) }
+        guard steps.isWellFormed(code) else {
+            return smsForm(session, handle: handle, error: "Enter the \(provider.configuration.sms.digits)-digit code.", status: .badRequest)
+        }
+        // Claim first: of parallel posts only one is checked, so the try limit holds.
+        guard let claimed = try await steps.save(session, over: session) else { return conflict() }
+        let result = steps.check(code, against: &challenge, session: claimed.id)
         if result == .accepted {
-            return try await finish(session, user: user, twoFactor: true, rememberMe: session.rememberMe, request: request)
+            return try await finish(claimed, user: user, twoFactor: true, rememberMe: claimed.rememberMe, request: request, client: client)
         }
-        var next = session
+        var next = claimed
         next.sms = challenge
-        next.version += 1
-        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
-            return pages.message(heading: "This code was already sent", message: "Go back and try again.", status: .conflict)
-        }
+        guard let stored = try await steps.save(next, over: claimed) else { return conflict() }
         switch result {
         case .wrong(let left):
-            return smsForm(next, handle: handle, error: "The code is not right. \(left) \(left == 1 ? "try" : "tries") left.", status: .unauthorized)
+            return smsForm(stored, handle: handle, error: "The code is not right. \(left) \(left == 1 ? "try" : "tries") left.", status: .unauthorized)
         case .exhausted:
-            return smsForm(next, handle: handle, error: "Too many wrong codes. Send a new code to try again.", status: .forbidden)
+            return smsForm(stored, handle: handle, error: "Too many wrong codes. Send a new code to try again.", status: .forbidden)
         case .expired:
-            return smsForm(next, handle: handle, error: "The code has expired. Send a new code.", status: .badRequest)
+            return smsForm(stored, handle: handle, error: "The code has expired. Send a new code.", status: .badRequest)
         case .accepted:
-            return smsForm(next, handle: handle, error: nil, status: .ok)
+            return smsForm(stored, handle: handle, error: nil, status: .ok)
         }
     }
 
@@ -124,17 +121,14 @@ struct LoginPage: Sendable {
         case .allowed:
             break
         }
-        var next = session
-        do {
-            next.sms = try await steps.sendCode(for: session, to: challenge.phoneNumber, clientName: client.name, previous: challenge)
-        } catch {
-            return smsForm(session, handle: handle, error: "We could not send the code. Try again in a moment.", status: .serviceUnavailable)
-        }
-        next.version += 1
-        guard try await provider.store.replaceLoginSession(next, expectedVersion: session.version) else {
-            return pages.message(heading: "This sign-in changed in another window", message: "Go back and try again.", status: .conflict)
-        }
-        return smsForm(next, handle: handle, error: nil, status: .ok)
+        guard let (sent, delivered) = try await steps.deliverCode(session, to: challenge.phoneNumber, clientName: client.name) else { return conflict() }
+        return smsForm(sent, handle: handle, error: delivered ? nil : Self.deliveryFailed, status: delivered ? .ok : .serviceUnavailable)
+    }
+
+    static let deliveryFailed = "We could not send the code. Use “Send a new code” to try again."
+
+    private func conflict() -> Response {
+        pages.message(heading: "This sign-in changed in another window", message: "Go back to the app and start again.", status: .conflict)
     }
 
     // MARK: Shared
@@ -184,25 +178,31 @@ struct LoginPage: Sendable {
         return .loaded(session, handle: handle, parameters, client)
     }
 
-    /// Starts the browser session, issues the code and redirects; sets or clears the remember cookie.
-    private func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, rememberMe: Bool, request: Request) async throws -> Response {
+    /// Issues the code, then starts the browser session and redirects; sets or clears the remember cookie.
+    private func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, rememberMe: Bool, request: Request, client: ClientRecord) async throws -> Response {
         var session = session
         session.rememberMe = rememberMe
+        let sid = provider.random.token(byteCount: 16)
         let finished: LoginSteps.Finished
-        let started = try await sessions.start(LoginSteps.authentication(user: user, twoFactor: twoFactor, at: provider.now(), sessionID: nil))
         do {
-            finished = try await steps.finish(session, user: user, twoFactor: twoFactor, browserSessionID: started.0.sid)
+            finished = try await steps.finish(session, user: user, twoFactor: twoFactor, browserSessionID: sid)
         } catch LoginSteps.FinishFailure.alreadyFinished {
             return pages.message(heading: "This sign-in was already completed", message: "Go back to the app.", status: .badRequest)
         } catch LoginSteps.FinishFailure.wrongUser {
             return redirectError(session, OAuthError(.loginRequired, "the user who signed in is not the one id_token_hint names"))
         }
+        let started = try await sessions.start(LoginSteps.authentication(user: user, twoFactor: twoFactor, at: provider.now(), sessionID: sid))
         var response = Response(status: .seeOther, headers: [.location: finished.location])
         response.setCookie(started.1)
+        // The cookie holds one token; only this client's token is replaced or revoked here.
+        let remembered = RememberTokens(provider: provider)
+        let old = request.cookies[Self.rememberCookie]?.value
+        let oldIsThisClients = try await old.asyncMap { try await remembered.user(for: $0, clientID: client.id) } != nil
         if let token = finished.rememberToken {
+            if let old, oldIsThisClients { try await remembered.revoke(old) }
             response.setCookie(sessions.cookie(Self.rememberCookie, value: token, maxAge: Int(provider.configuration.rememberTokenLifetime)))
-        } else if !rememberMe, let old = request.cookies[Self.rememberCookie]?.value {
-            try await RememberTokens(provider: provider).revoke(old)
+        } else if !rememberMe, let old, oldIsThisClients {
+            try await remembered.revoke(old)
             response.setCookie(sessions.cookie(Self.rememberCookie, value: "", maxAge: 0))
         }
         return response

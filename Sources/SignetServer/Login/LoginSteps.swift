@@ -33,22 +33,38 @@ struct LoginSteps: Sendable {
         return .accepted(user)
     }
 
-    /// Sends a fresh code to `phoneNumber` and returns the challenge to store. Throws ``MessageDeliveryFailure``.
-    func sendCode(for session: LoginSessionRecord, to phoneNumber: String, clientName: String, previous: SMSChallenge?) async throws -> SMSChallenge {
+    /// Writes `next` over `current` if nobody changed the login since `current` was read;
+    /// `nil` when another request came first. Every step claims the login this way before it
+    /// does anything, so of concurrent submissions exactly one is checked and applied.
+    func save(_ next: LoginSessionRecord, over current: LoginSessionRecord) async throws -> LoginSessionRecord? {
+        var written = next
+        written.version = current.version + 1
+        return try await provider.store.replaceLoginSession(written, expectedVersion: current.version) ? written : nil
+    }
+
+    /// Sends a fresh code, recording the send *before* it goes out (so neither parallel requests
+    /// nor failing gateways can exceed the limits); returns the login as stored and whether the
+    /// message was delivered. `nil` when another request changed the login first.
+    func deliverCode(_ session: LoginSessionRecord, to phoneNumber: String, clientName: String) async throws -> (LoginSessionRecord, delivered: Bool)? {
         let code = OneTimeCodes.make(digits: policy.digits, random: provider.random)
         let now = provider.now()
+        var reserved = session
+        reserved.sms = SMSChallenge(
+            codeDigest: OneTimeCodes.digest(code, session: session.id, key: provider.otpKey), phoneNumber: phoneNumber,
+            expiresAt: now.addingTimeInterval(policy.lifetime), sends: (session.sms?.sends ?? 0) + 1, lastSentAt: now)
+        guard let stored = try await save(reserved, over: session) else { return nil }
         let message = OutgoingMessage(
             id: provider.random.token(byteCount: 16), to: phoneNumber,
             body: OneTimeCodes.message(code: code, clientName: clientName, issuer: provider.issuer), purpose: "login_otp", createdAt: now)
         do {
             try await provider.messages.send(message)
+            return (stored, true)
         } catch {
             provider.logger.warning("SMS delivery failed", metadata: ["event": "sms.failed", "error": .string(String(describing: error))])
-            throw error
+            var failed = stored
+            failed.sms?.deliveryFailed = true
+            return (try await save(failed, over: stored) ?? stored, false)
         }
-        return SMSChallenge(
-            codeDigest: OneTimeCodes.digest(code, session: session.id, key: provider.otpKey), phoneNumber: phoneNumber,
-            expiresAt: now.addingTimeInterval(policy.lifetime), sends: (previous?.sends ?? 0) + 1, lastSentAt: now)
     }
 
     /// Whether another code may be sent now.
@@ -60,6 +76,7 @@ struct LoginSteps: Sendable {
 
     func canResend(_ challenge: SMSChallenge) -> ResendCheck {
         guard challenge.sends < policy.maxSends else { return .limitReached }
+        if challenge.deliveryFailed == true { return .allowed }
         let wait = challenge.lastSentAt.addingTimeInterval(policy.resendAfter).timeIntervalSince(provider.now())
         return wait > 0 ? .tooEarly(seconds: wait) : .allowed
     }
@@ -73,11 +90,16 @@ struct LoginSteps: Sendable {
         case expired
     }
 
+    /// Whether `code` has the form of a code (so a typo in the form is not counted as a guess).
+    func isWellFormed(_ code: String) -> Bool {
+        code.count == policy.digits && code.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
     /// Checks a code in constant time, counting a wrong one in `challenge`.
     func check(_ code: String, against challenge: inout SMSChallenge, session: String) -> CodeResult {
         guard challenge.wrongAttempts < policy.maxWrongAttempts else { return .exhausted }
         guard provider.now() < challenge.expiresAt else { return .expired }
-        let wellFormed = code.count == policy.digits && code.allSatisfy(\.isASCII) && code.allSatisfy(\.isNumber)
+        let wellFormed = isWellFormed(code)
         let candidate = OneTimeCodes.digest(wellFormed ? code : "", session: session, key: provider.otpKey)
         if wellFormed, ConstantTime.equals(candidate, challenge.codeDigest) { return .accepted }
         challenge.wrongAttempts += 1

@@ -57,7 +57,9 @@ struct LogoutEndpoint: Sendable {
             // session is invisible here: always ask, on a same-origin page that sees the cookies.
             confirmed = false
         } else {
-            confirmed = session == nil || (hintClaims != nil && hintClaims?.sub == session?.userID)
+            // forget_user revokes a token even without a session, so it always needs the confirmation form.
+            let forgetting = parameters["forget_user"] == "true"
+            confirmed = !forgetting && (session == nil || (hintClaims != nil && hintClaims?.sub == session?.userID))
         }
 
         if !confirmed {
@@ -92,13 +94,5 @@ struct LogoutEndpoint: Sendable {
 
     fileprivate func errorPage(_ detail: String, status: HTTPResponse.Status) -> Response {
         pages.message(heading: "Sign-out request not valid", message: "The app sent a sign-out request Signet cannot accept.", detail: detail, status: status)
-    }
-}
-
-extension Optional {
-    /// `map` for an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

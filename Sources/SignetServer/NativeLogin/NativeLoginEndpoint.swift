@@ -21,7 +21,7 @@ struct NativeLoginEndpoint: Sendable {
     func start(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let fields = try await body([String: String].self, request, hint: "the start takes string fields only")
         let parameters = FormParameters(fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
-        let authorization: ValidatedAuthorizationRequest
+        var authorization: ValidatedAuthorizationRequest
         let client: ClientRecord
         switch try await validator.validate(parameters) {
         case .showError(let error), .redirectError(let error, _, _):
@@ -29,6 +29,16 @@ struct NativeLoginEndpoint: Sendable {
                 error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)
         case .valid(let valid, let found):
             (authorization, client) = (valid, found)
+        }
+        // A native login always asks the user, so prompt=none cannot be honoured (OIDC Core §3.1.2.6).
+        if authorization.prompt.contains("none") {
+            throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
+        }
+        if let hint = fields[OAuthParameter.idTokenHint] {
+            guard let claims = await provider.verifyIDTokenHint(hint) else {
+                throw NativeLoginError(.badRequest, "invalid_request", "id_token_hint is not an ID token issued here", retryable: false)
+            }
+            authorization.idTokenHintSubject = claims.sub
         }
         var scenarios = client.loginScenarios ?? LoginScenario.allCases
         if authorization.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) { scenarios = scenarios.filter(\.isTwoFactor) }
@@ -88,11 +98,15 @@ struct NativeLoginEndpoint: Sendable {
 
     func smsCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let (input, loaded, _) = try await load(request, at: .smsCode)
+        guard let sent = loaded.sms, sent.deliveryFailed != true else {
+            throw NativeLoginError(.conflict, "code_not_sent", "the code was not delivered; ask for one with sms_code/resend", retryable: true, nextStep: .smsCode)
+        }
+        guard steps.isWellFormed(input.code ?? "") else {
+            throw NativeLoginError(.badRequest, "invalid_request", "code must be \(provider.configuration.sms.digits) digits", retryable: true, nextStep: .smsCode)
+        }
         // Claim the step first: of concurrent submissions only one is checked at all.
         let session = try await save(loaded, over: loaded)
-        guard var challenge = session.sms else {
-            throw NativeLoginError(.conflict, "code_not_sent", "no code was delivered yet; ask for one with sms_code/resend", retryable: true, nextStep: .smsCode)
-        }
+        var challenge = sent
         guard let userID = session.userID, let user = try await provider.store.user(id: userID) else { throw NativeLoginError.invalidSession }
         let result = steps.check(input.code ?? "", against: &challenge, session: session.id)
         if result == .accepted {
@@ -105,7 +119,10 @@ struct NativeLoginEndpoint: Sendable {
         case .wrong(let left):
             throw NativeLoginError(.unauthorized, "invalid_code", "the code is not right", retryable: true, attemptsLeft: left, nextStep: .smsCode)
         case .exhausted:
-            throw NativeLoginError(.forbidden, "code_attempts_exhausted", "too many wrong codes: ask for a new code or start again", retryable: true, attemptsLeft: 0, nextStep: .smsCode)
+            let canAskAgain = steps.canResend(challenge) != .limitReached
+            throw NativeLoginError(
+                .forbidden, "code_attempts_exhausted", canAskAgain ? "too many wrong codes: ask for a new code" : "too many wrong codes: start again",
+                retryable: canAskAgain, attemptsLeft: 0, nextStep: canAskAgain ? .smsCode : nil)
         case .expired:
             throw NativeLoginError(.badRequest, "code_expired", "the code has expired: ask for a new one", retryable: true, nextStep: .smsCode)
         case .accepted:
@@ -114,8 +131,7 @@ struct NativeLoginEndpoint: Sendable {
     }
 
     func resendCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, loaded, client) = try await load(request, at: .smsCode)
-        let session = try await save(loaded, over: loaded)
+        let (input, session, client) = try await load(request, at: .smsCode)
         if let challenge = session.sms {
             switch steps.canResend(challenge) {
             case .tooEarly(let seconds):
@@ -165,18 +181,15 @@ struct NativeLoginEndpoint: Sendable {
         return try await sendCode(next, to: phoneNumber, clientName: client.name, handle: input.loginSession)
     }
 
-    /// Sends a code and records it; a failed delivery keeps the login alive and says to retry.
+    /// Sends a code (the send is recorded first); a failed delivery keeps the login alive and says to retry.
     private func sendCode(_ session: LoginSessionRecord, to phoneNumber: String, clientName: String, handle: String) async throws -> Response {
-        let challenge: SMSChallenge
-        do {
-            challenge = try await steps.sendCode(for: session, to: phoneNumber, clientName: clientName, previous: session.sms)
-        } catch {
+        guard let (sent, delivered) = try await steps.deliverCode(session, to: phoneNumber, clientName: clientName) else {
+            throw NativeLoginError.concurrentUpdate
+        }
+        guard delivered else {
             throw NativeLoginError(.serviceUnavailable, "delivery_failed", "the code could not be sent; ask again with sms_code/resend", retryable: true, nextStep: .smsCode)
         }
-        var next = session
-        next.sms = challenge
-        next = try await save(next, over: session)
-        return answer(next, handle: handle)
+        return answer(sent, handle: handle)
     }
 
     private func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, handle: String) async throws -> Response {
@@ -229,9 +242,7 @@ struct NativeLoginEndpoint: Sendable {
 
     /// Writes `next` over `current` if nobody changed it since; returns what was written.
     private func save(_ next: LoginSessionRecord, over current: LoginSessionRecord) async throws -> LoginSessionRecord {
-        var written = next
-        written.version = current.version + 1
-        guard try await provider.store.replaceLoginSession(written, expectedVersion: current.version) else { throw NativeLoginError.concurrentUpdate }
+        guard let written = try await steps.save(next, over: current) else { throw NativeLoginError.concurrentUpdate }
         return written
     }
 

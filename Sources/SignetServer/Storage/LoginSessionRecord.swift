@@ -34,14 +34,17 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
     /// How many codes were sent in this login (the first and every resend).
     public var sends: Int
     public var lastSentAt: Date
+    /// Whether the last send failed (then a new send may be asked for at once, within the limit).
+    public var deliveryFailed: Bool?
 
-    public init(codeDigest: String, phoneNumber: String, expiresAt: Date, wrongAttempts: Int = 0, sends: Int = 1, lastSentAt: Date) {
+    public init(codeDigest: String, phoneNumber: String, expiresAt: Date, wrongAttempts: Int = 0, sends: Int = 1, lastSentAt: Date, deliveryFailed: Bool? = nil) {
         self.codeDigest = codeDigest
         self.phoneNumber = phoneNumber
         self.expiresAt = expiresAt
         self.wrongAttempts = wrongAttempts
         self.sends = sends
         self.lastSentAt = lastSentAt
+        self.deliveryFailed = deliveryFailed
     }
 }
 
