@@ -53,9 +53,13 @@ def test_native_login_follows_the_document(signet):
     assert step.json()["next_step"] == "sms_code"
     outbox = pathlib.Path(signet.data_dir) / "outbox.jsonl"
     code = json.loads(outbox.read_text().strip().splitlines()[-1])["body"].split("#")[-1]
-    wrong = requests.post(signet.issuer + "/login/native/sms_code", json={"login_session": session, "client_id": demo["native_client_id"], "code": "x"}, timeout=TIMEOUT)
+    malformed = requests.post(signet.issuer + "/login/native/sms_code", json={"login_session": session, "client_id": demo["native_client_id"], "code": "x"}, timeout=TIMEOUT)
+    assert malformed.status_code == 400 and malformed.json()["error"] == "invalid_request"
+    wrong_code = "111111" if code == "000000" else "000000"
+    wrong = requests.post(signet.issuer + "/login/native/sms_code", json={"login_session": session, "client_id": demo["native_client_id"], "code": wrong_code}, timeout=TIMEOUT)
     assert wrong.status_code == 401
     assert wrong.json()["error"] in document["components"]["schemas"]["Error"]["properties"]["error"]["enum"]
+    assert wrong.json()["attempts_left"] == 2
     done = requests.post(signet.issuer + "/login/native/sms_code", json={"login_session": session, "client_id": demo["native_client_id"], "code": code}, timeout=TIMEOUT)
     assert done.status_code == 200, done.text
     finished = done.json()
