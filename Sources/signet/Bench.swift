@@ -5,6 +5,7 @@ import SignetClient
 import SignetCore
 import SignetRelyingParty
 import SignetServer
+import SignetStorage
 import SignetTesting
 
 struct Bench: AsyncParsableCommand {
@@ -28,6 +29,12 @@ struct Bench: AsyncParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        // One user per worker, as real traffic has: a single account's concurrent attempts are throttled.
+        let users = (0..<(concurrency.max() ?? 1)).map { BenchUser(username: "bench-\($0)", password: SecureRandom().token(byteCount: 12)) }
+        let seedStore = try await SQLStore.open(database ?? folder.appendingPathComponent("signet.sqlite").path)
+        let admin = SignetAdmin(store: seedStore, passwordHashCost: passwordHashCost)
+        for user in users { try await admin.addUser(username: user.username, password: user.password) }
+        try await seedStore.close()
         let port = try FreePort.find()
         var arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
         if let database { arguments += ["--database", database] }
@@ -52,20 +59,20 @@ struct Bench: AsyncParsableCommand {
         print("|---|---:|---:|---:|---:|---:|")
         var totalErrors = 0
         for level in concurrency {
-            let result = try await measure(concurrency: level) { _ in try await flow.fullFlow() }
+            let result = try await measure(concurrency: level) { worker in try await flow.fullFlow(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("full login flow", level))
         }
         let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
         _ = try await app.discover()
         for level in concurrency {
-            let result = try await measure(concurrency: level) { _ in try await NativeFlowRunner(seed: seed, client: app).passwordLogin() }
+            let result = try await measure(concurrency: level) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("native login (API, password) + token", level))
         }
         for level in concurrency {
             var chains: [String] = []
-            for _ in 0..<level { chains.append(try await flow.fullFlow().tokens.refreshToken ?? "") }
+            for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
             let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: backend) }
             totalErrors += result.errors
@@ -139,13 +146,13 @@ struct FlowRunner: Sendable {
     let issuer: String
     let backend: RelyingParty
 
-    func fullFlow() async throws -> CompletedAuthorization {
+    func fullFlow(as user: BenchUser) async throws -> CompletedAuthorization {
         let request = try await backend.makeAuthorizationRequest(redirectURI: seed.backendRedirectURIs[0], scope: "openid profile")
         let browser = TestBrowser()
         let page = try await browser.get(request.url.absoluteString)
         guard let fields = LoginForm.fields(in: page.body) else { throw SignetError(.malformedMessage, "no login form (HTTP \(page.status))") }
         let login = try await browser.post(
-            issuer + "/login", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", seed.username), ("password", seed.password)])
+            issuer + "/login", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", user.username), ("password", user.password)])
         guard let redirect = login.header("Location").flatMap(URL.init(string:)) else { throw SignetError(.malformedMessage, "login failed (HTTP \(login.status))") }
         return try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
     }
@@ -156,14 +163,20 @@ struct NativeFlowRunner: Sendable {
     let seed: DemoSeed
     let client: SignetClient
 
-    func passwordLogin() async throws -> TokenResponse {
+    func passwordLogin(as user: BenchUser) async throws -> TokenResponse {
         let parameters = AuthorizationParameters(clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI)
         var step = try await client.nativeLogin().start(parameters)
         step = try await step.select(scenario: LoginScenario.usernamePassword.rawValue)
-        step = try await step.submit(username: seed.username, password: seed.password)
+        step = try await step.submit(username: user.username, password: user.password)
         guard case .finished(let result) = step.kind else { throw SignetError(.malformedMessage, "the native login did not finish") }
         return try await result.exchange()
     }
+}
+
+/// A benchmark user; each worker signs in as its own.
+struct BenchUser: Sendable {
+    let username: String
+    let password: String
 }
 
 /// A worker's refresh token, rotated on every use.

@@ -26,10 +26,11 @@ struct LoginSteps: Sendable {
         }
         let user = try await provider.store.user(username: username)
         guard await provider.passwords.verify(password, hash: user?.passwordHash), let user else {
+            try await throttle.recordFailure(address: address)
             provider.logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
             return .rejected
         }
-        try await throttle.recordSuccess(username: username, address: address)
+        try await throttle.recordSuccess(username: username)
         return .accepted(user)
     }
 

@@ -8,10 +8,9 @@ import SignetCore
 /// to brute-force than another. Names are counted whether or not an account exists,
 /// so the answers never reveal which names exist.
 ///
-/// An attempt is counted *before* the password is checked (``reserve(username:address:)``),
-/// atomically, so a burst of parallel guesses cannot all slip through before the first
-/// failure is recorded; a success then clears the account's count and gives the address
-/// its attempt back.
+/// An account's attempt is counted *before* the password is checked
+/// (``reserve(username:address:)``), atomically, so a burst of parallel guesses at one account
+/// cannot all slip through before the first failure is recorded.
 public struct LoginThrottle: Sendable {
     let store: any ThrottleStore
     let policy: ThrottlePolicy
@@ -32,38 +31,47 @@ public struct LoginThrottle: Sendable {
         case paused(seconds: TimeInterval)
     }
 
-    /// Counts an attempt for this name and address, and decides whether it may check a password.
+    /// Decides whether an attempt for this name from this address may check a password.
     ///
-    /// Within the free attempts every caller proceeds. Past them, only the first caller
-    /// after the pause has elapsed proceeds; every concurrent one is paused.
+    /// The account's attempt is counted here, atomically, before the password is checked:
+    /// within the free attempts every caller proceeds; past them only the first caller after
+    /// the pause has elapsed proceeds, and concurrent ones are paused (and not counted).
+    /// The address is checked here and charged only for failures (``recordFailure``), so many
+    /// people signing in at once behind one address are not paused.
     public func reserve(username: String, address: String) async throws -> Decision {
-        var longest: TimeInterval = 0
-        for (key, free) in [(Self.accountKey(username), policy.freeFailuresPerAccount), (Self.addressKey(address), policy.freeFailuresPerAddress)] {
-            let now = clock.now()
-            let resetBefore = now.addingTimeInterval(-policy.window)
-            let before = try await store.throttle(key: key).flatMap { $0.lastFailureAt < resetBefore ? nil : $0 }
-            var wait: TimeInterval = 0
-            if let before {
-                let until = before.lastFailureAt.addingTimeInterval(policy.pause(afterFailures: before.failures, free: free))
-                wait = max(0, until.timeIntervalSince(now))
-            }
-            if wait > 0 {
-                longest = max(longest, wait)
-                continue
-            }
-            let counted = try await store.recordFailure(key: key, at: now, resetBefore: resetBefore)
-            // Past the free attempts, only the caller whose count follows the one it read may go on.
-            if counted.failures > free, counted.failures != (before?.failures ?? 0) + 1 {
-                longest = max(longest, max(1, policy.pause(afterFailures: counted.failures - 1, free: free)))
-            }
+        let now = clock.now()
+        let resetBefore = now.addingTimeInterval(-policy.window)
+        let addressKey = Self.addressKey(address), accountKey = Self.accountKey(username)
+        let addressRecord = try await store.throttle(key: addressKey).flatMap { $0.lastFailureAt < resetBefore ? nil : $0 }
+        let addressWait = wait(after: addressRecord, free: policy.freeFailuresPerAddress, now: now)
+        if addressWait > 0 { return .paused(seconds: addressWait) }
+
+        let before = try await store.throttle(key: accountKey).flatMap { $0.lastFailureAt < resetBefore ? nil : $0 }
+        let accountWait = wait(after: before, free: policy.freeFailuresPerAccount, now: now)
+        if accountWait > 0 { return .paused(seconds: accountWait) }
+        let counted = try await store.recordFailure(key: accountKey, at: now, resetBefore: resetBefore)
+        if counted.failures > policy.freeFailuresPerAccount, counted.failures != (before?.failures ?? 0) + 1 {
+            try await store.releaseAttempt(key: accountKey)
+            return .paused(seconds: max(1, policy.pause(afterFailures: counted.failures - 1, free: policy.freeFailuresPerAccount)))
         }
-        return longest > 0 ? .paused(seconds: longest) : .allowed
+        return .allowed
     }
 
-    /// After a right password: clears the name's count and gives the address its attempt back.
-    public func recordSuccess(username: String, address: String) async throws {
+    /// After a wrong password: charges the address (the account was charged by ``reserve(username:address:)``).
+    public func recordFailure(address: String) async throws {
+        let now = clock.now()
+        _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
+    }
+
+    /// After a right password: clears the name's count.
+    public func recordSuccess(username: String) async throws {
         try await store.resetThrottle(key: Self.accountKey(username))
-        try await store.releaseAttempt(key: Self.addressKey(address))
+    }
+
+    private func wait(after record: ThrottleRecord?, free: Int, now: Date) -> TimeInterval {
+        guard let record else { return 0 }
+        let until = record.lastFailureAt.addingTimeInterval(policy.pause(afterFailures: record.failures, free: free))
+        return max(0, until.timeIntervalSince(now))
     }
 
     /// The words shown while paused; the same whatever the reason, so nothing is revealed.
