@@ -64,7 +64,7 @@ enum PageTemplates {
 
     static let logoutConfirm = """
         <h1>Sign out?</h1>
-        <p class="lead">You are signed in{{#username}} as <strong>{{username}}</strong>{{/username}}.</p>
+        <p class="lead">{{#username}}You are signed in as <strong>{{username}}</strong>.{{/username}}{{^username}}Confirm to sign out.{{/username}}{{#forgetUser}} This device will also forget your username.{{/forgetUser}}</p>
         <form id="logout-form" method="post" action="/logout">
         <input type="hidden" name="csrf_token" value="{{csrfToken}}">
         {{#postLogoutRedirectURI}}<input type="hidden" name="post_logout_redirect_uri" value="{{postLogoutRedirectURI}}">{{/postLogoutRedirectURI}}
