@@ -14,7 +14,7 @@ struct AuthorizeEndpoint: Sendable {
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters: FormParameters
         do {
-            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize, allowQuery: request.method != .post)
+            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
         } catch let error as OAuthHTTPError {
             return invalidRequestPage(error.error, status: error.status)
         }

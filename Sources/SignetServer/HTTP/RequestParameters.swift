@@ -6,17 +6,16 @@ import SignetCore
 
 /// Reads request parameters: the query for GET, an `application/x-www-form-urlencoded` body for POST.
 public enum RequestParameters {
-    /// The parameters of a GET (query) or POST (form body) request.
+    /// The parameters of a GET (query) or POST (form body, never mixed with a query) request.
     ///
-    /// - Throws: ``OAuthHTTPError`` 400 for a wrong content type or malformed encoding,
-    ///   and Hummingbird's 413 when the body exceeds `maxBodySize`.
-    public static func read(_ request: Request, maxBodySize: Int, allowQuery: Bool) async throws -> FormParameters {
+    /// - Throws: ``OAuthHTTPError`` 400 for a query on a POST or malformed encoding, 415 for a
+    ///   wrong content type, and Hummingbird's 413 when the body exceeds `maxBodySize`.
+    public static func read(_ request: Request, maxBodySize: Int) async throws -> FormParameters {
         switch request.method {
         case .get, .head:
-            guard allowQuery else { throw HTTPError(.methodNotAllowed) }
             return try parse(request.uri.query ?? "")
         case .post:
-            if let query = request.uri.query, !query.isEmpty, !allowQuery {
+            if let query = request.uri.query, !query.isEmpty {
                 throw OAuthHTTPError.invalidRequest("parameters must be sent in the body, not the query")
             }
             return try await form(request, maxBodySize: maxBodySize)

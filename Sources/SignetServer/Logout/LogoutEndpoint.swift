@@ -15,7 +15,7 @@ struct LogoutEndpoint: Sendable {
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters: FormParameters
         do {
-            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize, allowQuery: request.method != .post)
+            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
         } catch let error as OAuthHTTPError {
             return errorPage(error.error.errorDescription ?? "", status: error.status)
         }

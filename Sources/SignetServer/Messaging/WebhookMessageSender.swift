@@ -41,11 +41,15 @@ public struct WebhookMessageSender: MessageSender {
         self.now = now
     }
 
-    /// The signature header value for `body` at `timestamp`.
+    /// The signature header value for `body` at `timestamp`, as a gateway recomputes it.
     public static func signature(body: Data, timestamp: Int, secret: String) -> String {
+        signature(body: body, timestamp: timestamp, key: SymmetricKey(data: Data(secret.utf8)))
+    }
+
+    static func signature(body: Data, timestamp: Int, key: SymmetricKey) -> String {
         var signed = Data("\(timestamp).".utf8)
         signed.append(body)
-        let mac = HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(secret.utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: signed, using: key)
         return "t=\(timestamp),v1=" + Data(mac).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -57,14 +61,10 @@ public struct WebhookMessageSender: MessageSender {
         var wait = backoff
         var lastReason = "not attempted"
         for attempt in 1...maxAttempts {
-            let timestamp = Int(now().timeIntervalSince1970)
-            var signed = Data("\(timestamp).".utf8)
-            signed.append(body)
-            let mac = HMAC<SHA256>.authenticationCode(for: signed, using: secret)
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "Signet-Signature", value: "t=\(timestamp),v1=" + Data(mac).map { String(format: "%02x", $0) }.joined())
+            request.headers.add(name: "Signet-Signature", value: Self.signature(body: body, timestamp: Int(now().timeIntervalSince1970), key: secret))
             request.headers.add(name: "Idempotency-Key", value: message.id)
             request.body = .bytes(ByteBuffer(bytes: body))
             do {
