@@ -20,7 +20,7 @@ do {
     loop: while true {
         switch step.kind {
         case .selectScenario(let scenarios):
-            step = try await step.select(scenario: scenarios.first { $0.hasSuffix("_sms") } ?? scenarios[0])
+            step = try await step.select(scenario: scenarios.first(where: \.isTwoFactor) ?? scenarios[0])
         case .usernamePassword:
             step = try await step.submit(username: arguments[4], password: arguments[5], rememberMe: true)
         case .password:

@@ -28,6 +28,10 @@ enum SchemaMigrations {
             "CREATE INDEX signet_remember_tokens_user ON signet_remember_tokens (user_id)",
             "CREATE TABLE signet_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ],
+        [
+            // Per-account budgets with a sliding window (SMS sends per hour, wrong codes per day).
+            "CREATE TABLE signet_limits (key TEXT PRIMARY KEY, version BIGINT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+        ],
     ]
 
     static func run(on database: any SQLDatabase, lock: Bool) async throws {

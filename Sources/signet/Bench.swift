@@ -166,7 +166,7 @@ struct NativeFlowRunner: Sendable {
     func passwordLogin(as user: BenchUser) async throws -> TokenResponse {
         let parameters = AuthorizationParameters(clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI)
         var step = try await client.nativeLogin().start(parameters)
-        step = try await step.select(scenario: LoginScenario.usernamePassword.rawValue)
+        step = try await step.select(scenario: .usernamePassword)
         step = try await step.submit(username: user.username, password: user.password)
         guard case .finished(let result) = step.kind else { throw SignetError(.malformedMessage, "the native login did not finish") }
         return try await result.exchange()

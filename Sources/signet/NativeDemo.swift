@@ -18,9 +18,9 @@ struct NativeDemoScript {
 
         var step = try await client.nativeLogin().start(parameters)
         guard case .selectScenario(let scenarios) = step.kind else { throw failure("no scenarios offered") }
-        narrator.step("Started a native login for \(seed.nativeClientID) (PKCE S256, state, nonce)", "scenarios: \(scenarios.joined(separator: ", "))")
+        narrator.step("Started a native login for \(seed.nativeClientID) (PKCE S256, state, nonce)", "scenarios: \(scenarios.map(\.rawValue).joined(separator: ", "))")
 
-        step = try await step.select(scenario: LoginScenario.usernamePasswordSMS.rawValue)
+        step = try await step.select(scenario: .usernamePasswordSMS)
         narrator.step("Selected \(LoginScenario.usernamePasswordSMS.rawValue)")
 
         let sentBefore = try DevelopmentOutbox.read(dataDirectory: dataDirectory).count
@@ -47,7 +47,7 @@ struct NativeDemoScript {
 
         var again = try await client.nativeLogin().start(
             AuthorizationParameters(clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI), rememberToken: result.rememberToken)
-        again = try await again.select(scenario: LoginScenario.usernamePassword.rawValue)
+        again = try await again.select(scenario: .usernamePassword)
         guard case .password(let username) = again.kind else { throw failure("the remember token did not skip the username step") }
         narrator.step("A new login with the remember token skips the username step", "next: password for \(username ?? "?")")
     }

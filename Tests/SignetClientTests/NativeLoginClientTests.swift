@@ -31,8 +31,8 @@ struct NativeLoginClientTests {
             let parameters = AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback", scope: "openid profile")
             var step = try await client.nativeLogin().start(parameters)
             guard case .selectScenario(let scenarios) = step.kind else { Issue.record("expected scenarios"); return }
-            #expect(scenarios.contains("s_mobile_authn_un_pwd_sms"))
-            step = try await step.select(scenario: "s_mobile_authn_un_pwd_sms")
+            #expect(scenarios.contains(.usernamePasswordSMS))
+            step = try await step.select(scenario: .usernamePasswordSMS)
             #expect(step.kind == .usernamePassword)
             step = try await step.submit(username: "erin", password: "erins passphrase", rememberMe: true)
             guard case .smsCode(let sms) = step.kind else { Issue.record("expected the SMS step"); return }
@@ -45,7 +45,7 @@ struct NativeLoginClientTests {
 
             // The remember token skips the username next time.
             var again = try await client.nativeLogin().start(AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback"), rememberToken: result.rememberToken)
-            again = try await again.select(scenario: "s_mobile_authn_un_pwd")
+            again = try await again.select(scenario: .usernamePassword)
             #expect(again.kind == .password(username: "erin"))
         }
     }
@@ -56,7 +56,7 @@ struct NativeLoginClientTests {
             try await seedApp(provider)
             let client = makeClient(provider)
             var step = try await client.nativeLogin().start(AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback"))
-            step = try await step.select(scenario: "s_mobile_authn_un_pwd_sms")
+            step = try await step.select(scenario: .usernamePasswordSMS)
             do {
                 _ = try await step.submit(username: "erin", password: "wrong")
                 Issue.record("a wrong password must fail")
@@ -100,7 +100,7 @@ struct NativeLoginClientTests {
                 clientID: "app", redirectURI: "com.example.app:/callback", scope: "openid", state: "from-backend", nonce: "n",
                 codeChallenge: PKCE.challenge(for: verifier))
             var step = try await client.nativeLogin().start(handedOver)
-            step = try await step.select(scenario: "s_mobile_authn_un_pwd")
+            step = try await step.select(scenario: .usernamePassword)
             step = try await step.submit(username: "erin", password: "erins passphrase")
             guard case .finished(let result) = step.kind else { Issue.record("expected finished"); return }
             await #expect(throws: SignetClientError(.misuse, isRetryable: false)) { _ = try await result.exchange() }
@@ -116,7 +116,7 @@ struct NativeLoginClientTests {
             try await seedApp(provider)
             let client = makeClient(provider)
             var step = try await client.nativeLogin().start(AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback"))
-            step = try await step.select(scenario: "s_mobile_authn_un_pwd")
+            step = try await step.select(scenario: .usernamePassword)
             step = try await step.submit(username: "erin", password: "erins passphrase")
             guard case .finished(let result) = step.kind else { Issue.record("expected finished"); return }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")

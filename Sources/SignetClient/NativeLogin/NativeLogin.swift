@@ -40,8 +40,8 @@ public struct NativeLogin: Sendable {
 public struct NativeLoginStep: Sendable {
     /// What the app should show now.
     public enum Kind: Sendable, Equatable {
-        /// Choose one of these scenarios (e.g. `s_mobile_authn_un_pwd_sms`).
-        case selectScenario([String])
+        /// Choose one of these scenarios.
+        case selectScenario([LoginScenario])
         /// Ask for username and password.
         case usernamePassword
         /// Ask for the password of this remembered user.
@@ -61,8 +61,8 @@ public struct NativeLoginStep: Sendable {
     let rememberedUsername: String?
 
     /// Chooses a scenario (from ``Kind/selectScenario(_:)``).
-    public func select(scenario: String) async throws -> NativeLoginStep {
-        try await next("scenario", ["scenario": .string(scenario)])
+    public func select(scenario: LoginScenario) async throws -> NativeLoginStep {
+        try await next("scenario", ["scenario": .string(scenario.rawValue)])
     }
 
     /// Submits username and password; `rememberMe` asks for a Remember-User-ID token at the end.
@@ -113,20 +113,18 @@ public struct NativeLoginStep: Sendable {
         self.expiresIn = answer.expiresIn
         self.rememberedUsername = answer.username ?? rememberedUsername
         switch answer.nextStep {
-        case "select_scenario": kind = .selectScenario(answer.scenarios ?? [])
-        case "username_password": kind = .usernamePassword
-        case "password": kind = .password(username: self.rememberedUsername)
-        case "sms_code":
+        case .selectScenario: kind = .selectScenario(answer.scenarios ?? [])
+        case .usernamePassword: kind = .usernamePassword
+        case .password: kind = .password(username: self.rememberedUsername)
+        case .smsCode:
             guard let sms = answer.sms else { throw SignetClientError(.invalidResponse, isRetryable: false) }
             kind = .smsCode(sms)
-        case "finished":
+        case .finished:
             // The same checks as for a redirect: state and iss must be ours (RFC 9207).
             guard let code = answer.authorizationCode, let state = answer.state, ConstantTime.equals(state, parameters.state),
                 answer.iss == client.configuration.issuer
             else { throw SignetClientError(.responseMismatch, isRetryable: false) }
             kind = .finished(NativeLoginResult(code: code, parameters: parameters, rememberToken: answer.rememberToken, client: client))
-        default:
-            throw SignetClientError(.invalidResponse, isRetryable: false)
         }
     }
 }

@@ -34,11 +34,12 @@ public struct SMSCodeInfo: Sendable, Equatable, Codable {
 public struct NativeLoginAnswer: Sendable, Equatable, Codable {
     /// The login's handle, a secret the app keeps until the login finishes.
     public var loginSession: String?
-    /// `select_scenario`, `username_password`, `password`, `sms_code` or `finished`.
-    public var nextStep: String
+    /// next_step: what the app shows now.
+    public var nextStep: LoginStep
     public var expiresIn: Int?
-    public var scenarios: [String]?
-    public var scenario: String?
+    /// The scenarios the app may choose from (at `select_scenario`).
+    public var scenarios: [LoginScenario]?
+    public var scenario: LoginScenario?
     /// The remembered username, when a Remember-User-ID token skipped the username step.
     public var username: String?
     public var sms: SMSCodeInfo?
@@ -49,7 +50,7 @@ public struct NativeLoginAnswer: Sendable, Equatable, Codable {
     /// A Remember-User-ID token, when `remember_me` was asked for.
     public var rememberToken: String?
 
-    public init(loginSession: String? = nil, nextStep: String, expiresIn: Int? = nil) {
+    public init(loginSession: String? = nil, nextStep: LoginStep, expiresIn: Int? = nil) {
         self.loginSession = loginSession
         self.nextStep = nextStep
         self.expiresIn = expiresIn
@@ -75,9 +76,10 @@ public struct NativeLoginErrorBody: Sendable, Equatable, Codable {
     public var retryable: Bool?
     public var retryAfter: Int?
     public var attemptsLeft: Int?
-    public var nextStep: String?
+    /// The step the same login can go on with, when it can.
+    public var nextStep: LoginStep?
 
-    public init(error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: String? = nil) {
+    public init(error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil) {
         self.error = error
         self.errorDescription = errorDescription
         self.retryable = retryable

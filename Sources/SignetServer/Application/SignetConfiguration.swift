@@ -177,12 +177,28 @@ public struct SMSPolicy: Sendable, Equatable {
     public var resendAfter: TimeInterval
     /// The most codes sent in one login (the first and the resends). Default 5.
     public var maxSends: Int
+    /// Wrong codes per account across all its logins within ``accountWrongCodeWindow``; then the
+    /// SMS step waits until the oldest leaves the window (a right password does not reset it). Default 10.
+    public var maxWrongCodesPerAccount: Int
+    /// Default 24 hours.
+    public var accountWrongCodeWindow: TimeInterval
+    /// Codes sent per account across all its logins within ``accountSendWindow``. Default 10.
+    public var maxSendsPerAccount: Int
+    /// Default 1 hour.
+    public var accountSendWindow: TimeInterval
 
-    public init(digits: Int = 6, lifetime: TimeInterval = 300, maxWrongAttempts: Int = 3, resendAfter: TimeInterval = 30, maxSends: Int = 5) {
+    public init(
+        digits: Int = 6, lifetime: TimeInterval = 300, maxWrongAttempts: Int = 3, resendAfter: TimeInterval = 30, maxSends: Int = 5,
+        maxWrongCodesPerAccount: Int = 10, accountWrongCodeWindow: TimeInterval = 86_400, maxSendsPerAccount: Int = 10, accountSendWindow: TimeInterval = 3_600
+    ) {
         self.digits = digits
         self.lifetime = lifetime
         self.maxWrongAttempts = maxWrongAttempts
         self.resendAfter = resendAfter
         self.maxSends = maxSends
+        self.maxWrongCodesPerAccount = maxWrongCodesPerAccount
+        self.accountWrongCodeWindow = accountWrongCodeWindow
+        self.maxSendsPerAccount = maxSendsPerAccount
+        self.accountSendWindow = accountSendWindow
     }
 }

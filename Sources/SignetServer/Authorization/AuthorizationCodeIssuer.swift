@@ -2,65 +2,54 @@
 import Foundation
 import SignetCore
 
-/// How the user was authenticated, for `auth_time`, `acr` and `amr`.
-public struct Authentication: Sendable, Equatable {
-    public var userID: String
-    public var time: Date
-    /// acr — OIDC Core §2
-    public var acr: String
-    /// amr — OIDC Core §2, RFC 8176 values (`pwd`, `sms`, `mfa`, …)
-    public var amr: [String]
-    /// The browser session it belongs to, if any (its public `sid`).
-    public var sessionID: String?
+/// An authorization code just issued, and the redirect URL that delivers it.
+public struct IssuedCode: Sendable, CustomStringConvertible {
+    /// code — RFC 6749 §4.1.2. A secret: never logged.
+    public let code: String
+    /// The redirect URI with `code`, `state` and `iss` (RFC 9207) in its query.
+    public let location: String
 
-    public init(userID: String, time: Date, acr: String, amr: [String], sessionID: String?) {
-        self.userID = userID
-        self.time = time
-        self.acr = acr
-        self.amr = amr
-        self.sessionID = sessionID
-    }
+    public var description: String { "IssuedCode(****)" }
 }
 
-extension Provider {
-    /// Creates the grant and a single-use code bound to client, redirect URI, PKCE challenge,
-    /// nonce, scope and authentication; returns the redirect URL carrying `code`, `state` and `iss`.
-    public func issueCode(for request: ValidatedAuthorizationRequest, authentication: Authentication) async throws -> String {
-        let now = now()
+/// Creates a grant and the single-use code that redeems it.
+public struct AuthorizationCodeIssuer: Sendable {
+    let store: any GrantStore
+    let clock: SignetClock
+    let random: SecureRandom
+    let grantLifetime: TimeInterval
+    let codeLifetime: TimeInterval
+    /// The issuer identifier, read when a code is issued (it may be learned once the port is bound).
+    let issuer: @Sendable () -> String
+
+    /// Creates the grant and a code bound to client, redirect URI, PKCE challenge, nonce, scope
+    /// and authentication.
+    public func issue(for request: ValidatedAuthorizationRequest, authentication: Authentication) async throws -> IssuedCode {
+        let now = clock.now()
         let grant = GrantRecord(
             id: random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr, sessionID: authentication.sessionID,
-            createdAt: now, expiresAt: now.addingTimeInterval(configuration.grantLifetime))
+            createdAt: now, expiresAt: now.addingTimeInterval(grantLifetime))
         try await store.insertGrant(grant)
         let code = random.token()
         try await store.insertCode(
             AuthorizationCodeRecord(
                 codeHash: SecretDigest.hex(code), grantID: grant.id, clientID: request.clientID, redirectURI: request.redirectURI,
-                codeChallenge: request.codeChallenge, nonce: request.nonce,
-                expiresAt: now.addingTimeInterval(configuration.authorizationCodeLifetime)))
+                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(codeLifetime)))
         var response = FormParameters()
         response.append(OAuthParameter.code, code)
         response.append(OAuthParameter.state, request.state)
-        response.append(OAuthParameter.issuer, issuer)
-        return AuthorizationResponse.url(request.redirectURI, parameters: response)
+        response.append(OAuthParameter.issuer, issuer())
+        return IssuedCode(code: code, location: AuthorizationResponse.url(request.redirectURI, parameters: response))
     }
 }
 
-/// Builds authorization responses (RFC 6749 §4.1.2, RFC 9207 §2).
-public enum AuthorizationResponse {
-    /// `redirectURI` with `parameters` added to its query.
-    public static func url(_ redirectURI: String, parameters: FormParameters) -> String {
-        let separator = redirectURI.contains("?") ? "&" : "?"
-        return redirectURI + separator + parameters.encoded
-    }
-
-    /// The error redirect of RFC 6749 §4.1.2.1 with `iss` (RFC 9207).
-    public static func errorURL(_ error: OAuthError, redirectURI: String, state: String?, issuer: String) -> String {
-        var parameters = FormParameters()
-        parameters.append(OAuthParameter.error, error.error.rawValue)
-        parameters.append(OAuthParameter.errorDescription, error.errorDescription)
-        parameters.append(OAuthParameter.state, state)
-        parameters.append(OAuthParameter.issuer, issuer)
-        return url(redirectURI, parameters: parameters)
+extension Provider {
+    /// The provider's code issuer.
+    public var codeIssuer: AuthorizationCodeIssuer {
+        let boundIssuer = self
+        return AuthorizationCodeIssuer(
+            store: store, clock: clock, random: random, grantLifetime: configuration.grantLifetime,
+            codeLifetime: configuration.authorizationCodeLifetime, issuer: { boundIssuer.issuer })
     }
 }

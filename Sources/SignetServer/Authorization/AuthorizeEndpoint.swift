@@ -53,7 +53,7 @@ struct AuthorizeEndpoint: Sendable {
         }
         if let session, sessionUsable {
             let authentication = Authentication(userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid)
-            return redirect(try await provider.issueCode(for: authorization, authentication: authentication))
+            return redirect(try await provider.codeIssuer.issue(for: authorization, authentication: authentication).location)
         }
         if authorization.prompt.contains("none") {
             let error = OAuthError(.loginRequired, "the user must sign in")

@@ -29,6 +29,8 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     public var uiLocales: [String]
     /// id_token_hint's subject, when a valid hint was sent.
     public var idTokenHintSubject: String?
+    /// The client's minimum assurance (`min_acr` of its registration), whatever `acr_values` says.
+    public var minimumACR: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
         self.clientID = clientID
@@ -46,4 +48,9 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     }
 
     public var scopes: [String] { scope.split(separator: " ").map(String.init) }
+
+    /// Whether the login must use two factors: asked for in `acr_values`, or required by the client.
+    public var requiresTwoFactors: Bool {
+        acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) || minimumACR == AuthorizationRequestValidator.acrTwoFactors
+    }
 }

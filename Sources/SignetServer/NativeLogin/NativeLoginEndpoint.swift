@@ -14,7 +14,7 @@ struct NativeLoginEndpoint: Sendable {
     let provider: Provider
     let validator: AuthorizationRequestValidator
 
-    var steps: LoginSteps { LoginSteps(provider: provider) }
+    var runner: LoginRunner { LoginRunner(provider: provider) }
 
     // MARK: start
 
@@ -40,8 +40,7 @@ struct NativeLoginEndpoint: Sendable {
             }
             authorization.idTokenHintSubject = claims.sub
         }
-        var scenarios = client.loginScenarios ?? LoginScenario.allCases
-        if authorization.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) { scenarios = scenarios.filter(\.isTwoFactor) }
+        let scenarios = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: authorization)
         guard !scenarios.isEmpty else {
             throw NativeLoginError(.forbidden, "unauthorized_client", "no login scenario this client may use meets the request", retryable: false)
         }
@@ -58,8 +57,8 @@ struct NativeLoginEndpoint: Sendable {
             id: SecretDigest.hex(handle), channel: .api, request: authorization, step: .selectScenario, userID: remembered?.id,
             remembered: remembered != nil, language: fields["language"], expiresAt: provider.now().addingTimeInterval(lifetime))
         try await provider.store.insertLoginSession(session)
-        var response = NativeLoginAnswer(loginSession: handle, nextStep: LoginStep.selectScenario.rawValue, expiresIn: Int(lifetime))
-        response.scenarios = scenarios.map(\.rawValue)
+        var response = NativeLoginAnswer(loginSession: handle, nextStep: .selectScenario, expiresIn: Int(lifetime))
+        response.scenarios = scenarios
         response.username = remembered?.username
         return JSONResponse.make(response, status: .created)
     }
@@ -67,155 +66,79 @@ struct NativeLoginEndpoint: Sendable {
     // MARK: steps
 
     func selectScenario(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, session, client) = try await load(request, at: .selectScenario)
+        let (input, session, client) = try await load(request)
         guard let name = input.scenario, let scenario = LoginScenario(rawValue: name) else {
             throw NativeLoginError(.badRequest, "invalid_request", "scenario must be one of \(LoginScenario.allCases.map(\.rawValue).joined(separator: ", "))", retryable: true)
         }
-        let allowed = (client.loginScenarios ?? LoginScenario.allCases).filter {
-            !session.request.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) || $0.isTwoFactor
-        }
-        guard allowed.contains(scenario) else {
-            throw NativeLoginError(.forbidden, "unauthorized_client", "this client may not use the scenario \(name)", retryable: true)
-        }
-        var next = session
-        next.scenario = scenario
-        next.step = session.remembered ? .password : .usernamePassword
-        next = try await save(next, over: session)
-        return answer(next, handle: input.loginSession)
+        let offered = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: session.request)
+        return try render(await runner.chooseScenario(scenario, offered: offered, on: session, context: loginContext(context, client)), handle: input.loginSession)
     }
 
     func usernamePassword(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, session, client) = try await load(request, at: .usernamePassword)
+        let (input, session, client) = try await load(request)
         let username = (input.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        return try await checkPassword(input, username: username, session: session, client: client, address: context.sourceAddress)
+        let password = input.password ?? ""
+        guard session.step != .usernamePassword || (!username.isEmpty && username.utf8.count <= 128), !password.isEmpty, password.utf8.count <= 1024 else {
+            throw NativeLoginError(.badRequest, "invalid_request", "username and password are required", retryable: true)
+        }
+        let outcome = try await runner.submitPassword(
+            username: username, password: password, rememberMe: input.rememberMe ?? false, on: session, context: loginContext(context, client))
+        return try render(outcome, handle: input.loginSession)
     }
 
     func password(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, session, client) = try await load(request, at: .password)
-        guard let userID = session.userID, let user = try await provider.store.user(id: userID) else { throw NativeLoginError.invalidSession }
-        return try await checkPassword(input, username: user.username, session: session, client: client, address: context.sourceAddress)
+        let (input, session, client) = try await load(request)
+        let password = input.password ?? ""
+        guard !password.isEmpty, password.utf8.count <= 1024 else {
+            throw NativeLoginError(.badRequest, "invalid_request", "password is required", retryable: true)
+        }
+        let outcome = try await runner.submitPassword(
+            username: nil, password: password, rememberMe: input.rememberMe ?? false, on: session, context: loginContext(context, client))
+        return try render(outcome, handle: input.loginSession)
     }
 
     func smsCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, loaded, _) = try await load(request, at: .smsCode)
-        guard let sent = loaded.sms, sent.deliveryFailed != true else {
-            throw NativeLoginError(.conflict, "code_not_sent", "the code was not delivered; ask for one with sms_code/resend", retryable: true, nextStep: .smsCode)
-        }
-        guard steps.isWellFormed(input.code ?? "") else {
-            throw NativeLoginError(.badRequest, "invalid_request", "code must be \(provider.configuration.sms.digits) digits", retryable: true, nextStep: .smsCode)
-        }
-        // Claim the step first: of concurrent submissions only one is checked at all.
-        let session = try await save(loaded, over: loaded)
-        var challenge = sent
-        guard let userID = session.userID, let user = try await provider.store.user(id: userID) else { throw NativeLoginError.invalidSession }
-        let result = steps.check(input.code ?? "", against: &challenge, session: session.id)
-        if result == .accepted {
-            return try await finish(session, user: user, twoFactor: true, handle: input.loginSession)
-        }
-        var next = session
-        next.sms = challenge
-        next = try await save(next, over: session)
-        switch result {
-        case .wrong(let left):
-            throw NativeLoginError(.unauthorized, "invalid_code", "the code is not right", retryable: true, attemptsLeft: left, nextStep: .smsCode)
-        case .exhausted:
-            let canAskAgain = steps.canResend(challenge) != .limitReached
-            throw NativeLoginError(
-                .forbidden, "code_attempts_exhausted", canAskAgain ? "too many wrong codes: ask for a new code" : "too many wrong codes: start again",
-                retryable: canAskAgain, attemptsLeft: 0, nextStep: canAskAgain ? .smsCode : nil)
-        case .expired:
-            throw NativeLoginError(.badRequest, "code_expired", "the code has expired: ask for a new one", retryable: true, nextStep: .smsCode)
-        case .accepted:
-            return answer(next, handle: input.loginSession)
-        }
+        let (input, session, client) = try await load(request)
+        return try render(await runner.submitCode(input.code ?? "", on: session, context: loginContext(context, client)), handle: input.loginSession)
     }
 
     func resendCode(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let (input, session, client) = try await load(request, at: .smsCode)
-        if let challenge = session.sms {
-            switch steps.canResend(challenge) {
-            case .tooEarly(let seconds):
-                throw NativeLoginError(.tooManyRequests, "resend_too_early", "wait before asking for a new code", retryable: true, retryAfter: seconds, nextStep: .smsCode)
-            case .limitReached:
-                throw NativeLoginError(.tooManyRequests, "resend_limit_reached", "no more codes can be sent in this login; start again", retryable: false)
-            case .allowed:
-                break
-            }
-        }
-        guard let userID = session.userID, let phoneNumber = try await provider.store.user(id: userID)?.phoneNumber else {
-            throw NativeLoginError.invalidSession
-        }
-        return try await sendCode(session, to: phoneNumber, clientName: client.name, handle: input.loginSession)
+        let (input, session, client) = try await load(request)
+        return try render(await runner.resend(on: session, context: loginContext(context, client)), handle: input.loginSession)
     }
 
     // MARK: shared
 
-    private func checkPassword(_ input: NativeStepRequest, username: String, session loaded: LoginSessionRecord, client: ClientRecord, address: String) async throws -> Response {
-        let password = input.password ?? ""
-        guard !username.isEmpty, !password.isEmpty, username.utf8.count <= 128, password.utf8.count <= 1024 else {
-            throw NativeLoginError(.badRequest, "invalid_request", "username and password are required", retryable: true)
-        }
-        let session = try await save(loaded, over: loaded)
-        let user: UserRecord
-        switch try await steps.checkPassword(username: username, password: password, address: address, clientID: client.id) {
-        case .paused(let seconds):
-            throw NativeLoginError(.tooManyRequests, "too_many_attempts", LoginThrottle.pauseMessage(seconds: seconds), retryable: true, retryAfter: seconds)
-        case .rejected:
-            throw NativeLoginError(.unauthorized, "invalid_credentials", "the username or password is incorrect", retryable: true)
-        case .accepted(let accepted):
-            user = accepted
-        }
-        if session.remembered, session.userID != user.id { throw NativeLoginError.invalidSession }
-        var next = session
-        next.rememberMe = input.rememberMe ?? false
-        next.userID = user.id
-        guard session.scenario?.isTwoFactor == true else {
-            return try await finish(next, user: user, twoFactor: false, handle: input.loginSession)
-        }
-        guard let phoneNumber = user.phoneNumber else {
-            _ = try await provider.store.consumeLoginSession(id: session.id)
-            throw NativeLoginError(.forbidden, "no_second_factor", "this user has no phone number for the SMS step", retryable: false)
-        }
-        next.step = .smsCode
-        next = try await save(next, over: session)
-        return try await sendCode(next, to: phoneNumber, clientName: client.name, handle: input.loginSession)
+    private func loginContext(_ context: SignetRequestContext, _ client: ClientRecord) -> LoginContext {
+        LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
     }
 
-    /// Sends a code (the send is recorded first); a failed delivery keeps the login alive and says to retry.
-    private func sendCode(_ session: LoginSessionRecord, to phoneNumber: String, clientName: String, handle: String) async throws -> Response {
-        guard let (sent, delivered) = try await steps.deliverCode(session, to: phoneNumber, clientName: clientName) else {
+    /// The answer for an outcome: the next step, the finished login, or the error.
+    private func render(_ outcome: LoginOutcome, handle: String) throws -> Response {
+        switch outcome {
+        case .show(let session):
+            if session.sms?.deliveryFailed == true { throw NativeLoginError(refusal: .deliveryFailed, sms: provider.configuration.sms) }
+            return answer(session, handle: handle)
+        case .refused(let reason, _), .abandoned(let reason, _):
+            throw NativeLoginError(refusal: reason, sms: provider.configuration.sms)
+        case .conflict:
             throw NativeLoginError.concurrentUpdate
+        case .finished(let finished):
+            var response = NativeLoginAnswer(nextStep: .finished)
+            response.authorizationCode = finished.code.code
+            response.state = finished.session.request.state
+            response.iss = provider.issuer
+            response.redirectURI = finished.session.request.redirectURI
+            response.rememberToken = finished.rememberToken
+            return JSONResponse.make(response)
         }
-        guard delivered else {
-            throw NativeLoginError(.serviceUnavailable, "delivery_failed", "the code could not be sent; ask again with sms_code/resend", retryable: true, nextStep: .smsCode)
-        }
-        return answer(sent, handle: handle)
-    }
-
-    private func finish(_ session: LoginSessionRecord, user: UserRecord, twoFactor: Bool, handle: String) async throws -> Response {
-        let finished: LoginSteps.Finished
-        do {
-            finished = try await steps.finish(session, user: user, twoFactor: twoFactor, browserSessionID: nil)
-        } catch LoginSteps.FinishFailure.alreadyFinished {
-            throw NativeLoginError.invalidSession
-        } catch LoginSteps.FinishFailure.wrongUser {
-            throw NativeLoginError(.forbidden, "login_required", "the user who signed in is not the one id_token_hint names", retryable: false)
-        }
-        let parameters = URLComponents(string: finished.location)?.percentEncodedQuery.flatMap(FormParameters.init(encoded:))
-        var response = NativeLoginAnswer(nextStep: "finished")
-        response.authorizationCode = parameters?[OAuthParameter.code]
-        response.state = session.request.state
-        response.iss = provider.issuer
-        response.redirectURI = session.request.redirectURI
-        response.rememberToken = finished.rememberToken
-        return JSONResponse.make(response)
     }
 
     /// The answer naming the next step, with the SMS details when that is next.
     private func answer(_ session: LoginSessionRecord, handle: String) -> Response {
         var response = NativeLoginAnswer(
-            loginSession: handle, nextStep: session.step.rawValue, expiresIn: Int(session.expiresAt.timeIntervalSince(provider.now())))
-        response.scenario = session.scenario?.rawValue
+            loginSession: handle, nextStep: session.step, expiresIn: Int(session.expiresAt.timeIntervalSince(provider.now())))
+        response.scenario = session.scenario
         if let challenge = session.sms {
             let policy = provider.configuration.sms
             let now = provider.now()
@@ -228,22 +151,15 @@ struct NativeLoginEndpoint: Sendable {
         return JSONResponse.make(response)
     }
 
-    /// Reads a step's body and its login: live, of this client, at `step`.
-    private func load(_ request: Request, at step: LoginStep) async throws -> (NativeStepRequest, LoginSessionRecord, ClientRecord) {
+    /// Reads a step's body and its login: live, and of this client (the flow checks the step).
+    private func load(_ request: Request) async throws -> (NativeStepRequest, LoginSessionRecord, ClientRecord) {
         let input = try await body(NativeStepRequest.self, request, hint: "login_session and client_id are required")
         guard input.loginSession.utf8.count <= 64, let session = try await provider.store.loginSession(id: SecretDigest.hex(input.loginSession)),
             session.channel == .api, session.expiresAt > provider.now()
         else { throw NativeLoginError.invalidSession }
         guard session.request.clientID == input.clientID else { throw NativeLoginError.clientMismatch }
-        guard session.step == step else { throw NativeLoginError.wrongStep(expected: session.step) }
         guard let client = try await provider.store.client(id: input.clientID) else { throw NativeLoginError.invalidSession }
         return (input, session, client)
-    }
-
-    /// Writes `next` over `current` if nobody changed it since; returns what was written.
-    private func save(_ next: LoginSessionRecord, over current: LoginSessionRecord) async throws -> LoginSessionRecord {
-        guard let written = try await steps.save(next, over: current) else { throw NativeLoginError.concurrentUpdate }
-        return written
     }
 
     /// Decodes a JSON body of at most the configured size.

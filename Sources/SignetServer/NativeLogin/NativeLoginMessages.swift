@@ -31,7 +31,7 @@ struct NativeLoginError: HTTPResponseError {
         self.status = status
         self.body = NativeLoginErrorBody(
             error: error, errorDescription: description, retryable: retryable, retryAfter: retryAfter.map { Int($0.rounded(.up)) },
-            attemptsLeft: attemptsLeft, nextStep: nextStep?.rawValue)
+            attemptsLeft: attemptsLeft, nextStep: nextStep)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -45,5 +45,53 @@ struct NativeLoginError: HTTPResponseError {
     static let concurrentUpdate = NativeLoginError(.conflict, "concurrent_update", "another request for this step came first", retryable: false)
     static func wrongStep(expected: LoginStep) -> NativeLoginError {
         NativeLoginError(.conflict, "wrong_step", "this login expects the step \(expected.rawValue)", retryable: true, nextStep: expected)
+    }
+
+    /// The API's error for a refusal of the login flow.
+    init(refusal: LoginRefusal, sms: SMSPolicy) {
+        switch refusal {
+        case .wrongStep(let expected):
+            self = .wrongStep(expected: expected)
+        case .scenarioNotAllowed(let scenario):
+            self.init(.forbidden, "unauthorized_client", "this client may not use the scenario \(scenario.rawValue) for this request", retryable: true)
+        case .missingCredentials:
+            self.init(.badRequest, "invalid_request", "username and password are required", retryable: true)
+        case .invalidCredentials:
+            self.init(.unauthorized, "invalid_credentials", "the username or password is incorrect", retryable: true)
+        case .paused(let seconds):
+            self.init(.tooManyRequests, "too_many_attempts", LoginThrottle.pauseMessage(seconds: seconds), retryable: true, retryAfter: seconds)
+        case .rememberedUserChanged:
+            self = .invalidSession
+        case .noSecondFactor:
+            self.init(.forbidden, "no_second_factor", "this user has no phone number for the SMS step", retryable: false)
+        case .wrongUser:
+            self.init(.forbidden, "login_required", "the user who signed in is not the one id_token_hint names", retryable: false)
+        case .codeNotSent:
+            self.init(.conflict, "code_not_sent", "the code was not delivered; ask for one with sms_code/resend", retryable: true, nextStep: .smsCode)
+        case .malformedCode(let digits):
+            self.init(.badRequest, "invalid_request", "code must be \(digits) digits", retryable: true, nextStep: .smsCode)
+        case .wrongCode(let left):
+            self.init(.unauthorized, "invalid_code", "the code is not right", retryable: true, attemptsLeft: left, nextStep: .smsCode)
+        case .codeAttemptsExhausted(let canResend):
+            self.init(
+                .forbidden, "code_attempts_exhausted", canResend ? "too many wrong codes: ask for a new code" : "too many wrong codes: start again",
+                retryable: canResend, attemptsLeft: 0, nextStep: canResend ? .smsCode : nil)
+        case .codeExpired:
+            self.init(.badRequest, "code_expired", "the code has expired: ask for a new one", retryable: true, nextStep: .smsCode)
+        case .resendTooEarly(let seconds):
+            self.init(.tooManyRequests, "resend_too_early", "wait before asking for a new code", retryable: true, retryAfter: seconds, nextStep: .smsCode)
+        case .resendLimitReached:
+            self.init(.tooManyRequests, "resend_limit_reached", "no more codes can be sent in this login; start again", retryable: false)
+        case .deliveryFailed:
+            self.init(.serviceUnavailable, "delivery_failed", "the code could not be sent; ask again with sms_code/resend", retryable: true, nextStep: .smsCode)
+        case .accountLimit(.wrongCodes, let retryAfter):
+            self.init(
+                .tooManyRequests, "account_code_limit", "too many wrong codes for this account in \(Int(sms.accountWrongCodeWindow / 3600)) hours",
+                retryable: true, retryAfter: retryAfter, nextStep: .smsCode)
+        case .accountLimit(.codeSends, let retryAfter):
+            self.init(
+                .tooManyRequests, "account_send_limit", "too many codes sent to this account in the last \(Int(sms.accountSendWindow / 60)) minutes",
+                retryable: true, retryAfter: retryAfter, nextStep: .smsCode)
+        }
     }
 }

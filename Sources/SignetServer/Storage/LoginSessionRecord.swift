@@ -1,28 +1,6 @@
 // A login in progress: the authorization request and how far the user has come.
 import Foundation
-
-/// The login scenarios a client may offer — the names MEPi's FSi uses.
-public enum LoginScenario: String, Sendable, Codable, CaseIterable {
-    /// Username and password, then an SMS one-time code.
-    case usernamePasswordSMS = "s_mobile_authn_un_pwd_sms"
-    /// Username and password only.
-    case usernamePassword = "s_mobile_authn_un_pwd"
-
-    /// Whether the scenario ends with two factors.
-    public var isTwoFactor: Bool { self == .usernamePasswordSMS }
-}
-
-/// The steps of a login, in the order they can occur.
-public enum LoginStep: String, Sendable, Codable {
-    /// The app picks a scenario (API only).
-    case selectScenario = "select_scenario"
-    /// Username and password.
-    case usernamePassword = "username_password"
-    /// Password only: the user was remembered (Remember-User-ID).
-    case password
-    /// The SMS one-time code.
-    case smsCode = "sms_code"
-}
+import SignetCore
 
 /// An SMS one-time code sent during a login. The code itself is never stored, only its keyed hash.
 public struct SMSChallenge: Sendable, Equatable, Codable {
@@ -30,31 +8,48 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
     public var codeDigest: String
     public var phoneNumber: String
     public var expiresAt: Date
-    public var wrongAttempts: Int
+    /// Codes checked against this one. Counted when a submission claims the step, before the
+    /// code is compared, so a guess is never checked without being counted.
+    public var attempts: Int
     /// How many codes were sent in this login (the first and every resend).
     public var sends: Int
     public var lastSentAt: Date
     /// Whether the last send failed (then a new send may be asked for at once, within the limit).
-    public var deliveryFailed: Bool?
+    public var deliveryFailed: Bool
 
-    public init(codeDigest: String, phoneNumber: String, expiresAt: Date, wrongAttempts: Int = 0, sends: Int = 1, lastSentAt: Date, deliveryFailed: Bool? = nil) {
+    public init(codeDigest: String, phoneNumber: String, expiresAt: Date, attempts: Int = 0, sends: Int = 1, lastSentAt: Date, deliveryFailed: Bool = false) {
         self.codeDigest = codeDigest
         self.phoneNumber = phoneNumber
         self.expiresAt = expiresAt
-        self.wrongAttempts = wrongAttempts
+        self.attempts = attempts
         self.sends = sends
         self.lastSentAt = lastSentAt
         self.deliveryFailed = deliveryFailed
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case codeDigest = "code_digest"
+        case phoneNumber = "phone_number"
+        case expiresAt = "expires_at"
+        case attempts
+        case sends
+        case lastSentAt = "last_sent_at"
+        case deliveryFailed = "delivery_failed"
     }
 }
 
 /// A login in progress, on the hosted page or through the native login API.
 ///
 /// Every change is written with the version it was read at, so of two concurrent
-/// submissions of one step exactly one is applied.
+/// submissions of one step exactly one is applied. The rules that change it live in
+/// ``LoginFlow``. Stored as JSON with explicit keys; ``format`` names the layout (a login
+/// stored in another layout cannot be read, and logins live minutes, so none is migrated).
 public struct LoginSessionRecord: Sendable, Equatable, Codable {
     /// Where the login happens.
     public enum Channel: String, Sendable, Codable { case page, api }
+
+    /// The stored layout written by this version.
+    public static let formatVersion = 2
 
     /// SHA-256 of the session's handle (the form's hidden value, or the API's `login_session`).
     public var id: String
@@ -72,14 +67,17 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     public var remembered: Bool
     /// Whether a Remember-User-ID token should be issued when the login finishes.
     public var rememberMe: Bool
+    /// Passwords checked in this login, counted when a submission claims the step.
+    public var passwordAttempts: Int
     public var sms: SMSChallenge?
     /// The UI language asked for.
     public var language: String?
     public var expiresAt: Date
     /// Incremented by every change.
     public var version: Int
+    public var format: Int
 
-    public init(id: String, channel: Channel, request: ValidatedAuthorizationRequest, browserBindingHash: String? = nil, csrfToken: String? = nil, step: LoginStep, scenario: LoginScenario? = nil, userID: String? = nil, remembered: Bool = false, rememberMe: Bool = false, sms: SMSChallenge? = nil, language: String? = nil, expiresAt: Date, version: Int = 0) {
+    public init(id: String, channel: Channel, request: ValidatedAuthorizationRequest, browserBindingHash: String? = nil, csrfToken: String? = nil, step: LoginStep, scenario: LoginScenario? = nil, userID: String? = nil, remembered: Bool = false, rememberMe: Bool = false, passwordAttempts: Int = 0, sms: SMSChallenge? = nil, language: String? = nil, expiresAt: Date, version: Int = 0) {
         self.id = id
         self.channel = channel
         self.request = request
@@ -90,10 +88,22 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         self.userID = userID
         self.remembered = remembered
         self.rememberMe = rememberMe
+        self.passwordAttempts = passwordAttempts
         self.sms = sms
         self.language = language
         self.expiresAt = expiresAt
         self.version = version
+        self.format = Self.formatVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, channel, request, step, scenario, remembered, sms, language, version, format
+        case browserBindingHash = "browser_binding_hash"
+        case csrfToken = "csrf_token"
+        case userID = "user_id"
+        case rememberMe = "remember_me"
+        case passwordAttempts = "password_attempts"
+        case expiresAt = "expires_at"
     }
 }
 

@@ -16,6 +16,7 @@ public actor MemoryStore: SignetStore {
     private var sessions: [String: BrowserSessionRecord] = [:]
     private var seen: [String: Date] = [:]
     private var throttles: [String: ThrottleRecord] = [:]
+    private var limits: [String: LimitRecord] = [:]
 
     public init() {}
 
@@ -129,7 +130,15 @@ public actor MemoryStore: SignetStore {
         if let failures = throttles[key]?.failures, failures > 0 { throttles[key]?.failures = failures - 1 }
     }
 
+    public func limit(key: String) -> LimitRecord? { limits[key] }
+    public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) -> Bool {
+        guard limits[record.key]?.version == expectedVersion else { return false }
+        limits[record.key] = record
+        return true
+    }
+
     public func purgeExpired(before date: Date) {
+        limits = limits.filter { $0.value.expiresAt >= date }
         loginSessions = loginSessions.filter { $0.value.expiresAt >= date }
         rememberTokens = rememberTokens.filter { $0.value.expiresAt >= date }
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.

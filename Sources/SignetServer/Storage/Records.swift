@@ -1,5 +1,6 @@
 // The records the provider stores. Secrets are stored only as hashes.
 import Foundation
+import SignetCore
 
 /// A registered OAuth client — RFC 7591 §2 names the fields.
 public struct ClientRecord: Sendable, Equatable, Codable {
@@ -199,5 +200,30 @@ public struct ThrottleRecord: Sendable, Equatable, Codable {
         self.key = key
         self.failures = failures
         self.lastFailureAt = lastFailureAt
+    }
+}
+
+/// The recent uses of one budget (such as an account's SMS sends), for a sliding-window limit.
+///
+/// Changed only by compare-and-swap on ``version``, so concurrent takers never overspend.
+public struct LimitRecord: Sendable, Equatable, Codable {
+    public var key: String
+    /// When each use still inside the window happened, oldest first.
+    public var uses: [Date]
+    /// Incremented by every change.
+    public var version: Int
+    /// When the newest use leaves the window (the record may be removed then).
+    public var expiresAt: Date
+
+    public init(key: String, uses: [Date], version: Int, expiresAt: Date) {
+        self.key = key
+        self.uses = uses
+        self.version = version
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, uses, version
+        case expiresAt = "expires_at"
     }
 }

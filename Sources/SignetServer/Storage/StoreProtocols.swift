@@ -107,6 +107,14 @@ public protocol ThrottleStore: Sendable {
     func releaseAttempt(key: String) async throws
 }
 
+/// Budgets with a sliding window (per-account SMS sends and wrong codes).
+public protocol LimitStore: Sendable {
+    func limit(key: String) async throws -> LimitRecord?
+    /// Writes `record` if the stored one is still at `expectedVersion` (`nil`: none is stored yet);
+    /// `false` when another change came first.
+    func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) async throws -> Bool
+}
+
 /// Removal of what has expired.
 public protocol ExpiryStore: Sendable {
     func purgeExpired(before: Date) async throws
@@ -114,4 +122,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore

@@ -1,0 +1,32 @@
+// How a user was authenticated: what a grant and its ID tokens say about it.
+import Foundation
+import SignetCore
+
+/// How the user was authenticated, for `auth_time`, `acr` and `amr`.
+public struct Authentication: Sendable, Equatable {
+    public var userID: String
+    public var time: Date
+    /// acr — OIDC Core §2
+    public var acr: String
+    /// amr — OIDC Core §2, RFC 8176 values (`pwd`, `sms`, `mfa`, …)
+    public var amr: [String]
+    /// The browser session it belongs to, if any (its public `sid`).
+    public var sessionID: String?
+
+    public init(userID: String, time: Date, acr: String, amr: [String], sessionID: String?) {
+        self.userID = userID
+        self.time = time
+        self.acr = acr
+        self.amr = amr
+        self.sessionID = sessionID
+    }
+}
+
+extension Authentication {
+    /// `acr` and `amr` for a password, with or without the SMS code (RFC 8176 values).
+    static func password(userID: String, twoFactor: Bool, at time: Date, sessionID: String?) -> Authentication {
+        twoFactor
+            ? Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID)
+            : Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID)
+    }
+}

@@ -1,0 +1,188 @@
+// Runs the login flow's actions: the one place a login touches storage, passwords and SMS.
+import Foundation
+import Logging
+import SignetCore
+
+/// Where a login submission comes from.
+struct LoginContext: Sendable {
+    /// The client address as resolved for throttling.
+    var address: String
+    /// Shown in the SMS text.
+    var clientName: String
+    /// The browser session the login will start (page only), so the grant can name its `sid`.
+    var browserSessionID: String?
+}
+
+/// How a submission ended, for the channel to render.
+enum LoginOutcome: Sendable {
+    /// Show the login's step (it is stored as given).
+    case show(LoginSessionRecord)
+    /// Not applied, for this reason; the login is as given.
+    case refused(LoginRefusal, LoginSessionRecord)
+    /// The login was deleted, for this reason.
+    case abandoned(LoginRefusal, LoginSessionRecord)
+    /// Another request changed the login first; nothing of this one was checked or revealed.
+    case conflict
+    /// Done: the authorization code was issued.
+    case finished(FinishedLogin)
+}
+
+/// A finished login.
+struct FinishedLogin: Sendable {
+    /// The login as it was when it finished.
+    var session: LoginSessionRecord
+    var code: IssuedCode
+    var authentication: Authentication
+    /// A Remember-User-ID token, when one was asked for.
+    var rememberToken: String?
+}
+
+/// Feeds events to ``LoginFlow`` and carries out its actions, for every channel.
+///
+/// Each transition's login is stored (over the version it was read at) before its action
+/// runs and before anything is answered; the account's per-day wrong-code budget is charged
+/// before a code check is stored, and its per-hour send budget before a code is made.
+struct LoginRunner: Sendable {
+    let provider: Provider
+
+    var policy: SMSPolicy { provider.configuration.sms }
+    var limits: AccountLimits { AccountLimits(store: provider.store, policy: policy, clock: provider.clock) }
+    var passwords: PasswordChecker {
+        PasswordChecker(
+            users: provider.store, throttle: LoginThrottle(store: provider.store, policy: provider.configuration.throttle, clock: provider.clock),
+            passwords: provider.passwords, logger: provider.logger)
+    }
+    var flow: LoginFlow { LoginFlow(sms: policy, now: provider.now()) }
+
+    // MARK: submissions
+
+    func chooseScenario(_ scenario: LoginScenario, offered: [LoginScenario], on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+        try await run(.chooseScenario(scenario, offered: offered), on: session, context: context)
+    }
+
+    /// `username` is `nil` at the `password` step of a remembered user.
+    func submitPassword(username: String?, password: String, rememberMe: Bool, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+        try await run(.submitPassword(username: username, rememberMe: rememberMe), on: session, password: password, context: context)
+    }
+
+    func submitCode(_ code: String, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+        let digest = OneTimeCodes.digest(flow.isWellFormed(code) ? code : "", session: session.id, key: provider.otpKey)
+        return try await run(.submitCode(code: code, digest: digest), on: session, context: context)
+    }
+
+    func resend(on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+        try await run(.requestResend, on: session, context: context)
+    }
+
+    // MARK: the loop
+
+    private func run(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
+        var current = loaded
+        var event = first
+        var pendingCode: String?
+        // Account budget taken in this run and not yet spent for good.
+        var wrongCodeTaken = false, sendTaken = false
+        func giveBackTaken(keepWrongCode: Bool) async throws {
+            guard let userID = current.userID else { return }
+            if wrongCodeTaken, !keepWrongCode { try await limits.giveBack(.wrongCodes, userID: userID) }
+            if sendTaken { try await limits.giveBack(.codeSends, userID: userID) }
+        }
+        while true {
+            let transition = flow.handle(event, in: current)
+            if transition.checksCode, let userID = current.userID {
+                if case .spent(let retryAfter) = try await limits.take(.wrongCodes, userID: userID) {
+                    return .refused(.accountLimit(.wrongCodes, retryAfter: retryAfter), current)
+                }
+                wrongCodeTaken = true
+            }
+            if let next = transition.save {
+                guard let stored = try await save(next, over: current) else {
+                    try await giveBackTaken(keepWrongCode: false)
+                    return .conflict
+                }
+                current = stored
+            }
+            switch transition.action {
+            case .show:
+                return .show(current)
+            case .refuse(let reason):
+                // A wrong code stays counted; a send that did not happen is given back.
+                try await giveBackTaken(keepWrongCode: true)
+                return .refused(reason, current)
+            case .abandon(let reason):
+                try await giveBackTaken(keepWrongCode: true)
+                _ = try await provider.store.consumeLoginSession(id: current.id)
+                return .abandoned(reason, current)
+            case .checkPassword(let submitted):
+                var username = submitted
+                if current.remembered {
+                    guard let userID = current.userID, let user = try await provider.store.user(id: userID) else {
+                        return .abandoned(.rememberedUserChanged, current)
+                    }
+                    username = user.username
+                }
+                event = .passwordChecked(try await passwords.check(username: username, password: password ?? "", address: context.address, clientID: current.request.clientID))
+            case .makeCode(let knownNumber):
+                guard let userID = current.userID else { return .abandoned(.codeNotSent, current) }
+                var phoneNumber = knownNumber
+                if phoneNumber == nil { phoneNumber = try await provider.store.user(id: userID)?.phoneNumber }
+                guard let phoneNumber else {
+                    _ = try await provider.store.consumeLoginSession(id: current.id)
+                    return .abandoned(.noSecondFactor, current)
+                }
+                if case .spent(let retryAfter) = try await limits.take(.codeSends, userID: userID) {
+                    return .refused(.accountLimit(.codeSends, retryAfter: retryAfter), current)
+                }
+                sendTaken = true
+                let code = OneTimeCodes.make(digits: policy.digits, random: provider.random)
+                pendingCode = code
+                event = .codeMade(digest: OneTimeCodes.digest(code, session: current.id, key: provider.otpKey), phoneNumber: phoneNumber)
+            case .deliver:
+                sendTaken = false  // a send is spent once recorded, delivered or not
+                guard let code = pendingCode, let challenge = current.sms else { return .show(current) }
+                if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) { return .show(current) }
+                event = .deliveryFailed
+            case .finish(let userID, let twoFactor):
+                // A right code is not a wrong one: its use of the daily budget is given back.
+                try await giveBackTaken(keepWrongCode: false)
+                return try await finish(current, userID: userID, twoFactor: twoFactor, context: context)
+            }
+        }
+    }
+
+    /// Writes `next` over `current` if nobody changed the login since `current` was read;
+    /// `nil` when another request came first.
+    private func save(_ next: LoginSessionRecord, over current: LoginSessionRecord) async throws -> LoginSessionRecord? {
+        var written = next
+        written.version = current.version + 1
+        return try await provider.store.replaceLoginSession(written, expectedVersion: current.version) ? written : nil
+    }
+
+    private func deliver(_ code: String, to phoneNumber: String, clientName: String) async throws -> Bool {
+        let message = OutgoingMessage(
+            id: provider.random.token(byteCount: 16), to: phoneNumber,
+            body: OneTimeCodes.message(code: code, clientName: clientName, issuer: provider.issuer), purpose: "login_otp", createdAt: provider.now())
+        do {
+            try await provider.messages.send(message)
+            return true
+        } catch {
+            provider.logger.warning("SMS delivery failed", metadata: ["event": "sms.failed", "error": .string(String(describing: error))])
+            return false
+        }
+    }
+
+    /// Consumes the login (exactly once), issues the code, and a remember token when asked for.
+    private func finish(_ session: LoginSessionRecord, userID: String, twoFactor: Bool, context: LoginContext) async throws -> LoginOutcome {
+        guard let consumed = try await provider.store.consumeLoginSession(id: session.id) else { return .conflict }
+        let authentication = Authentication.password(userID: userID, twoFactor: twoFactor, at: provider.now(), sessionID: context.browserSessionID)
+        let code = try await provider.codeIssuer.issue(for: consumed.request, authentication: authentication)
+        var rememberToken: String?
+        if session.rememberMe {
+            rememberToken = try await RememberTokens(provider: provider).issue(clientID: consumed.request.clientID, userID: userID)
+        }
+        provider.logger.info(
+            "login succeeded",
+            metadata: ["event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID), "factors": .stringConvertible(twoFactor ? 2 : 1)])
+        return .finished(FinishedLogin(session: session, code: code, authentication: authentication, rememberToken: rememberToken))
+    }
+}

@@ -1,0 +1,28 @@
+// The throttled password check every login channel uses.
+import Foundation
+import Logging
+import SignetCore
+
+/// Checks a name and password behind ``LoginThrottle``, so no channel is easier to brute-force.
+struct PasswordChecker: Sendable {
+    let users: any UserStore
+    let throttle: LoginThrottle
+    let passwords: PasswordHasher
+    let logger: Logger
+
+    /// Counts the attempt first (see ``LoginThrottle/reserve(username:address:)``), then checks.
+    /// Unknown names cost the same bcrypt time as known ones and get the same answer.
+    func check(username: String, password: String, address: String, clientID: String) async throws -> PasswordCheck {
+        if case .paused(let seconds) = try await throttle.reserve(username: username, address: address) {
+            return .paused(seconds: seconds)
+        }
+        let user = try await users.user(username: username)
+        guard await passwords.verify(password, hash: user?.passwordHash), let user else {
+            try await throttle.recordFailure(username: username, address: address)
+            logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
+            return .rejected
+        }
+        try await throttle.recordSuccess(username: username, address: address)
+        return .accepted(userID: user.id, phoneNumber: user.phoneNumber)
+    }
+}
