@@ -225,3 +225,44 @@ struct StoreContractTests {
         }
     }
 }
+
+@Suite("Store contract: sliding-window budgets")
+struct LimitStoreContractTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("limits: insert once, compare-and-swap on the version, purge when expired", arguments: StoreBackend.available)
+    func limits(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            #expect(try await store.limit(key: "k") == nil)
+            let first = LimitRecord(key: "k", uses: [now], version: 1, expiresAt: now.addingTimeInterval(60))
+            #expect(try await store.replaceLimit(first, expectedVersion: nil))
+            #expect(try await store.replaceLimit(first, expectedVersion: nil) == false)
+            #expect(try await store.limit(key: "k") == first)
+            let second = LimitRecord(key: "k", uses: [now, now.addingTimeInterval(1)], version: 2, expiresAt: now.addingTimeInterval(61))
+            #expect(try await store.replaceLimit(second, expectedVersion: 0) == false)
+            #expect(try await store.replaceLimit(second, expectedVersion: 1))
+            #expect(try await store.replaceLimit(second, expectedVersion: 1) == false)
+            #expect(try await store.limit(key: "k") == second)
+            try await store.purgeExpired(before: now.addingTimeInterval(120))
+            #expect(try await store.limit(key: "k") == nil)
+        }
+    }
+
+    @Test("50 racers compare-and-swap one budget: exactly one wins each version", arguments: StoreBackend.available)
+    func racers(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let base = LimitRecord(key: "race", uses: [], version: 1, expiresAt: now.addingTimeInterval(60))
+            #expect(try await store.replaceLimit(base, expectedVersion: nil))
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        let next = LimitRecord(key: "race", uses: [self.now.addingTimeInterval(Double(index))], version: 2, expiresAt: self.now.addingTimeInterval(60))
+                        return try await store.replaceLimit(next, expectedVersion: 1)
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(wins == 1)
+        }
+    }
+}

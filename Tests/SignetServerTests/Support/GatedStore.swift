@@ -1,0 +1,240 @@
+// A store that can hold one login write, so a test can interleave requests deterministically.
+import Foundation
+import SignetServer
+import Synchronization
+
+/// Holds the next armed login write until released.
+final class LoginWriteGate: Sendable {
+    private struct State {
+        var armed = false
+        var paused = false
+        var released = false
+        var held: CheckedContinuation<Void, Never>?
+        var watchers: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// The next login write waits (after its request has read the login) until ``release()``.
+    func arm() { state.withLock { $0.armed = true } }
+
+    /// Returns once an armed write is waiting.
+    func waitUntilPaused() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.paused { return true }
+                state.watchers.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let held = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.held = nil }
+            return state.held
+        }
+        held?.resume()
+    }
+
+    /// Called by the store before each login write.
+    func pass() async {
+        let hold = state.withLock { state -> Bool in
+            guard state.armed else { return false }
+            state.armed = false
+            state.paused = true
+            for watcher in state.watchers { watcher.resume() }
+            state.watchers = []
+            return true
+        }
+        guard hold else { return }
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.released { return true }
+                state.held = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+/// A ``MemoryStore`` whose login writes pass through a ``LoginWriteGate``.
+struct GatedStore: SignetStore {
+    let base: any SignetStore = MemoryStore()
+    let loginWrites = LoginWriteGate()
+
+    func client(id: String) async throws -> ClientRecord? {
+        return try await base.client(id: id)
+    }
+
+    func insertClient(_ client: ClientRecord) async throws {
+        try await base.insertClient(client)
+    }
+
+    func listClients() async throws -> [ClientRecord] {
+        return try await base.listClients()
+    }
+
+    func deleteClient(id: String) async throws -> Bool {
+        return try await base.deleteClient(id: id)
+    }
+
+    func user(id: String) async throws -> UserRecord? {
+        return try await base.user(id: id)
+    }
+
+    func user(username: String) async throws -> UserRecord? {
+        return try await base.user(username: username)
+    }
+
+    func insertUser(_ user: UserRecord) async throws {
+        try await base.insertUser(user)
+    }
+
+    func listUsers() async throws -> [UserRecord] {
+        return try await base.listUsers()
+    }
+
+    func deleteUser(id: String) async throws -> Bool {
+        return try await base.deleteUser(id: id)
+    }
+
+    func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool {
+        return try await base.updatePasswordHash(userID: userID, passwordHash: passwordHash)
+    }
+
+    func signingKeys() async throws -> [SigningKeyRecord] {
+        return try await base.signingKeys()
+    }
+
+    func insertSigningKey(_ key: SigningKeyRecord) async throws {
+        try await base.insertSigningKey(key)
+    }
+
+    func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws {
+        try await base.updateSigningKey(kid: kid, status: status, publishUntil: publishUntil)
+    }
+
+    func deleteSigningKey(kid: String) async throws {
+        try await base.deleteSigningKey(kid: kid)
+    }
+
+    func insertLoginSession(_ session: LoginSessionRecord) async throws {
+        try await base.insertLoginSession(session)
+    }
+
+    func loginSession(id: String) async throws -> LoginSessionRecord? {
+        return try await base.loginSession(id: id)
+    }
+
+    func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool {
+        await loginWrites.pass()
+        return try await base.replaceLoginSession(session, expectedVersion: expectedVersion)
+    }
+
+    func consumeLoginSession(id: String) async throws -> LoginSessionRecord? {
+        return try await base.consumeLoginSession(id: id)
+    }
+
+    func insertGrant(_ grant: GrantRecord) async throws {
+        try await base.insertGrant(grant)
+    }
+
+    func grant(id: String) async throws -> GrantRecord? {
+        return try await base.grant(id: id)
+    }
+
+    func revokeGrant(id: String, at: Date) async throws {
+        try await base.revokeGrant(id: id, at: at)
+    }
+
+    func insertCode(_ code: AuthorizationCodeRecord) async throws {
+        try await base.insertCode(code)
+    }
+
+    func code(hash: String) async throws -> AuthorizationCodeRecord? {
+        return try await base.code(hash: hash)
+    }
+
+    func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord> {
+        return try await base.redeemCode(hash: hash, at: at)
+    }
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        try await base.insertRefreshToken(token)
+    }
+
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        return try await base.refreshToken(hash: hash)
+    }
+
+    func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord> {
+        return try await base.useRefreshToken(hash: hash, at: at)
+    }
+
+    func insertRememberToken(_ token: RememberTokenRecord) async throws {
+        try await base.insertRememberToken(token)
+    }
+
+    func rememberToken(hash: String) async throws -> RememberTokenRecord? {
+        return try await base.rememberToken(hash: hash)
+    }
+
+    func deleteRememberToken(hash: String) async throws {
+        try await base.deleteRememberToken(hash: hash)
+    }
+
+    func deleteRememberTokens(userID: String) async throws -> Int {
+        return try await base.deleteRememberTokens(userID: userID)
+    }
+
+    func secret(named name: String, orStore candidate: String) async throws -> String {
+        return try await base.secret(named: name, orStore: candidate)
+    }
+
+    func insertSession(_ session: BrowserSessionRecord) async throws {
+        try await base.insertSession(session)
+    }
+
+    func session(idHash: String) async throws -> BrowserSessionRecord? {
+        return try await base.session(idHash: idHash)
+    }
+
+    func deleteSession(idHash: String) async throws {
+        try await base.deleteSession(idHash: idHash)
+    }
+
+    func recordOnce(key: String, expiresAt: Date, now: Date) async throws -> Bool {
+        return try await base.recordOnce(key: key, expiresAt: expiresAt, now: now)
+    }
+
+    func throttle(key: String) async throws -> ThrottleRecord? {
+        return try await base.throttle(key: key)
+    }
+
+    func recordFailure(key: String, at: Date, resetBefore: Date) async throws -> ThrottleRecord {
+        return try await base.recordFailure(key: key, at: at, resetBefore: resetBefore)
+    }
+
+    func resetThrottle(key: String) async throws {
+        try await base.resetThrottle(key: key)
+    }
+
+    func releaseAttempt(key: String) async throws {
+        try await base.releaseAttempt(key: key)
+    }
+
+    func limit(key: String) async throws -> LimitRecord? {
+        return try await base.limit(key: key)
+    }
+
+    func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) async throws -> Bool {
+        return try await base.replaceLimit(record, expectedVersion: expectedVersion)
+    }
+
+    func purgeExpired(before: Date) async throws {
+        try await base.purgeExpired(before: before)
+    }
+}
