@@ -78,18 +78,29 @@ public struct SignetClient: Sendable {
             throw SignetClientError(.server, serverError: OAuthError(OAuthError.Code(rawValue: error), parameters[OAuthParameter.errorDescription]), isRetryable: false)
         }
         guard let code = parameters[OAuthParameter.code] else { throw SignetClientError(.invalidResponse, isRetryable: false) }
-        return try await exchangeCode(code, verifier: request.parameters.codeVerifier ?? "")
+        return try await exchangeCode(code, verifier: request.parameters.codeVerifier ?? "", acrValues: request.parameters.acrValues)
     }
 
     /// Redeems an authorization code as a public client (PKCE carries the proof).
-    public func exchangeCode(_ code: String, verifier: String) async throws -> TokenResponse {
+    ///
+    /// - Parameter acrValues: the acr_values the authorization asked for; the ID token's `acr`
+    ///   must satisfy them (OIDC Core §3.1.2.1), else `acr_not_satisfied`: the request URL could
+    ///   have been edited to ask for less.
+    public func exchangeCode(_ code: String, verifier: String, acrValues: String? = nil) async throws -> TokenResponse {
         var form = FormParameters()
         form.append(OAuthParameter.grantType, "authorization_code")
         form.append(OAuthParameter.code, code)
         form.append(OAuthParameter.redirectURI, configuration.redirectURI)
         form.append(OAuthParameter.codeVerifier, verifier)
         form.append(OAuthParameter.clientID, configuration.clientID)
-        return try await tokenRequest(form)
+        let tokens = try await tokenRequest(form)
+        let requested = (acrValues ?? "").split(separator: " ").map(String.init)
+        if !requested.isEmpty {
+            // Straight from the token endpoint over TLS, so its claims may be read unverified (OIDC Core §3.1.3.7 item 6).
+            let acr = tokens.idToken.flatMap(IDTokenClaims.unverified)?.acr
+            guard AssuranceLevel.satisfies(acr: acr, requested: requested) else { throw SignetClientError(.acrNotSatisfied, isRetryable: false) }
+        }
+        return tokens
     }
 
     /// Refreshes (RFC 6749 §6); the answer carries a new, rotated refresh token.

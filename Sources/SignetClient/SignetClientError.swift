@@ -27,6 +27,8 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let misuse = Code(rawValue: "misuse")
         /// There are no tokens, or they can no longer be refreshed: sign in again. Final.
         public static let notSignedIn = Code(rawValue: "not_signed_in")
+        /// The ID token's `acr` is weaker than the acr_values asked for: the tokens are not returned.
+        public static let acrNotSatisfied = Code(rawValue: "acr_not_satisfied")
     }
 
     public var code: Code

@@ -24,6 +24,16 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         try await database.raw("DELETE FROM signet_clients WHERE id = \(bind: id) RETURNING id").first() != nil
     }
 
+    public func replaceClient(_ client: ClientRecord) async throws -> Bool {
+        try await database.raw("UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) RETURNING id").first() != nil
+    }
+
+    public func replaceUser(_ user: UserRecord) async throws -> Bool {
+        try await database.raw(
+            "UPDATE signet_users SET data = \(bind: try Self.json(user)) WHERE id = \(bind: user.id) AND username = \(bind: user.username) RETURNING id"
+        ).first() != nil
+    }
+
     public func user(id: String) async throws -> UserRecord? {
         try Self.record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE id = \(bind: id)").first())
     }

@@ -27,7 +27,7 @@ extension SQLStore: GrantStore {
 
     public func insertGrant(_ grant: GrantRecord) async throws {
         try await database.raw(
-            "INSERT INTO signet_grants (id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
+            "INSERT INTO signet_grants (id, user_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
         ).run()
     }
 
@@ -43,6 +43,17 @@ extension SQLStore: GrantStore {
         let now = Self.millis(date)
         try await database.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE id = \(bind: id)").run()
         try await database.raw("UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE grant_id = \(bind: id) AND used_at IS NULL").run()
+    }
+
+    public func revokeGrants(userID: String, at date: Date) async throws -> Int {
+        let now = Self.millis(date)
+        let revoked = try await database.raw(
+            "UPDATE signet_grants SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id"
+        ).all()
+        try await database.raw(
+            "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE user_id = \(bind: userID))"
+        ).run()
+        return revoked.count
     }
 
     public func insertCode(_ code: AuthorizationCodeRecord) async throws {

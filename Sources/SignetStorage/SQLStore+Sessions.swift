@@ -33,7 +33,7 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
 
     public func insertSession(_ session: BrowserSessionRecord) async throws {
         try await database.raw(
-            "INSERT INTO signet_sessions (id_hash, expires_at, data) VALUES (\(bind: session.idHash), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
+            "INSERT INTO signet_sessions (id_hash, user_id, expires_at, data) VALUES (\(bind: session.idHash), \(bind: session.userID), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
         ).run()
     }
 
@@ -43,6 +43,10 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
 
     public func deleteSession(idHash: String) async throws {
         try await database.raw("DELETE FROM signet_sessions WHERE id_hash = \(bind: idHash)").run()
+    }
+
+    public func deleteSessions(userID: String) async throws -> Int {
+        try await database.raw("DELETE FROM signet_sessions WHERE user_id = \(bind: userID) RETURNING id_hash").all().count
     }
 
     public func recordOnce(key: String, expiresAt: Date, now: Date) async throws -> Bool {

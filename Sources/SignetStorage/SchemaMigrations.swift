@@ -5,8 +5,26 @@ import SignetCore
 /// Creates and upgrades the schema. Each migration runs once; on PostgreSQL an advisory
 /// lock keeps several starting instances from migrating at the same time.
 enum SchemaMigrations {
+    /// One statement of a migration, for both databases or for one of them.
+    enum Statement: ExpressibleByStringLiteral {
+        case both(String)
+        case sqlite(String)
+        case postgres(String)
+
+        init(stringLiteral value: String) { self = .both(value) }
+
+        /// The SQL to run on this database, if any.
+        func sql(postgres: Bool) -> String? {
+            switch self {
+            case .both(let sql): return sql
+            case .sqlite(let sql): return postgres ? nil : sql
+            case .postgres(let sql): return postgres ? sql : nil
+            }
+        }
+    }
+
     /// Migrations in order; never edit a published one, add the next.
-    static let all: [[String]] = [
+    static let all: [[Statement]] = [
         [
             "CREATE TABLE signet_clients (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
             "CREATE TABLE signet_users (id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
@@ -31,9 +49,19 @@ enum SchemaMigrations {
         [
             // Per-account budgets with a sliding window (SMS sends per hour, wrong codes per day).
             "CREATE TABLE signet_limits (key TEXT PRIMARY KEY, version BIGINT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            // Grants and browser sessions are found by user, to end them all when a password changes or a user is locked.
+            "ALTER TABLE signet_grants ADD COLUMN user_id TEXT",
+            .sqlite("UPDATE signet_grants SET user_id = json_extract(data, '$.userID')"),
+            .postgres("UPDATE signet_grants SET user_id = (data::json)->>'userID'"),
+            "CREATE INDEX signet_grants_user ON signet_grants (user_id)",
+            "ALTER TABLE signet_sessions ADD COLUMN user_id TEXT",
+            .sqlite("UPDATE signet_sessions SET user_id = json_extract(data, '$.userID')"),
+            .postgres("UPDATE signet_sessions SET user_id = (data::json)->>'userID'"),
+            "CREATE INDEX signet_sessions_user ON signet_sessions (user_id)",
         ],
     ]
 
+    /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).
     static func run(on database: any SQLDatabase, lock: Bool) async throws {
         do {
             // Session-level lock, released when the dedicated migration connection closes.
@@ -45,7 +73,7 @@ enum SchemaMigrations {
             for (index, statements) in all.enumerated() where !applied.contains(Int64(index + 1)) {
                 try await database.raw("BEGIN").run()
                 do {
-                    for statement in statements { try await database.raw(SQLQueryString(statement)).run() }
+                    for statement in statements.compactMap({ $0.sql(postgres: lock) }) { try await database.raw(SQLQueryString(statement)).run() }
                     try await database.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: Int64(index + 1)))").run()
                     try await database.raw("COMMIT").run()
                 } catch {

@@ -1,11 +1,12 @@
 // `signet clients add|list|remove`.
 import ArgumentParser
 import Foundation
+import SignetCore
 import SignetServer
 
 struct Clients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register, list and remove OAuth clients.", subcommands: [Add.self, List.self, Remove.self])
+        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -22,6 +23,9 @@ struct Clients: AsyncParsableCommand {
         @Option(help: "A file holding the client's public JWKS (private_key_jwt).") var jwksFile: String?
         @Option(help: "The client's jwks_uri (private_key_jwt).") var jwksURI: String?
         @Flag(help: "Do not issue refresh tokens to this client.") var noRefreshTokens = false
+        @Option(help: "The least assurance every login for this client must reach (urn:signet:loa:1 or urn:signet:loa:2), whatever acr_values says.")
+        var minAcr: String?
+        @Flag(help: "Allow the native login API (/login/native/...) for this client.") var nativeLogin = false
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -34,12 +38,34 @@ struct Clients: AsyncParsableCommand {
             }
             let new = SignetAdmin.NewClient(
                 id: id, name: name ?? id, authMethod: method, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
-                jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens)
+                jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens, minimumACR: minAcr, nativeLogin: nativeLogin)
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
             print("Registered client \(client.id) (\(client.authMethod.rawValue))")
             if let secret { print("client_secret: \(secret)\n(shown once; only its hash is stored)") }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a client's name, minimum assurance or native login permission.")
+
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The client_id.") var id: String
+        @Option(help: "A name shown to users on the login page.") var name: String?
+        @Option(help: "The least assurance every login must reach (urn:signet:loa:1, urn:signet:loa:2, or none to remove it).")
+        var minAcr: String?
+        @Flag(inversion: .prefixedNo, help: "Allow or forbid the native login API for this client.") var nativeLogin: Bool?
+
+        func run() async throws {
+            let change = SignetAdmin.ClientChange(name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin)
+            let client: ClientRecord
+            do {
+                client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }
+            } catch let error as SignetError where error.code == .notFound {
+                throw ValidationError("no client \(id)")
+            }
+            print("Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off")")
         }
     }
 

@@ -1,11 +1,12 @@
 // `signet users add|list|remove|set-password`.
 import ArgumentParser
 import Foundation
+import SignetCore
 import SignetServer
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add, list and remove users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self, ForgetDevices.self])
+        abstract: "Add, list, remove, lock and unlock users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self, Lock.self, Unlock.self, ForgetDevices.self])
 
     /// The password from --password-stdin, or a prompt-free error.
     static func readPassword(fromStandardInput: Bool, given: String?) throws -> String {
@@ -55,12 +56,43 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The username.") var username: String
 
         func run() async throws {
-            try await store.withStore { store in
-                guard let user = try await store.user(username: username.lowercased()), try await store.deleteUser(id: user.id) else {
-                    throw ValidationError("no user \(username)")
-                }
+            do {
+                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).removeUser(username: username) }
+            } catch let error as SignetError where error.code == .notFound {
+                throw ValidationError("no user \(username)")
             }
-            print("Removed user \(username)")
+            print("Removed user \(username); their sessions, grants, refresh tokens and remember tokens are revoked")
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lock a user: they cannot sign in, and every session, grant, refresh token and remember token of theirs is revoked.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+
+        func run() async throws {
+            do {
+                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).setLocked(username: username, true) }
+            } catch let error as SignetError where error.code == .notFound {
+                throw ValidationError("no user \(username)")
+            }
+            print("Locked user \(username)")
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock a locked user.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+
+        func run() async throws {
+            do {
+                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).setLocked(username: username, false) }
+            } catch let error as SignetError where error.code == .notFound {
+                throw ValidationError("no user \(username)")
+            }
+            print("Unlocked user \(username)")
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Registers an app and a user with a phone in a test provider.
 func seedApp(_ provider: TestProvider) async throws {
-    _ = try await provider.admin.addClient(.init(id: "app", name: "Example App", authMethod: .none, redirectURIs: ["com.example.app:/callback"]))
+    _ = try await provider.admin.addClient(.init(id: "app", name: "Example App", authMethod: .none, redirectURIs: ["com.example.app:/callback"], nativeLogin: true))
     try await provider.admin.addUser(username: "erin", password: "erins passphrase", name: "Erin", phoneNumber: "+4522222222")
 }
 

@@ -315,3 +315,24 @@ struct OtherKeyTypeTests {
         #expect(try await makeRelyingParty(provider, clock: clock).validateIDToken(token, pending: pending) == .invalid([.badSignature]))
     }
 }
+
+@Suite("ID token validation: acr")
+struct IDTokenACRTests {
+    let provider = FakeProvider()
+    let clock = ManualClock()
+
+    @Test("an ID token whose acr is weaker than the acr_values asked for is refused; an equal or stronger one is valid")
+    func acrDowngrade() async throws {
+        let relyingParty = makeRelyingParty(provider, clock: clock)
+        let pending = PendingAuthorization(
+            state: "s", nonce: "nonce-1", codeVerifier: "v", redirectURI: "https://service.example.com/cb", acrValues: [AssuranceLevel.twoFactors])
+        var claims = provider.claims(now: clock.seconds, nonce: "nonce-1")
+        claims.acr = AssuranceLevel.oneFactor
+        #expect(try await relyingParty.validateIDToken(provider.sign(claims), pending: pending) == .invalid([.acrNotSatisfied]))
+        claims.acr = nil
+        #expect(try await relyingParty.validateIDToken(provider.sign(claims), pending: pending) == .invalid([.acrNotSatisfied]))
+        claims.acr = AssuranceLevel.twoFactors
+        #expect(try await relyingParty.validateIDToken(provider.sign(claims), pending: pending) == .valid(claims))
+        #expect(pending.description.contains(AssuranceLevel.twoFactors))
+    }
+}

@@ -16,7 +16,7 @@ struct Fixture {
 
     static func make(_ provider: TestProvider) async throws -> Fixture {
         let admin = provider.admin
-        _ = try await admin.addClient(.init(id: "app", name: "Example App", authMethod: .none, redirectURIs: [appRedirect, "http://127.0.0.1/callback"], postLogoutRedirectURIs: ["com.example.app:/signed-out"]))
+        _ = try await admin.addClient(.init(id: "app", name: "Example App", authMethod: .none, redirectURIs: [appRedirect, "http://127.0.0.1/callback"], postLogoutRedirectURIs: ["com.example.app:/signed-out"], nativeLogin: true))
         let key = ClientKeyPair()
         _ = try await admin.addClient(.init(id: "backend", name: "Example Service", authMethod: .privateKeyJWT, redirectURIs: [backendRedirect], postLogoutRedirectURIs: ["https://service.example.com/bye"], jwks: key.publicJWKS))
         let (_, basic) = try await admin.addClient(.init(id: "basic", name: "Basic Client", authMethod: .clientSecretBasic, redirectURIs: [backendRedirect]))

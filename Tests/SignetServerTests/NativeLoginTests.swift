@@ -306,6 +306,7 @@ struct NativeLoginTests {
             #expect(try await app.step("password", session, ["password": "wrong"]).status == 401)
             #expect(try await app.step("password", session, ["password": Fixture.password]).json["next_step"] as? String == "finished")
 
+            try await provider.admin.updateClient(id: "basic", .init(nativeLogin: true))
             let otherClient = NativeApp(provider, clientID: "basic", redirectURI: Fixture.backendRedirect)
             let refused = try await otherClient.start(extra: ["remember_token": token])
             #expect(refused.json["error"] as? String == "invalid_remember_token")

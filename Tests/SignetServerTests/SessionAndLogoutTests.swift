@@ -6,20 +6,20 @@ import Testing
 
 @Suite("Browser session, prompt, max_age and logout")
 struct SessionAndLogoutTests {
-    @Test("a signed-in browser gets a code without the page; prompt=login and max_age=0 show the page again")
+    @Test("a signed-in browser gets a code without the page for a claimed-https client; prompt=login and max_age=0 show the page again")
     func singleSignOn() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let browser = TestBrowser()
-            _ = try await provider.signIn(fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password)
-            let silent = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
+            _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
+            let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
             #expect(silent.status == 302)
             #expect(silent.locationParameters?["code"] != nil)
-            let again = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
+            let again = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer))
             #expect(again.status == 302)
             for extra in [("prompt", "login"), ("max_age", "0")] {
                 provider.clock.advance(by: 2)
-                let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [extra]))
+                let page = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [extra]))
                 #expect(page.status == 200, "\(extra)")
                 #expect(LoginForm.fields(in: page.body) != nil)
             }

@@ -147,6 +147,6 @@ public struct NativeLoginResult: Sendable, Equatable {
     /// (send ``code`` to the backend instead).
     public func exchange() async throws -> TokenResponse {
         guard let verifier = parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false) }
-        return try await client.exchangeCode(code, verifier: verifier)
+        return try await client.exchangeCode(code, verifier: verifier, acrValues: parameters.acrValues)
     }
 }

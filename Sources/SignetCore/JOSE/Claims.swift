@@ -153,3 +153,13 @@ public struct ClientAssertionClaims: JWTPayload, Equatable {
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+
+extension IDTokenClaims {
+    /// The claims of a compact JWS read *without* checking its signature: only for an ID token
+    /// received directly from the token endpoint over TLS (OIDC Core §3.1.3.7 item 6).
+    public static func unverified(_ token: String) -> IDTokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Data(base64URLEncoded: String(parts[1])) else { return nil }
+        return try? JSONDecoder().decode(IDTokenClaims.self, from: payload)
+    }
+}

@@ -10,13 +10,16 @@ public struct IDTokenExpectation: Sendable, Equatable {
     public var maxAge: Int?
     /// How far clocks may disagree, in seconds.
     public var leeway: Int
+    /// The acr_values sent, if any: the token's `acr` must satisfy them (``AssuranceLevel/satisfies(acr:requested:)``).
+    public var acrValues: [String]
 
-    public init(issuer: String, clientID: String, nonce: String?, maxAge: Int? = nil, leeway: Int = 60) {
+    public init(issuer: String, clientID: String, nonce: String?, maxAge: Int? = nil, leeway: Int = 60, acrValues: [String] = []) {
         self.issuer = issuer
         self.clientID = clientID
         self.nonce = nonce
         self.maxAge = maxAge
         self.leeway = leeway
+        self.acrValues = acrValues
     }
 }
 
@@ -35,6 +38,7 @@ public enum IDTokenFailure: String, Sendable, Equatable, CaseIterable {
     case authTooOld = "auth_time is older than max_age allows"
     case missingAuthTime = "auth_time is missing although max_age was sent"
     case atHashMismatch = "at_hash does not match the access token (OIDC Core §3.1.3.8)"
+    case acrNotSatisfied = "acr is weaker than the acr_values asked for (OIDC Core §3.1.2.1)"
 }
 
 /// The outcome of ID-token validation: the claims, or every reason it failed.
@@ -50,7 +54,7 @@ public enum IDTokenValidationResult: Sendable, Equatable {
 }
 
 extension IDTokenClaims {
-    /// The claim checks of OIDC Core §3.1.3.7 items 2, 3, 4, 5, 9, 10, 11 and 13. The signature is checked elsewhere.
+    /// The claim checks of OIDC Core §3.1.3.7 items 2, 3, 4, 5, 9, 10, 11, 12 (acr) and 13. The signature is checked elsewhere.
     ///
     /// - Parameter now: the current time in seconds since 1970, passed in so tests can pin it.
     public func failures(against expected: IDTokenExpectation, now: Int) -> [IDTokenFailure] {
@@ -64,6 +68,7 @@ extension IDTokenClaims {
         if let sent = expected.nonce {
             if nonce.map({ !ConstantTime.equals($0, sent) }) ?? true { failures.append(.nonceMismatch) }
         }
+        if !AssuranceLevel.satisfies(acr: acr, requested: expected.acrValues) { failures.append(.acrNotSatisfied) }
         if let maxAge = expected.maxAge {
             if let authTime {
                 if authTime < now - maxAge - expected.leeway { failures.append(.authTooOld) }

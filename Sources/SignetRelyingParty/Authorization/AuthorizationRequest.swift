@@ -35,6 +35,9 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
     public var redirectURI: String
     /// max_age — OIDC Core §3.1.2.1, in seconds, when one was sent; `auth_time` is then checked.
     public var maxAge: Int?
+    /// acr_values — OIDC Core §3.1.2.1, when some were asked for; the ID token's `acr` must
+    /// satisfy them, since an attacker can edit or drop them from the request URL.
+    public var acrValues: [String]?
     /// Whether the response must carry `iss` — RFC 9207 §2.4.
     ///
     /// Set when the provider's metadata says `authorization_response_iss_parameter_supported`,
@@ -42,7 +45,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
     public var requiresIssuerParameter: Bool
 
     /// Pending state with the given values; ``RelyingParty/makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)`` makes fresh ones.
-    public init(state: String, nonce: String, codeVerifier: String, redirectURI: String, maxAge: Int? = nil, requiresIssuerParameter: Bool = false) {
+    public init(state: String, nonce: String, codeVerifier: String, redirectURI: String, maxAge: Int? = nil, acrValues: [String]? = nil, requiresIssuerParameter: Bool = false) {
+        self.acrValues = acrValues
         self.state = state
         self.nonce = nonce
         self.codeVerifier = codeVerifier
@@ -51,14 +55,14 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
         self.requiresIssuerParameter = requiresIssuerParameter
     }
 
-    /// The redirect URI and max_age only; state, nonce and verifier print as `****`.
+    /// The redirect URI, max_age and acr_values only; state, nonce and verifier print as `****`.
     public var description: String {
-        "PendingAuthorization(redirectURI: \(redirectURI), maxAge: \(maxAge.map(String.init) ?? "nil"), state: ****, nonce: ****, codeVerifier: ****)"
+        "PendingAuthorization(redirectURI: \(redirectURI), maxAge: \(maxAge.map(String.init) ?? "nil"), acrValues: \(acrValues?.joined(separator: " ") ?? "nil"), state: ****, nonce: ****, codeVerifier: ****)"
     }
 
     /// Reflection shows only what ``description`` shows.
     public var customMirror: Mirror {
-        Mirror(self, children: ["redirectURI": redirectURI, "maxAge": maxAge as Any], displayStyle: .struct)
+        Mirror(self, children: ["redirectURI": redirectURI, "maxAge": maxAge as Any, "acrValues": acrValues as Any], displayStyle: .struct)
     }
 }
 
@@ -123,6 +127,7 @@ extension RelyingParty {
             codeVerifier: PKCE.makeVerifier(random: random),
             redirectURI: redirectURI,
             maxAge: maxAge,
+            acrValues: acrValues.map { $0.split(separator: " ").map(String.init) }.flatMap { $0.isEmpty ? nil : $0 },
             requiresIssuerParameter: document.authorizationResponseIssParameterSupported
         )
 

@@ -91,7 +91,7 @@ extension RelyingParty {
     public func expectation(for pending: PendingAuthorization) -> IDTokenExpectation {
         IDTokenExpectation(
             issuer: configuration.issuer, clientID: configuration.clientID, nonce: pending.nonce,
-            maxAge: pending.maxAge, leeway: configuration.clockLeeway)
+            maxAge: pending.maxAge, leeway: configuration.clockLeeway, acrValues: pending.acrValues ?? [])
     }
 
     /// at_hash of `token` for a JWS signed with `algorithm` — OIDC Core §3.1.3.6.

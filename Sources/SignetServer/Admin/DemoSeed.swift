@@ -39,7 +39,7 @@ public struct DemoSeed: Sendable, Codable, Equatable {
         _ = try await admin.addClient(
             .init(
                 id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
-                postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"]))
+                postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"], nativeLogin: true))
         _ = try await admin.addClient(
             .init(
                 id: seed.backendClientID, name: "Signet Demo Service", authMethod: .privateKeyJWT, redirectURIs: seed.backendRedirectURIs,

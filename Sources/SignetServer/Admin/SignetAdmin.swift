@@ -27,8 +27,14 @@ public struct SignetAdmin: Sendable {
         public var jwks: String?
         public var jwksURI: String?
         public var allowsRefreshTokens: Bool
+        /// See ``ClientRecord/minimumACR``.
+        public var minimumACR: String?
+        /// See ``ClientRecord/nativeLogin``.
+        public var nativeLogin: Bool
 
-        public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true) {
+        public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
+            self.minimumACR = minimumACR
+            self.nativeLogin = nativeLogin
             self.id = id
             self.name = name
             self.authMethod = authMethod
@@ -65,14 +71,54 @@ public struct SignetAdmin: Sendable {
                 throw SignetError(.invalidConfiguration, "jwks_uri must be https")
             }
         }
+        try Self.checkMinimumACR(new.minimumACR)
         var secret: String?
         if new.authMethod == .clientSecretBasic || new.authMethod == .clientSecretPost { secret = random.token() }
         let record = ClientRecord(
             id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
-            jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, createdAt: clock.now())
+            jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
+            createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
+    }
+
+    /// What `clients update` may change; `nil` leaves a setting as it is.
+    public struct ClientChange: Sendable {
+        public var name: String?
+        /// `.some(nil)` removes the minimum.
+        public var minimumACR: String??
+        public var nativeLogin: Bool?
+
+        public init(name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil) {
+            self.name = name
+            self.minimumACR = minimumACR
+            self.nativeLogin = nativeLogin
+        }
+    }
+
+    /// Changes a registered client's settings.
+    @discardableResult
+    public func updateClient(id: String, _ change: ClientChange) async throws -> ClientRecord {
+        guard var client = try await store.client(id: id) else { throw SignetError(.notFound, "no client \(id)") }
+        if let name = change.name { client.name = name }
+        if let minimumACR = change.minimumACR {
+            try Self.checkMinimumACR(minimumACR)
+            client.minimumACR = minimumACR
+        }
+        if let nativeLogin = change.nativeLogin { client.nativeLogin = nativeLogin }
+        guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
+        return client
+    }
+
+    /// The assurance levels a client may require.
+    public static let assuranceLevels = [AuthorizationRequestValidator.acrOneFactor, AuthorizationRequestValidator.acrTwoFactors]
+
+    static func checkMinimumACR(_ value: String?) throws {
+        guard let value else { return }
+        guard assuranceLevels.contains(value) else {
+            throw SignetError(.invalidConfiguration, "min_acr must be one of \(assuranceLevels.joined(separator: ", "))")
+        }
     }
 
     /// Registers a user; the username is stored in lower case.
@@ -88,11 +134,35 @@ public struct SignetAdmin: Sendable {
         return user
     }
 
-    /// Replaces a user's password.
+    /// Replaces a user's password and ends everything signed in with the old one.
     public func setPassword(username: String, password: String) async throws {
         guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
         _ = try await store.updatePasswordHash(userID: user.id, passwordHash: try await passwords.hash(password))
+        try await revokeAccess(userID: user.id)
+    }
+
+    /// Locks or unlocks a user. Locking ends every session, grant, refresh token and remember token.
+    public func setLocked(username: String, _ locked: Bool) async throws {
+        guard var user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
+        user.locked = locked
+        guard try await store.replaceUser(user) else { throw SignetError(.notFound, "no user named \(username)") }
+        if locked { try await revokeAccess(userID: user.id) }
+    }
+
+    /// Removes a user and ends everything they were signed in to.
+    public func removeUser(username: String) async throws {
+        guard let user = try await store.user(username: username.lowercased()), try await store.deleteUser(id: user.id) else {
+            throw SignetError(.notFound, "no user named \(username)")
+        }
+        try await revokeAccess(userID: user.id)
+    }
+
+    /// Ends a user's browser sessions and revokes their grants (with every refresh token) and remember tokens.
+    public func revokeAccess(userID: String) async throws {
+        _ = try await store.deleteSessions(userID: userID)
+        _ = try await store.revokeGrants(userID: userID, at: clock.now())
+        _ = try await store.deleteRememberTokens(userID: userID)
     }
 
     /// Revokes every Remember-User-ID token of a user; returns how many there were.

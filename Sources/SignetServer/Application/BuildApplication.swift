@@ -96,6 +96,7 @@ struct SignetRoutes: Sendable {
         router.post("/login", use: login.submit)
         router.post("/login/sms", use: login.submitCode)
         router.post("/login/sms/resend", use: login.resend)
+        router.post("/login/continue", use: login.continueAs)
         router.post("/token", use: token.handle)
         router.get("/userinfo", use: userInfo.handle)
         router.post("/userinfo", use: userInfo.handle)
@@ -115,7 +116,7 @@ struct SignetRoutes: Sendable {
         // Wrong methods get 405 with Allow, not 404.
         let allowed: [(String, [HTTPRequest.Method])] = [
             ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
-            ("/token", [.post]), ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
+            ("/token", [.post]), ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/login/continue", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
         ]
         for (path, methods) in allowed {
             let allow = methods.map(\.rawValue).joined(separator: ", ")

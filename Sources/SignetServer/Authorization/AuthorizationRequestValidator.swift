@@ -20,8 +20,8 @@ public struct AuthorizationRequestValidator: Sendable {
     /// prompt values honoured — OIDC Core §3.1.2.1.
     public static let supportedPrompts = ["none", "login", "consent", "select_account"]
     /// Authentication context classes: one factor, and two factors.
-    public static let acrOneFactor = "urn:signet:loa:1"
-    public static let acrTwoFactors = "urn:signet:loa:2"
+    public static let acrOneFactor = AssuranceLevel.oneFactor
+    public static let acrTwoFactors = AssuranceLevel.twoFactors
     public static let supportedUILocales = ["en"]
 
     let clients: any ClientStore
@@ -119,7 +119,7 @@ public struct AuthorizationRequestValidator: Sendable {
             return fail(.invalidRequest, "unsupported display value")
         }
 
-        let request = ValidatedAuthorizationRequest(
+        var request = ValidatedAuthorizationRequest(
             clientID: client.id,
             redirectURI: redirectURI,
             scope: scopes.joined(separator: " "),
@@ -132,6 +132,8 @@ public struct AuthorizationRequestValidator: Sendable {
             acrValues: (parameters[OAuthParameter.acrValues] ?? "").split(separator: " ").map(String.init),
             uiLocales: (parameters[OAuthParameter.uiLocales] ?? "").split(separator: " ").map(String.init)
         )
+        // The client's own minimum holds whatever the (editable) request asks for.
+        request.minimumACR = client.minimumACR
         return .valid(request, client)
     }
 }

@@ -47,9 +47,19 @@ struct AuthorizeEndpoint: Sendable {
             if let maxAge = authorization.maxAge, now.timeIntervalSince(session.authTime) > Double(maxAge) { sessionUsable = false }
             if let subject = authorization.idTokenHintSubject, subject != session.userID { sessionUsable = false }
             // A one-factor session cannot answer a request for two factors: step up.
-            if authorization.acrValues.contains(AuthorizationRequestValidator.acrTwoFactors), session.acr != AuthorizationRequestValidator.acrTwoFactors {
+            if authorization.requiresTwoFactors, session.acr != AuthorizationRequestValidator.acrTwoFactors {
                 sessionUsable = false
             }
+        }
+        if let session, sessionUsable, Self.mustConfirmSession(client: client, redirectURI: authorization.redirectURI) {
+            // RFC 8252 §8.6: any app can claim a private-use scheme or listen on loopback, so the
+            // user confirms before a public client's code is issued from an existing session.
+            if authorization.prompt.contains("none") {
+                let error = OAuthError(.interactionRequired, "the user must confirm before this app is signed in")
+                return redirect(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer))
+            }
+            return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
+                .offerContinue(authorization, client: client, browserSession: session, request: request)
         }
         if let session, sessionUsable {
             let authentication = Authentication(userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid)
@@ -61,6 +71,17 @@ struct AuthorizeEndpoint: Sendable {
         }
         return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
             .start(authorization, client: client, request: request)
+    }
+
+    /// Whether single sign-on needs the user's confirmation: a public client whose redirect URI
+    /// does not prove its identity (a private-use scheme or a loopback address, RFC 8252 §8.6).
+    /// Claimed https redirects and confidential clients keep silent single sign-on.
+    static func mustConfirmSession(client: ClientRecord, redirectURI: String) -> Bool {
+        guard client.authMethod == .none else { return false }
+        switch RedirectURI.classify(redirectURI) {
+        case .success(.privateUseScheme), .success(.loopback): return true
+        default: return false
+        }
     }
 
     private func redirect(_ location: String) -> Response {

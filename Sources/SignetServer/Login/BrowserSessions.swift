@@ -20,7 +20,7 @@ public struct BrowserSessions: Sendable {
         guard let session = try await provider.store.session(idHash: SecretDigest.hex(value)), session.expiresAt > provider.now() else {
             return nil
         }
-        guard try await provider.store.user(id: session.userID) != nil else { return nil }
+        guard let user = try await provider.store.user(id: session.userID), !user.locked else { return nil }
         return session
     }
 

@@ -29,6 +29,8 @@ enum PasswordCheck: Sendable, Equatable {
     case accepted(userID: String, phoneNumber: String?)
     /// Wrong name or password; deliberately not which.
     case rejected
+    /// Right, but the account is locked (said only to someone who knows the password).
+    case locked
     /// Too many failures: the check did not run.
     case paused(seconds: TimeInterval)
 }

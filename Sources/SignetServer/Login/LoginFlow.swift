@@ -84,6 +84,7 @@ struct LoginFlow: Sendable {
         switch check {
         case .paused(let seconds): return refuse(.paused(seconds: seconds))
         case .rejected: return refuse(.invalidCredentials)
+        case .locked: return refuse(.accountLocked)
         case .accepted(let id, let phone): (userID, phoneNumber) = (id, phone)
         }
         if session.remembered, session.userID != userID { return abandon(.rememberedUserChanged) }

@@ -37,6 +37,45 @@ struct LoginPage: Sendable {
         return response
     }
 
+    /// Asks a signed-in user to confirm before a code goes to a client whose identity is not
+    /// assured (RFC 8252 §8.6): the login is stored as usual, and the page offers to continue
+    /// with the browser session or to sign in as someone else.
+    func offerContinue(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, browserSession: BrowserSessionRecord, request: Request) async throws -> Response {
+        let binding = sessions.browserBinding(request)
+        let handle = provider.random.token()
+        var session = LoginSessionRecord(
+            id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
+            csrfToken: provider.random.token(), step: .usernamePassword,
+            expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
+        session.offeredSessionSID = browserSession.sid
+        try await provider.store.insertLoginSession(session)
+        let username = try await provider.store.user(id: browserSession.userID)?.username ?? ""
+        let values = ["clientName": client.name, "authorization": handle, "csrfToken": session.csrfToken ?? "", "username": username]
+        var response = pages.render("continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
+        if let cookie = binding.cookie { response.setCookie(cookie) }
+        return response
+    }
+
+    /// POST /login/continue: the user confirmed (or declined) the browser session offered.
+    func continueAs(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let loaded = try await load(request)
+        guard case .loaded(let session, let handle, let parameters, let client) = loaded else { return loaded.response! }
+        let view = LoginPageView(page: self, handle: handle, client: client)
+        guard let offered = session.offeredSessionSID, session.step == .usernamePassword else {
+            return view.render(.refused(.wrongStep(expected: session.step), session))
+        }
+        guard parameters["choice"] == "continue" else { return view.form(session, error: nil, status: .ok) }
+        // The browser must still hold the very session it was shown.
+        guard let browserSession = try await sessions.current(request), browserSession.sid == offered else {
+            return view.form(session, error: "Your session has ended. Sign in to continue.", status: .ok)
+        }
+        guard try await provider.store.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
+        let authentication = Authentication(
+            userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid)
+        let code = try await provider.codeIssuer.issue(for: session.request, authentication: authentication)
+        return Response(status: .seeOther, headers: [.location: code.location])
+    }
+
     /// POST /login: the username and password (or the password of a remembered user).
     func submit(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let loaded = try await load(request)

@@ -46,6 +46,8 @@ enum LoginRefusal: Sendable, Equatable {
     case missingCredentials
     /// Wrong name or password.
     case invalidCredentials
+    /// The account is locked by an administrator.
+    case accountLocked
     /// Too many failed sign-ins for this name or address.
     case paused(seconds: TimeInterval)
     /// The password was right for another user than the remembered one.

@@ -23,6 +23,7 @@ struct PasswordChecker: Sendable {
             return .rejected
         }
         try await throttle.recordSuccess(username: username, address: address)
+        if user.locked { return .locked }
         return .accepted(userID: user.id, phoneNumber: user.phoneNumber)
     }
 }

@@ -30,6 +30,10 @@ struct NativeLoginEndpoint: Sendable {
         case .valid(let valid, let found):
             (authorization, client) = (valid, found)
         }
+        // The API hands out codes without a redirect, so only clients registered for it may use it.
+        guard client.nativeLogin else {
+            throw NativeLoginError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
+        }
         // A native login always asks the user, so prompt=none cannot be honoured (OIDC Core §3.1.2.6).
         if authorization.prompt.contains("none") {
             throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)

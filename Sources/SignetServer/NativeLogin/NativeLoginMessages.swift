@@ -58,6 +58,8 @@ struct NativeLoginError: HTTPResponseError {
             self.init(.badRequest, "invalid_request", "username and password are required", retryable: true)
         case .invalidCredentials:
             self.init(.unauthorized, "invalid_credentials", "the username or password is incorrect", retryable: true)
+        case .accountLocked:
+            self.init(.forbidden, "account_locked", "this account is locked; contact support", retryable: false)
         case .paused(let seconds):
             self.init(.tooManyRequests, "too_many_attempts", LoginThrottle.pauseMessage(seconds: seconds), retryable: true, retryAfter: seconds)
         case .rememberedUserChanged:

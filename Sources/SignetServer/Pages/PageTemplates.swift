@@ -56,6 +56,23 @@ enum PageTemplates {
         </form>
         """
 
+    static let continueAs = """
+        <h1>Continue as {{username}}?</h1>
+        <p class="lead">You are signed in. <strong>{{clientName}}</strong> asks to sign you in.</p>
+        <form id="continue-form" method="post" action="/login/continue">
+        <input type="hidden" name="authorization" value="{{authorization}}">
+        <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+        <input type="hidden" name="choice" value="continue">
+        <button type="submit">Continue as {{username}}</button>
+        </form>
+        <form id="switch-form" method="post" action="/login/continue">
+        <input type="hidden" name="authorization" value="{{authorization}}">
+        <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+        <input type="hidden" name="choice" value="switch">
+        <button type="submit" class="secondary">Use another account</button>
+        </form>
+        """
+
     static let message = """
         <h1>{{heading}}</h1>
         <p class="lead">{{message}}</p>

@@ -70,6 +70,8 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     /// Passwords checked in this login, counted when a submission claims the step.
     public var passwordAttempts: Int
     public var sms: SMSChallenge?
+    /// Page only: the `sid` of the browser session offered on the "Continue as" page (RFC 8252 §8.6).
+    public var offeredSessionSID: String?
     /// The UI language asked for.
     public var language: String?
     public var expiresAt: Date
@@ -103,6 +105,7 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         case userID = "user_id"
         case rememberMe = "remember_me"
         case passwordAttempts = "password_attempts"
+        case offeredSessionSID = "offered_session_sid"
         case expiresAt = "expires_at"
     }
 }

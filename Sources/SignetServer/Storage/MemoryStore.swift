@@ -27,6 +27,11 @@ public actor MemoryStore: SignetStore {
     }
     public func listClients() -> [ClientRecord] { clients.values.sorted { $0.id < $1.id } }
     public func deleteClient(id: String) -> Bool { clients.removeValue(forKey: id) != nil }
+    public func replaceClient(_ client: ClientRecord) -> Bool {
+        guard clients[client.id] != nil else { return false }
+        clients[client.id] = client
+        return true
+    }
 
     public func user(id: String) -> UserRecord? { users[id] }
     public func user(username: String) -> UserRecord? { users.values.first { $0.username == username } }
@@ -38,6 +43,11 @@ public actor MemoryStore: SignetStore {
     }
     public func listUsers() -> [UserRecord] { users.values.sorted { $0.username < $1.username } }
     public func deleteUser(id: String) -> Bool { users.removeValue(forKey: id) != nil }
+    public func replaceUser(_ user: UserRecord) -> Bool {
+        guard users[user.id]?.username == user.username else { return false }
+        users[user.id] = user
+        return true
+    }
     public func updatePasswordHash(userID: String, passwordHash: String) -> Bool {
         guard users[userID] != nil else { return false }
         users[userID]?.passwordHash = passwordHash
@@ -79,6 +89,11 @@ public actor MemoryStore: SignetStore {
 
     public func insertGrant(_ grant: GrantRecord) { grants[grant.id] = grant }
     public func grant(id: String) -> GrantRecord? { grants[id] }
+    public func revokeGrants(userID: String, at date: Date) -> Int {
+        let live = grants.values.filter { $0.userID == userID && $0.revokedAt == nil }.map(\.id)
+        for id in live { revokeGrant(id: id, at: date) }
+        return live.count
+    }
     public func revokeGrant(id: String, at date: Date) {
         if grants[id]?.revokedAt == nil { grants[id]?.revokedAt = date }
         for (hash, token) in refreshTokens where token.grantID == id && token.usedAt == nil {
@@ -109,6 +124,11 @@ public actor MemoryStore: SignetStore {
     public func insertSession(_ session: BrowserSessionRecord) { sessions[session.idHash] = session }
     public func session(idHash: String) -> BrowserSessionRecord? { sessions[idHash] }
     public func deleteSession(idHash: String) { sessions[idHash] = nil }
+    public func deleteSessions(userID: String) -> Int {
+        let ended = sessions.filter { $0.value.userID == userID }.map(\.key)
+        for key in ended { sessions[key] = nil }
+        return ended.count
+    }
 
     public func recordOnce(key: String, expiresAt: Date, now: Date) -> Bool {
         if let until = seen[key], until > now { return false }

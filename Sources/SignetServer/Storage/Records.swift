@@ -33,9 +33,15 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var allowsRefreshTokens: Bool
     /// The native login scenarios the client may use; `nil` means all.
     public var loginScenarios: [LoginScenario]?
+    /// min_acr: the least assurance every login for this client must reach, whatever its
+    /// `acr_values` ask (an attacker can edit those); `nil`: what the request asks.
+    public var minimumACR: String?
+    /// Whether the client may use the native login API. It returns codes without a browser
+    /// redirect, so it is off unless the client is registered for it.
+    public var nativeLogin: Bool
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -46,7 +52,33 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.jwksURI = jwksURI
         self.allowedScopes = allowedScopes
         self.allowsRefreshTokens = allowsRefreshTokens
+        self.minimumACR = minimumACR
+        self.nativeLogin = nativeLogin
         self.createdAt = createdAt
+    }
+
+    // The stored names are the property names; members added later are optional when read.
+    enum CodingKeys: String, CodingKey {
+        case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
+        case loginScenarios, minimumACR, nativeLogin, createdAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        authMethod = try container.decode(AuthMethod.self, forKey: .authMethod)
+        secretHash = try container.decodeIfPresent(String.self, forKey: .secretHash)
+        redirectURIs = try container.decode([String].self, forKey: .redirectURIs)
+        postLogoutRedirectURIs = try container.decode([String].self, forKey: .postLogoutRedirectURIs)
+        jwks = try container.decodeIfPresent(String.self, forKey: .jwks)
+        jwksURI = try container.decodeIfPresent(String.self, forKey: .jwksURI)
+        allowedScopes = try container.decode([String].self, forKey: .allowedScopes)
+        allowsRefreshTokens = try container.decode(Bool.self, forKey: .allowsRefreshTokens)
+        loginScenarios = try container.decodeIfPresent([LoginScenario].self, forKey: .loginScenarios)
+        minimumACR = try container.decodeIfPresent(String.self, forKey: .minimumACR)
+        nativeLogin = try container.decodeIfPresent(Bool.self, forKey: .nativeLogin) ?? false
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
 
@@ -61,16 +93,36 @@ public struct UserRecord: Sendable, Equatable, Codable {
     public var name: String?
     public var email: String?
     public var phoneNumber: String?
+    /// A locked user cannot sign in; locking also ends every session and grant.
+    public var locked: Bool
     public var createdAt: Date
 
-    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, createdAt: Date) {
+    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, locked: Bool = false, createdAt: Date) {
         self.id = id
         self.username = username
         self.passwordHash = passwordHash
         self.name = name
         self.email = email
         self.phoneNumber = phoneNumber
+        self.locked = locked
         self.createdAt = createdAt
+    }
+
+    // The stored names are the property names; members added later are optional when read.
+    enum CodingKeys: String, CodingKey {
+        case id, username, passwordHash, name, email, phoneNumber, locked, createdAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        username = try container.decode(String.self, forKey: .username)
+        passwordHash = try container.decode(String.self, forKey: .passwordHash)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        locked = try container.decodeIfPresent(Bool.self, forKey: .locked) ?? false
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
 

@@ -8,6 +8,8 @@ public protocol ClientStore: Sendable {
     /// Adds a client; throws `SignetError(.conflict)` when the id is taken.
     func insertClient(_ client: ClientRecord) async throws
     func listClients() async throws -> [ClientRecord]
+    /// Replaces a client's registration; `false` when there is none.
+    func replaceClient(_ client: ClientRecord) async throws -> Bool
     /// Removes a client; `false` when there was none.
     func deleteClient(id: String) async throws -> Bool
 }
@@ -22,6 +24,8 @@ public protocol UserStore: Sendable {
     func listUsers() async throws -> [UserRecord]
     func deleteUser(id: String) async throws -> Bool
     func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool
+    /// Replaces a user's record (same id and username); `false` when there is none.
+    func replaceUser(_ user: UserRecord) async throws -> Bool
 }
 
 /// The provider's own signing keys.
@@ -56,6 +60,8 @@ public protocol GrantStore: Sendable {
     func grant(id: String) async throws -> GrantRecord?
     /// Marks the grant and every refresh token of it revoked.
     func revokeGrant(id: String, at: Date) async throws
+    /// Revokes every grant of a user and their refresh tokens; returns how many grants were live.
+    func revokeGrants(userID: String, at: Date) async throws -> Int
 
     func insertCode(_ code: AuthorizationCodeRecord) async throws
     /// The code without using it, so a request can be checked before the code is spent.
@@ -89,6 +95,8 @@ public protocol SessionStore: Sendable {
     func insertSession(_ session: BrowserSessionRecord) async throws
     func session(idHash: String) async throws -> BrowserSessionRecord?
     func deleteSession(idHash: String) async throws
+    /// Ends every browser session of a user; returns how many there were.
+    func deleteSessions(userID: String) async throws -> Int
 }
 
 /// Values that may be seen once only, such as client-assertion `jti`s.

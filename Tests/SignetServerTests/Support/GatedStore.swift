@@ -237,4 +237,20 @@ struct GatedStore: SignetStore {
     func purgeExpired(before: Date) async throws {
         try await base.purgeExpired(before: before)
     }
+
+    func replaceClient(_ client: ClientRecord) async throws -> Bool {
+        try await base.replaceClient(client)
+    }
+
+    func replaceUser(_ user: UserRecord) async throws -> Bool {
+        try await base.replaceUser(user)
+    }
+
+    func revokeGrants(userID: String, at: Date) async throws -> Int {
+        try await base.revokeGrants(userID: userID, at: at)
+    }
+
+    func deleteSessions(userID: String) async throws -> Int {
+        try await base.deleteSessions(userID: userID)
+    }
 }
