@@ -266,3 +266,71 @@ struct LimitStoreContractTests {
         }
     }
 }
+
+@Suite("Store contract: everything of one user")
+struct UserRevocationContractTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func grant(_ id: String, user: String) -> GrantRecord {
+        GrantRecord(id: id, clientID: "c", userID: user, scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600))
+    }
+
+    func refresh(_ hash: String, grant: String) -> RefreshTokenRecord {
+        RefreshTokenRecord(tokenHash: hash, grantID: grant, clientID: "c", expiresAt: now.addingTimeInterval(3600))
+    }
+
+    func session(_ hash: String, user: String) -> BrowserSessionRecord {
+        BrowserSessionRecord(idHash: hash, sid: hash, userID: user, authTime: now, acr: "a", amr: ["pwd"], expiresAt: now.addingTimeInterval(3600))
+    }
+
+    @Test("revokeGrants and deleteSessions end one user's grants, refresh tokens and sessions, and nobody else's", arguments: StoreBackend.available)
+    func revokeOneUser(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g1", user: "alice"))
+            try await store.insertGrant(grant("g2", user: "alice"))
+            try await store.insertGrant(grant("g3", user: "bob"))
+            try await store.insertRefreshToken(refresh("r1", grant: "g1"))
+            try await store.insertRefreshToken(refresh("r3", grant: "g3"))
+            try await store.insertSession(session("s1", user: "alice"))
+            try await store.insertSession(session("s3", user: "bob"))
+            #expect(try await store.revokeGrants(userID: "alice", at: now) == 2)
+            #expect(try await store.revokeGrants(userID: "alice", at: now) == 0)
+            #expect(try await store.grant(id: "g1")?.revokedAt != nil)
+            #expect(try await store.grant(id: "g3")?.revokedAt == nil)
+            #expect(try await store.useRefreshToken(hash: "r1", at: now) == .alreadyUsed(grantID: "g1"))
+            if case .redeemed = try await store.useRefreshToken(hash: "r3", at: now) {} else { Issue.record("bob's refresh token was revoked") }
+            #expect(try await store.deleteSessions(userID: "alice") == 1)
+            #expect(try await store.session(idHash: "s1") == nil)
+            #expect(try await store.session(idHash: "s3") != nil)
+        }
+    }
+
+    @Test("replaceClient and replaceUser change stored records; unknown ones are reported", arguments: StoreBackend.available)
+    func replaceRecords(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            var client = ClientRecord(id: "c", name: "C", authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: now)
+            try await store.insertClient(client)
+            client.minimumACR = AssuranceLevel.twoFactors
+            client.nativeLogin = true
+            #expect(try await store.replaceClient(client))
+            #expect(try await store.client(id: "c") == client)
+            #expect(try await store.replaceClient(ClientRecord(id: "x", name: "X", authMethod: .none, redirectURIs: [], createdAt: now)) == false)
+            var user = UserRecord(id: "u1", username: "alice", passwordHash: "$2b$04$hash", createdAt: now)
+            try await store.insertUser(user)
+            user.locked = true
+            #expect(try await store.replaceUser(user))
+            #expect(try await store.user(username: "alice")?.locked == true)
+            #expect(try await store.replaceUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: now)) == false)
+        }
+    }
+
+    @Test("records stored before min_acr, native_login and locked existed still read, with safe defaults")
+    func olderRecordsDecode() throws {
+        let client = #"{"id":"c","name":"C","authMethod":"none","redirectURIs":["com.example.app:/cb"],"postLogoutRedirectURIs":[],"allowedScopes":["openid"],"allowsRefreshTokens":true,"createdAt":0}"#
+        let decoded = try JSONDecoder().decode(ClientRecord.self, from: Data(client.utf8))
+        #expect(decoded.nativeLogin == false)
+        #expect(decoded.minimumACR == nil)
+        let user = #"{"id":"u","username":"alice","passwordHash":"h","createdAt":0}"#
+        #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.utf8)).locked == false)
+    }
+}
