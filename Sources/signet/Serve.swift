@@ -28,6 +28,14 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not seed demo clients and a demo user into an empty store.")
     var noDemo = false
 
+    @Flag(help: "Seed demo data even when not listening on loopback (development machines only). Without it, demo data is seeded only on loopback.")
+    var demo = false
+
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated).")
+    var trustedProxies: [String] = []
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
@@ -49,6 +57,7 @@ struct Serve: AsyncParsableCommand {
         if configuration.tlsCertificatePath != nil, provider.issuer == nil, Environment.value("ISSUER") == nil {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
+        configuration.trustedProxies = try trustedProxyNetworks()
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
         let levelText = logLevel ?? Environment.value("LOG_LEVEL") ?? "info"
@@ -58,15 +67,22 @@ struct Serve: AsyncParsableCommand {
 
         let store = try await self.store.openStore(logger: logger)
         let admin = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
+        // Demo data (a known user, clients with published keys) only where nobody else can reach it.
+        if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }
+        let demoMode = !noDemo && (demo || SignetConfiguration.isLoopback(host))
         var seed: DemoSeed?
-        if !noDemo {
-            seed = try await DemoSeed.seedIfEmpty(admin: admin, issuer: configuration.issuer, dataDirectory: self.store.dataURL)
-                ?? (try? DemoSeed.load(dataDirectory: self.store.dataURL))
+        var firstStart = false
+        if demoMode {
+            if let fresh = try await DemoSeed.seedIfEmpty(admin: admin, issuer: configuration.issuer, dataDirectory: self.store.dataURL) {
+                (seed, firstStart) = (fresh, true)
+            } else {
+                seed = try? DemoSeed.load(dataDirectory: self.store.dataURL)
+            }
         }
-        let (finalConfiguration, finalSeed, database) = (configuration, seed, self.store.databaseDescription)
-        let messages = try messageSender(printing: !noDemo)
+        let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, self.store.databaseDescription, self.store.dataURL, firstStart)
+        let messages = try messageSender(printing: demoMode)
         let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages) { boundPort in
-            Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, port: boundPort)
+            Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
         }
         let services = ServiceGroup(
             configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -81,8 +97,18 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// `--trusted-proxy` values, or `SIGNET_TRUSTED_PROXIES` (comma or space separated).
+    func trustedProxyNetworks() throws -> [IPNetwork] {
+        let texts = trustedProxies.isEmpty
+            ? (Environment.value("TRUSTED_PROXIES") ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) : trustedProxies
+        return try texts.map { text in
+            guard let network = IPNetwork(text) else { throw ValidationError("--trusted-proxy \(text) is not an IP address or a CIDR network") }
+            return network
+        }
+    }
+
     /// The webhook sender when configured; otherwise the development outbox in the data folder,
-    /// which in demo mode also prints each message so the demo can be followed.
+    /// which in demo mode (only) also prints each message so the demo can be followed.
     func messageSender(printing: Bool) throws -> any MessageSender {
         if let url = smsWebhookURL ?? Environment.value("SMS_WEBHOOK_URL") {
             guard let secret = smsWebhookSecret ?? Environment.value("SMS_WEBHOOK_SECRET"), secret.utf8.count >= 16 else {
@@ -102,7 +128,8 @@ extension Serve {
 
 /// What `signet serve` prints once it listens.
 enum Banner {
-    static func print(configuration: SignetConfiguration, database: String, seed: DemoSeed?, port: Int) {
+    /// The demo password is printed on the first start only; later starts point to `demo.json`.
+    static func print(configuration: SignetConfiguration, database: String, seed: DemoSeed?, showPassword: Bool, dataDirectory: URL, port: Int) {
         var lines = [
             "Signet identity provider is listening on \(configuration.tlsCertificatePath == nil ? "http" : "https")://\(configuration.host):\(port)",
             "  issuer      \(configuration.issuer)",
@@ -110,12 +137,17 @@ enum Banner {
             "  database    \(database)",
             "  bcrypt cost \(configuration.passwordHashCost)",
         ]
+        if !configuration.trustedProxies.isEmpty {
+            lines.append("  proxies     client addresses from Forwarded / X-Forwarded-For of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))")
+        }
         if let seed {
             lines += [
                 "Demo data:",
                 "  app client      \(seed.nativeClientID) (public, PKCE; redirect \(seed.nativeRedirectURI))",
                 "  service client  \(seed.backendClientID) (private_key_jwt; key \(seed.backendPrivateJWKPath))",
-                "  user            \(seed.username) / \(seed.password)",
+                showPassword
+                    ? "  user            \(seed.username) / \(seed.password)   (shown once; also in \(dataDirectory.appendingPathComponent("demo.json").path))"
+                    : "  user            \(seed.username) (password in \(dataDirectory.appendingPathComponent("demo.json").path))",
                 "Try it: swift run signet demo",
             ]
         }

@@ -27,7 +27,7 @@ struct TLSTests {
         return (certificatePath, keyPath)
     }
 
-    @Test("serve with --tls-certificate/--tls-key speaks https, issues an https issuer and marks cookies Secure")
+    @Test("serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least), issues an https issuer, sends HSTS and __Host- Secure cookies")
     func servesTLS() async throws {
         let data = try SignetCommand.dataFolder()
         let files = try Self.selfSignedCertificate(in: data)
@@ -61,8 +61,29 @@ struct TLSTests {
         let page = try await client.execute(HTTPClientRequest(url: authorization.url(issuer: "https://127.0.0.1:\(port)")), timeout: .seconds(10))
         #expect(page.status == .ok)
         let cookie = try #require(page.headers["Set-Cookie"].first)
+        #expect(cookie.hasPrefix("__Host-signet_browser="))
         #expect(cookie.contains("Secure"))
         #expect(cookie.contains("HttpOnly"))
+        #expect(cookie.contains("Path=/"))
+        #expect(!cookie.lowercased().contains("domain="))
+        #expect(page.headers["Strict-Transport-Security"].first == "max-age=31536000")
         try await client.shutdown()
+
+        // A client that speaks at most TLS 1.2 is served; one that speaks at most TLS 1.1 is refused.
+        var twelve = TLSConfiguration.makeClientConfiguration()
+        twelve.certificateVerification = .none
+        twelve.maximumTLSVersion = .tlsv12
+        let twelveClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: twelve))
+        let served = try await twelveClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+        #expect(served.status == .ok)
+        try await twelveClient.shutdown()
+        var old = TLSConfiguration.makeClientConfiguration()
+        old.certificateVerification = .none
+        old.maximumTLSVersion = .tlsv11
+        let oldClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: old))
+        await #expect(throws: (any Error).self) {
+            _ = try await oldClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+        }
+        try await oldClient.shutdown()
     }
 }

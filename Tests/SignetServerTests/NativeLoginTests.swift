@@ -16,9 +16,10 @@ struct NativeApp {
         self.authorization = TestAuthorization(clientID: clientID, redirectURI: redirectURI)
     }
 
-    func post(_ path: String, _ body: [String: Any]) async throws -> TestResponse {
+    func post(_ path: String, _ body: [String: Any], headers: [(String, String)] = []) async throws -> TestResponse {
         let data = try JSONSerialization.data(withJSONObject: body)
-        return try await TestBrowser().send("POST", provider.url("/login/native/" + path), body: String(decoding: data, as: UTF8.self), headers: [("Content-Type", "application/json")])
+        return try await TestBrowser().send(
+            "POST", provider.url("/login/native/" + path), body: String(decoding: data, as: UTF8.self), headers: [("Content-Type", "application/json")] + headers)
     }
 
     func start(extra: [String: String] = [:], omit: Set<String> = []) async throws -> TestResponse {
@@ -28,20 +29,23 @@ struct NativeApp {
         return try await post("start", body)
     }
 
-    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil) async throws -> TestResponse {
+    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil, headers: [(String, String)] = []) async throws -> TestResponse {
         var body = fields
         body["login_session"] = session
         body["client_id"] = clientID ?? self.clientID
-        return try await post(path, body)
+        return try await post(path, body, headers: headers)
     }
 
     /// start → scenario → username/password; returns the session handle and the last answer.
-    func throughPassword(scenario: LoginScenario, username: String = "alice", password: String = Fixture.password, extra: [String: Any] = [:], startExtra: [String: String] = [:]) async throws -> (String, TestResponse) {
+    func throughPassword(
+        scenario: LoginScenario, username: String = "alice", password: String = Fixture.password, extra: [String: Any] = [:], startExtra: [String: String] = [:],
+        headers: [(String, String)] = []
+    ) async throws -> (String, TestResponse) {
         let started = try await start(extra: startExtra)
         let session = try #require(started.json["login_session"] as? String)
         let chosen = try await step("scenario", session, ["scenario": scenario.rawValue])
         #expect(chosen.status == 200)
-        return (session, try await step("username_password", session, ["username": username, "password": password].merging(extra) { $1 }))
+        return (session, try await step("username_password", session, ["username": username, "password": password].merging(extra) { $1 }, headers: headers))
     }
 
     /// The code in the last SMS to the fixture user.

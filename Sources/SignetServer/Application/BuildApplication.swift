@@ -37,20 +37,24 @@ public func buildApplication(
     let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
     try await keys.prepare()
     let otpKey = try await store.secret(named: "otp-hmac-key", orStore: random.token())
+    let csrfKey = try await store.secret(named: "csrf-hmac-key", orStore: random.token())
     let provider = Provider(
         configuration: configuration, store: store, keys: keys, clock: clock, random: random,
         passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, messages: messageSender,
-        otpKey: SymmetricKey(data: Data(otpKey.utf8)), boundIssuer: boundIssuer)
+        otpKey: SymmetricKey(data: Data(otpKey.utf8)), csrfKey: SymmetricKey(data: Data(csrfKey.utf8)), boundIssuer: boundIssuer)
     let router = Router(context: SignetRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger))
-    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
+    router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies)))
     SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock)).register(on: router)
 
     var server: HTTPServerBuilder = .http1()
     if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        server = try .tls(.http1(), tlsConfiguration: tls)
     }
     return Application(
         router: router,

@@ -18,12 +18,15 @@ public struct Provider: Sendable {
     public let messages: any MessageSender
     /// The key one-time codes are hashed with (HMAC-SHA256), shared by all instances through the store.
     let otpKey: SymmetricKey
+    /// The key derived anti-CSRF tokens are made with (HMAC-SHA256), shared by all instances through the store.
+    let csrfKey: SymmetricKey
     private let boundIssuer: BoundIssuer
 
-    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer()) {
+    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, csrfKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer()) {
         self.configuration = configuration
         self.messages = messages
         self.otpKey = otpKey
+        self.csrfKey = csrfKey
         self.boundIssuer = boundIssuer
         self.store = store
         self.keys = keys
@@ -44,6 +47,14 @@ public struct Provider: Sendable {
 
     /// Seconds since 1970 for JWT claims.
     public func epochSeconds(_ date: Date) -> Int { Int(date.timeIntervalSince1970) }
+}
+
+extension Provider {
+    /// An anti-CSRF token for `purpose` bound to a browser value: HMAC-SHA256 under the server's
+    /// key, so nobody who lacks the key can compute a page's token from the cookie alone.
+    func csrfToken(_ purpose: String, binding: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("\(purpose):\(binding)".utf8), using: csrfKey)).base64URLEncodedString()
+    }
 }
 
 /// SHA-256 as lower-case hex: how codes, tokens, session ids and secrets are stored.

@@ -14,7 +14,12 @@ public struct SignetConfiguration: Sendable {
     public var port: Int
     /// Use `http://host:boundPort` as the issuer once bound (for servers on port 0 in tests). Default false.
     public var issuerFollowsBoundPort: Bool = false
-    /// PEM files for TLS. Without them the server speaks plain HTTP, which is allowed on loopback only.
+    /// Proxies whose `Forwarded` / `X-Forwarded-For` headers are believed (CIDR networks).
+    /// With none, the TCP peer is the client. Plain HTTP on a non-loopback address is allowed
+    /// only with trusted proxies and an https issuer (the proxy terminates TLS).
+    public var trustedProxies: [IPNetwork] = []
+    /// PEM files for TLS. Without them the server speaks plain HTTP, which is allowed on loopback
+    /// only, or behind trusted proxies (see ``trustedProxies``).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
 
@@ -120,8 +125,9 @@ public struct SignetConfiguration: Sendable {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             problems.append("--tls-certificate and --tls-key go together")
         }
-        if tlsCertificatePath == nil, !Self.isLoopback(host) {
-            problems.append("listening on \(host) without TLS: give --tls-certificate and --tls-key, or listen on loopback behind a TLS proxy")
+        if tlsCertificatePath == nil, !Self.isLoopback(host), trustedProxies.isEmpty || !issuer.lowercased().hasPrefix("https://") {
+            problems.append(
+                "listening on \(host) without TLS: give --tls-certificate and --tls-key, or run behind a TLS-terminating proxy named with --trusted-proxy and an https --issuer")
         }
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }

@@ -2,8 +2,13 @@
 import HTTPTypes
 import Hummingbird
 
-/// Adds the headers every Signet response carries: no sniffing, no referrer, no framing.
+/// Adds the headers every Signet response carries: no sniffing, no referrer, no framing, and
+/// HSTS when Signet is served over https (itself or behind a proxy).
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Whether to send `Strict-Transport-Security` (RFC 6797): one year, subdomains not included
+    /// (the issuer's host may share a domain with sites Signet does not control).
+    let strictTransportSecurity: Bool
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
@@ -15,6 +20,7 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.referrerPolicy] = "no-referrer"
         if response.headers[.xFrameOptions] == nil { response.headers[.xFrameOptions] = "DENY" }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        if strictTransportSecurity { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
     }
 }
@@ -24,4 +30,5 @@ extension HTTPField.Name {
     static let xFrameOptions = Self("X-Frame-Options")!
     static let referrerPolicy = Self("Referrer-Policy")!
     static let pragma = Self("Pragma")!
+    static let strictTransportSecurity = Self("Strict-Transport-Security")!
 }

@@ -1,18 +1,44 @@
-// The per-request context: Hummingbird's core storage plus the peer's address.
+// The per-request context: Hummingbird's core storage plus the client's address.
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
 /// The request context of every Signet route.
 public struct SignetRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The TCP peer, for per-address throttling.
+    /// The TCP peer.
     public let remoteAddress: SocketAddress?
+    /// The client's address as resolved through trusted proxies (``ClientAddressMiddleware``).
+    public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
     }
 
-    /// The peer's IP address as text, or `unknown`.
-    public var sourceAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The TCP peer's IP address as text, or `unknown`.
+    public var peerAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+
+    /// The client's address, for per-address throttling: through trusted proxies, else the peer.
+    public var sourceAddress: String { clientAddress ?? peerAddress }
+}
+
+/// Resolves the client address once per request (see ``ForwardedFor``).
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = SignetRequestContext
+    let forwarded: ForwardedFor
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if !forwarded.trustedProxies.isEmpty {
+            context.clientAddress = forwarded.clientAddress(
+                peer: context.peerAddress, forwarded: request.headers[values: .forwarded], xForwardedFor: request.headers[values: .xForwardedFor])
+        }
+        return try await next(request, context)
+    }
+}
+
+extension HTTPField.Name {
+    static let forwarded = Self("Forwarded")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }

@@ -5,18 +5,31 @@ import SignetCore
 
 /// Starts, finds and ends browser sessions, and binds login forms to the browser.
 public struct BrowserSessions: Sendable {
-    /// The session cookie: `HttpOnly; SameSite=Lax`, `Secure` over TLS.
-    public static let sessionCookie = "signet_session"
-    /// A random per-browser value a login form is bound to, so a form cannot be posted from another browser.
-    public static let browserCookie = "signet_browser"
+    /// Signet's cookies. Over https their names carry the `__Host-` prefix (RFC 6265bis §4.1.3.2),
+    /// so the browser accepts them only when `Secure`, host-only and for `/`: a sibling
+    /// subdomain cannot plant or overwrite them.
+    public enum CookieName: String, Sendable {
+        /// The session cookie: `HttpOnly; SameSite=Lax`, `Secure` over TLS.
+        case session = "signet_session"
+        /// A random per-browser value a login form is bound to, so a form cannot be posted from another browser.
+        case browser = "signet_browser"
+        /// Holds a Remember-User-ID token for the page.
+        case remember = "signet_remember"
+    }
 
     let provider: Provider
 
     public init(provider: Provider) { self.provider = provider }
 
+    /// Whether the provider is served over https (then cookies are `Secure` and `__Host-` prefixed).
+    var isSecure: Bool { provider.issuer.lowercased().hasPrefix("https://") }
+
+    /// A cookie's name as sent: `__Host-` prefixed over https.
+    public func name(_ cookie: CookieName) -> String { isSecure ? "__Host-" + cookie.rawValue : cookie.rawValue }
+
     /// The live session of this browser, if any.
     public func current(_ request: Request) async throws -> BrowserSessionRecord? {
-        guard let value = request.cookies[Self.sessionCookie]?.value, value.utf8.count <= 128 else { return nil }
+        guard let value = request.cookies[name(.session)]?.value, value.utf8.count <= 128 else { return nil }
         guard let session = try await provider.store.session(idHash: SecretDigest.hex(value)), session.expiresAt > provider.now() else {
             return nil
         }
@@ -33,28 +46,28 @@ public struct BrowserSessions: Sendable {
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr,
             expiresAt: provider.now().addingTimeInterval(lifetime))
         try await provider.store.insertSession(session)
-        return (session, cookie(Self.sessionCookie, value: value, maxAge: Int(lifetime)))
+        return (session, cookie(.session, value: value, maxAge: Int(lifetime)))
     }
 
     /// Ends this browser's session; returns the cookie that clears it.
     public func end(_ request: Request) async throws -> Cookie {
-        if let value = request.cookies[Self.sessionCookie]?.value, value.utf8.count <= 128 {
+        if let value = request.cookies[name(.session)]?.value, value.utf8.count <= 128 {
             try await provider.store.deleteSession(idHash: SecretDigest.hex(value))
         }
-        return cookie(Self.sessionCookie, value: "", maxAge: 0)
+        return cookie(.session, value: "", maxAge: 0)
     }
 
     /// This browser's binding value, and the cookie to set when it had none.
     public func browserBinding(_ request: Request) -> (value: String, cookie: Cookie?) {
-        if let value = request.cookies[Self.browserCookie]?.value, (32...64).contains(value.utf8.count) {
+        if let value = request.cookies[name(.browser)]?.value, (32...64).contains(value.utf8.count) {
             return (value, nil)
         }
         let value = provider.random.token()
-        return (value, cookie(Self.browserCookie, value: value, maxAge: nil))
+        return (value, cookie(.browser, value: value, maxAge: nil))
     }
 
-    /// An `HttpOnly; SameSite=Lax; Path=/` cookie, `Secure` when the issuer is https.
-    func cookie(_ name: String, value: String, maxAge: Int?) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: provider.issuer.lowercased().hasPrefix("https://"), httpOnly: true, sameSite: .lax)
+    /// An `HttpOnly; SameSite=Lax; Path=/` host-only cookie, `Secure` and `__Host-` named when the issuer is https.
+    func cookie(_ cookie: CookieName, value: String, maxAge: Int?) -> Cookie {
+        Cookie(name: name(cookie), value: value, maxAge: maxAge, path: "/", secure: isSecure, httpOnly: true, sameSite: .lax)
     }
 }

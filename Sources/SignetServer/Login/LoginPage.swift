@@ -12,8 +12,6 @@ struct LoginPage: Sendable {
     let sessions: BrowserSessions
 
     var runner: LoginRunner { LoginRunner(provider: provider) }
-    /// Holds a Remember-User-ID token for the page.
-    static let rememberCookie = "signet_remember"
 
     /// Stores the login, binds it to this browser, and shows the form (pre-filled for a remembered user).
     func start(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
@@ -26,7 +24,7 @@ struct LoginPage: Sendable {
         try await provider.store.insertLoginSession(session)
         var username = authorization.loginHint
         var remembered = false
-        if username == nil, let token = request.cookies[Self.rememberCookie]?.value,
+        if username == nil, let token = request.cookies[sessions.name(.remember)]?.value,
             let user = try await RememberTokens(provider: provider).user(for: token, clientID: client.id)
         {
             username = user.username
@@ -142,7 +140,7 @@ struct LoginPage: Sendable {
             return .refused(pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
         }
         // CSRF: the form's token must match, and the form must come back to the browser it was shown in.
-        let browser = request.cookies[BrowserSessions.browserCookie]?.value ?? ""
+        let browser = request.cookies[sessions.name(.browser)]?.value ?? ""
         guard let csrf = parameters["csrf_token"], let expected = session.csrfToken, ConstantTime.equals(csrf, expected),
             let binding = session.browserBindingHash, ConstantTime.equals(SecretDigest.hex(browser), binding)
         else {

@@ -15,6 +15,7 @@ struct LoginPageView: Sendable {
 
     var provider: Provider { page.provider }
     var pages: PageRenderer { page.pages }
+    var sessions: BrowserSessions { page.sessions }
 
     func finishOrRender(_ outcome: LoginOutcome, request: Request) async throws -> Response {
         guard case .finished(let finished) = outcome else { return render(outcome) }
@@ -115,20 +116,19 @@ struct LoginPageView: Sendable {
 
     /// Starts the browser session and redirects with the code; sets or clears the remember cookie.
     private func finish(_ finished: FinishedLogin, request: Request) async throws -> Response {
-        let sessions = page.sessions
         let started = try await sessions.start(finished.authentication)
         var response = Response(status: .seeOther, headers: [.location: finished.code.location])
         response.setCookie(started.1)
         // The cookie holds one token; only this client's token is replaced or revoked here.
         let remembered = RememberTokens(provider: provider)
-        let old = request.cookies[LoginPage.rememberCookie]?.value
+        let old = request.cookies[sessions.name(.remember)]?.value
         let oldIsThisClients = try await old.asyncMap { try await remembered.user(for: $0, clientID: client.id) } != nil
         if let token = finished.rememberToken {
             if let old, oldIsThisClients { try await remembered.revoke(old) }
-            response.setCookie(sessions.cookie(LoginPage.rememberCookie, value: token, maxAge: Int(provider.configuration.rememberTokenLifetime)))
+            response.setCookie(sessions.cookie(.remember, value: token, maxAge: Int(provider.configuration.rememberTokenLifetime)))
         } else if !finished.session.rememberMe, let old, oldIsThisClients {
             try await remembered.revoke(old)
-            response.setCookie(sessions.cookie(LoginPage.rememberCookie, value: "", maxAge: 0))
+            response.setCookie(sessions.cookie(.remember, value: "", maxAge: 0))
         }
         return response
     }

@@ -45,7 +45,7 @@ struct LogoutEndpoint: Sendable {
 
         let session = try await sessions.current(request)
         let binding = sessions.browserBinding(request)
-        let csrf = SecretDigest.hex("logout:" + binding.value)
+        let csrf = provider.csrfToken("logout", binding: binding.value)
         let confirmed: Bool
         if request.method == .post, let token = parameters["csrf_token"] {
             guard ConstantTime.equals(token, csrf), binding.cookie == nil else {
@@ -79,7 +79,7 @@ struct LogoutEndpoint: Sendable {
         let cleared = try await sessions.end(request)
         // forget_user=true also revokes this browser's Remember-User-ID token.
         let forget = parameters["forget_user"] == "true"
-        if forget, let token = request.cookies[LoginPage.rememberCookie]?.value { try await RememberTokens(provider: provider).revoke(token) }
+        if forget, let token = request.cookies[sessions.name(.remember)]?.value { try await RememberTokens(provider: provider).revoke(token) }
         if session != nil { provider.logger.info("signed out", metadata: ["event": "logout"]) }
         var response: Response
         if let returnTo {
@@ -88,7 +88,7 @@ struct LogoutEndpoint: Sendable {
             response = pages.message(heading: "You are signed out", message: "You can close this window.", status: .ok)
         }
         response.setCookie(cleared)
-        if forget { response.setCookie(sessions.cookie(LoginPage.rememberCookie, value: "", maxAge: 0)) }
+        if forget { response.setCookie(sessions.cookie(.remember, value: "", maxAge: 0)) }
         return response
     }
 
