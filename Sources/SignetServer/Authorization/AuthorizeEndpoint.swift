@@ -25,7 +25,7 @@ struct AuthorizeEndpoint: Sendable {
             return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: provider.issuer))
         case .valid(var authorization, let client):
             if let hint = parameters[OAuthParameter.idTokenHint] {
-                guard let claims = await provider.verifyIDTokenHint(hint) else {
+                guard let claims = await provider.ownTokens.idTokenHint(hint) else {
                     return redirect(
                         AuthorizationResponse.errorURL(
                             OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: authorization.redirectURI,

@@ -24,7 +24,7 @@ struct LogoutEndpoint: Sendable {
         var hintClaims: IDTokenClaims?
         if let hint = parameters[OAuthParameter.idTokenHint] {
             // Expired hints are fine (the RP logs out after the token's life); the signature and issuer must hold.
-            guard let claims = await provider.verifyIDTokenHint(hint) else {
+            guard let claims = await provider.ownTokens.idTokenHint(hint) else {
                 return errorPage("id_token_hint is not an ID token issued here.", status: .badRequest)
             }
             hintClaims = claims

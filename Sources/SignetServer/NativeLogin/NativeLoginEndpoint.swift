@@ -39,7 +39,7 @@ struct NativeLoginEndpoint: Sendable {
             throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
         }
         if let hint = fields[OAuthParameter.idTokenHint] {
-            guard let claims = await provider.verifyIDTokenHint(hint) else {
+            guard let claims = await provider.ownTokens.idTokenHint(hint) else {
                 throw NativeLoginError(.badRequest, "invalid_request", "id_token_hint is not an ID token issued here", retryable: false)
             }
             authorization.idTokenHintSubject = claims.sub

@@ -77,7 +77,7 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
         guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
-        return try await provider.issueTokens(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
+        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
@@ -116,7 +116,7 @@ struct TokenEndpoint: Sendable {
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
-        return try await provider.issueTokens(grant: grant, client: client, user: user, scope: scope, nonce: nil)
+        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil)
     }
 
     /// The scope of a refresh: the granted one, or a narrower one asked for (RFC 6749 §6).

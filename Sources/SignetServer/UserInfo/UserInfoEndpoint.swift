@@ -28,7 +28,7 @@ struct UserInfoEndpoint: Sendable {
             response.headers[.wwwAuthenticate] = #"Bearer realm="signet""#
             return response
         }
-        guard let claims = try await provider.verifyAccessToken(token) else {
+        guard let claims = try await provider.ownTokens.accessToken(token) else {
             throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized)
         }
         let scopes = Set(claims.scope.split(separator: " ").map(String.init))

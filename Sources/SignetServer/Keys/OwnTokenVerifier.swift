@@ -1,0 +1,42 @@
+// Checking tokens this provider issued: access tokens at its endpoints, ID tokens as hints.
+import Foundation
+import SignetCore
+
+/// Verifies Signet's own JWTs against its key ring.
+struct OwnTokenVerifier: Sendable {
+    let keys: KeyRing
+    let grants: any GrantStore
+    let clock: SignetClock
+    /// The issuer identifier, read when a token is checked.
+    let issuer: @Sendable () -> String
+
+    /// The claims of a live access token issued here (RFC 9068 §4), or `nil`: signature, `typ`
+    /// at+jwt, issuer, audience, expiry, and a grant that has not been revoked.
+    func accessToken(_ token: String) async throws -> AccessTokenClaims? {
+        let issuer = issuer()
+        guard token.utf8.count <= 8192,
+            let claims = await keys.verifyOwn(token, as: AccessTokenClaims.self, expectedType: "at+jwt"),
+            claims.iss == issuer, claims.aud == issuer,
+            claims.exp > Int(clock.now().timeIntervalSince1970)
+        else { return nil }
+        guard let grant = try await grants.grant(id: claims.grantID), grant.revokedAt == nil else { return nil }
+        return claims
+    }
+
+    /// The claims of an ID token this provider issued, for `id_token_hint` (OIDC Core §3.1.2.1):
+    /// signature, `typ` JWT (never an access token) and issuer. Expiry is not checked: hints may be old.
+    func idTokenHint(_ token: String) async -> IDTokenClaims? {
+        guard token.utf8.count <= 8192, let claims = await keys.verifyOwn(token, as: IDTokenClaims.self, expectedType: "JWT"), claims.iss == issuer() else {
+            return nil
+        }
+        return claims
+    }
+}
+
+extension Provider {
+    /// The verifier of this provider's own tokens.
+    var ownTokens: OwnTokenVerifier {
+        let provider = self
+        return OwnTokenVerifier(keys: keys, grants: store, clock: clock, issuer: { provider.issuer })
+    }
+}

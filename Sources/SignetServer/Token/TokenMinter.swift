@@ -1,0 +1,64 @@
+// Minting access tokens (RFC 9068), ID tokens (OIDC Core §2) and refresh tokens.
+import Foundation
+import SignetCore
+
+/// Signs the tokens of a grant and stores its refresh token.
+struct TokenMinter: Sendable {
+    let keys: KeyRing
+    let refreshTokens: any GrantStore
+    let clock: SignetClock
+    let random: SecureRandom
+    let accessTokenLifetime: TimeInterval
+    let idTokenLifetime: TimeInterval
+    let refreshTokenLifetime: TimeInterval
+    /// The issuer identifier, read when tokens are minted (it may be learned once the port is bound).
+    let issuer: @Sendable () -> String
+
+    /// A JWT access token, an ID token when `openid` was granted, and a refresh token when the
+    /// client may refresh.
+    ///
+    /// - Parameter nonce: the authorization request's nonce; absent on refresh (OIDC Core §12.2).
+    func mint(grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?) async throws -> TokenResponse {
+        let now = clock.now()
+        let issuer = issuer()
+        let issuedAt = Int(now.timeIntervalSince1970)
+        let scopes = Set(scope.split(separator: " ").map(String.init))
+        let authTime = Int(grant.authTime.timeIntervalSince1970)
+        let accessClaims = AccessTokenClaims(
+            iss: issuer, sub: user.id, aud: issuer, clientID: client.id,
+            exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: random.token(byteCount: 16), scope: scope,
+            authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
+        let accessToken = try await keys.sign(accessClaims, type: "at+jwt")
+
+        var idToken: String?
+        if scopes.contains("openid") {
+            var claims = IDTokenClaims(
+                iss: issuer, sub: user.id, aud: [client.id], azp: client.id,
+                exp: issuedAt + Int(idTokenLifetime), iat: issuedAt, authTime: authTime,
+                nonce: nonce, acr: grant.acr, amr: grant.amr, atHash: TokenHash.sha256Half(of: accessToken), sid: grant.sessionID)
+            UserClaims.apply(user, scopes: scopes, to: &claims)
+            idToken = try await keys.sign(claims, type: "JWT")
+        }
+
+        var refreshToken: String?
+        if client.allowsRefreshTokens {
+            let token = random.token()
+            let expiresAt = min(now.addingTimeInterval(refreshTokenLifetime), grant.expiresAt)
+            try await refreshTokens.insertRefreshToken(
+                RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt))
+            refreshToken = token
+        }
+        return TokenResponse(
+            accessToken: accessToken, expiresIn: Int(accessTokenLifetime), refreshToken: refreshToken, idToken: idToken, scope: scope)
+    }
+}
+
+extension Provider {
+    /// The provider's token minter.
+    var tokenMinter: TokenMinter {
+        let provider = self
+        return TokenMinter(
+            keys: keys, refreshTokens: store, clock: clock, random: random, accessTokenLifetime: configuration.accessTokenLifetime,
+            idTokenLifetime: configuration.idTokenLifetime, refreshTokenLifetime: configuration.refreshTokenLifetime, issuer: { provider.issuer })
+    }
+}
