@@ -71,14 +71,7 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
         @Argument(help: "The username.") var username: String
 
-        func run() async throws {
-            do {
-                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).setLocked(username: username, true) }
-            } catch let error as SignetError where error.code == .notFound {
-                throw ValidationError("no user \(username)")
-            }
-            print("Locked user \(username)")
-        }
+        func run() async throws { try await Users.setLocked(true, username: username, store: store) }
     }
 
     struct Unlock: AsyncParsableCommand {
@@ -86,14 +79,16 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
         @Argument(help: "The username.") var username: String
 
-        func run() async throws {
-            do {
-                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).setLocked(username: username, false) }
-            } catch let error as SignetError where error.code == .notFound {
-                throw ValidationError("no user \(username)")
-            }
-            print("Unlocked user \(username)")
+        func run() async throws { try await Users.setLocked(false, username: username, store: store) }
+    }
+
+    static func setLocked(_ locked: Bool, username: String, store: StoreOptions) async throws {
+        do {
+            try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).setLocked(username: username, locked) }
+        } catch let error as SignetError where error.code == .notFound {
+            throw ValidationError("no user \(username)")
         }
+        print("\(locked ? "Locked" : "Unlocked") user \(username)")
     }
 
     struct SetPassword: AsyncParsableCommand {

@@ -80,6 +80,34 @@ struct CommandTests {
         #expect(try SignetCommand.run(["clients", "remove", "web", "--data-dir", data]).status != 0)
     }
 
+    @Test("clients add|update set min_acr and the native login; a bad level or an unknown client is refused")
+    func clientAssurance() throws {
+        let data = try SignetCommand.dataFolder()
+        let added = try SignetCommand.run(["clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--min-acr", "urn:signet:loa:2", "--data-dir", data])
+        #expect(added.status == 0, "\(added.all)")
+        let badLevel = try SignetCommand.run(["clients", "add", "app2", "--redirect-uri", "com.example.app:/cb", "--min-acr", "gold", "--data-dir", data])
+        #expect(badLevel.status != 0)
+        #expect(badLevel.all.contains("min_acr must be one of"))
+        let updated = try SignetCommand.run(["clients", "update", "app", "--native-login", "--data-dir", data])
+        #expect(updated.stdout.contains("min_acr urn:signet:loa:2, native login on"))
+        let cleared = try SignetCommand.run(["clients", "update", "app", "--min-acr", "none", "--no-native-login", "--data-dir", data])
+        #expect(cleared.stdout.contains("min_acr none, native login off"))
+        let unknown = try SignetCommand.run(["clients", "update", "nobody", "--native-login", "--data-dir", data])
+        #expect(unknown.status != 0)
+        #expect(unknown.all.contains("no client nobody"))
+    }
+
+    @Test("users lock and unlock; an unknown user is named")
+    func lockUsers() throws {
+        let data = try SignetCommand.dataFolder()
+        #expect(try SignetCommand.run(["users", "add", "erin", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n").status == 0)
+        #expect(try SignetCommand.run(["users", "lock", "erin", "--data-dir", data]).stdout.contains("Locked user erin"))
+        #expect(try SignetCommand.run(["users", "unlock", "erin", "--data-dir", data]).stdout.contains("Unlocked user erin"))
+        let unknown = try SignetCommand.run(["users", "lock", "nobody", "--data-dir", data])
+        #expect(unknown.status != 0)
+        #expect(unknown.all.contains("no user nobody"))
+    }
+
     @Test("users add reads the password from stdin and refuses over-long passwords")
     func users() throws {
         let data = try SignetCommand.dataFolder()

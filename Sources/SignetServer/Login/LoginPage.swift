@@ -15,13 +15,7 @@ struct LoginPage: Sendable {
 
     /// Stores the login, binds it to this browser, and shows the form (pre-filled for a remembered user).
     func start(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
-        let binding = sessions.browserBinding(request)
-        let handle = provider.random.token()
-        let session = LoginSessionRecord(
-            id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
-            csrfToken: provider.random.token(), step: .usernamePassword,
-            expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
-        try await provider.store.insertLoginSession(session)
+        let (session, handle, cookie) = try await storeLogin(authorization, request: request)
         var username = authorization.loginHint
         var remembered = false
         if username == nil, let token = request.cookies[sessions.name(.remember)]?.value,
@@ -31,7 +25,7 @@ struct LoginPage: Sendable {
             remembered = true
         }
         var response = LoginPageView(page: self, handle: handle, client: client, username: username, rememberMe: remembered).form(session, error: nil, status: .ok)
-        if let cookie = binding.cookie { response.setCookie(cookie) }
+        if let cookie { response.setCookie(cookie) }
         return response
     }
 
@@ -39,19 +33,26 @@ struct LoginPage: Sendable {
     /// assured (RFC 8252 §8.6): the login is stored as usual, and the page offers to continue
     /// with the browser session or to sign in as someone else.
     func offerContinue(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, browserSession: BrowserSessionRecord, request: Request) async throws -> Response {
+        let (session, handle, cookie) = try await storeLogin(authorization, request: request, offering: browserSession.sid)
+        let username = try await provider.store.user(id: browserSession.userID)?.username ?? ""
+        let values = ["clientName": client.name, "authorization": handle, "csrfToken": session.csrfToken ?? "", "username": username]
+        var response = pages.render("continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
+        if let cookie { response.setCookie(cookie) }
+        return response
+    }
+
+    /// Stores a page login bound to this browser (with a fresh CSRF token); returns it, its
+    /// handle, and the browser-binding cookie to set when the browser had none.
+    private func storeLogin(_ authorization: ValidatedAuthorizationRequest, request: Request, offering sid: String? = nil) async throws -> (LoginSessionRecord, String, Cookie?) {
         let binding = sessions.browserBinding(request)
         let handle = provider.random.token()
         var session = LoginSessionRecord(
             id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
             csrfToken: provider.random.token(), step: .usernamePassword,
             expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
-        session.offeredSessionSID = browserSession.sid
+        session.offeredSessionSID = sid
         try await provider.store.insertLoginSession(session)
-        let username = try await provider.store.user(id: browserSession.userID)?.username ?? ""
-        let values = ["clientName": client.name, "authorization": handle, "csrfToken": session.csrfToken ?? "", "username": username]
-        var response = pages.render("continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
-        if let cookie = binding.cookie { response.setCookie(cookie) }
-        return response
+        return (session, handle, binding.cookie)
     }
 
     /// POST /login/continue: the user confirmed (or declined) the browser session offered.
