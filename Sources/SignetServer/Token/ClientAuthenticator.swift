@@ -58,12 +58,18 @@ struct ClientAuthenticator: Sendable {
         guard parameters[OAuthParameter.clientAssertionType] == OAuthParameter.jwtBearerAssertionType else {
             throw OAuthHTTPError.invalidRequest("client_assertion_type must be \(OAuthParameter.jwtBearerAssertionType)")
         }
-        guard let header = JOSEHeader(compact: assertion) else { throw Self.invalidClient("client_assertion is not a JWS") }
+        // One structural check for every incoming JWT: shape, JSON objects, no repeated names.
+        let jwt: CompactJWT
+        switch CompactJWT.parse(assertion) {
+        case .success(let parsed): jwt = parsed
+        case .failure(let refusal): throw Self.invalidClient("client_assertion is refused: \(refusal)")
+        }
+        let header = jwt.header
         guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else {
             throw Self.invalidClient("client_assertion alg \(header.alg.prefix(16)) is not accepted")
         }
         // Find the client from the unverified claims, then verify with that client's keys.
-        guard let unverified = try? await JWTKeyCollection().unverified(assertion, as: ClientAssertionClaims.self) else {
+        guard let unverified = try? JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims) else {
             throw Self.invalidClient("client_assertion claims are malformed")
         }
         guard let client = try await provider.store.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
