@@ -11,7 +11,8 @@ struct ClientAuthenticator: Sendable {
 
     /// The authenticated client; throws ``OAuthHTTPError`` (401 invalid_client, 400 invalid_request).
     ///
-    /// - Parameter audiences: the URLs a client assertion may name as `aud`.
+    /// - Parameter audiences: the values a client assertion's `aud` may be, exactly and as a
+    ///   single string: the issuer and the token endpoint URL (RFC 7523 §3, RFC 7523bis).
     func authenticate(_ request: Request, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
         let basic = request.headers[.authorization].flatMap { header -> String? in
             header.lowercased().hasPrefix("basic ") ? String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces) : nil
@@ -69,7 +70,12 @@ struct ClientAuthenticator: Sendable {
             throw Self.invalidClient("client_assertion alg \(header.alg.prefix(16)) is not accepted")
         }
         // Find the client from the unverified claims, then verify with that client's keys.
-        guard let unverified = try? JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims) else {
+        let unverified: ClientAssertionClaims
+        do {
+            unverified = try JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["aud"] {
+            throw Self.invalidClient("client_assertion aud must be a single string (the issuer), not an array")
+        } catch {
             throw Self.invalidClient("client_assertion claims are malformed")
         }
         guard let client = try await provider.store.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
@@ -106,7 +112,7 @@ struct ClientAuthenticator: Sendable {
         let nowSeconds = provider.epochSeconds(now)
         let skew = Int(provider.configuration.clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
-        guard claims.aud.contains(where: audiences.contains) else { throw Self.invalidClient("aud must be the issuer or the endpoint URL") }
+        guard audiences.contains(claims.aud) else { throw Self.invalidClient("client_assertion aud must be the issuer or the token endpoint URL") }
         // Compared without adding to the claim, so absurd values cannot overflow.
         guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }
         guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {
