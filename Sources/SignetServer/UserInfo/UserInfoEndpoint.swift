@@ -42,8 +42,11 @@ struct UserInfoEndpoint: Sendable {
     }
 
     /// An error with the `WWW-Authenticate: Bearer` challenge of RFC 6750 §3.
+    ///
+    /// The header quotes the error's own (wire-safe) text, which holds no `"` or `\` to break out of the quoted string.
     static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status) -> OAuthHTTPError {
-        let header = #"Bearer realm="signet", error="\#(code.rawValue)", error_description="\#(description)""#
-        return OAuthHTTPError(status, code, description, headers: [.wwwAuthenticate: header])
+        let error = OAuthError(code, description)
+        let header = #"Bearer realm="signet", error="\#(error.error.rawValue)", error_description="\#(error.errorDescription ?? "")""#
+        return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: header])
     }
 }
