@@ -89,6 +89,14 @@ struct SignetRoutes: Sendable {
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, validator: validator)
 
+        // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
+        router.add(
+            middleware: OAuthEndpointMiddleware(
+                endpoints: [
+                    "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
+                    "/userinfo": .init(methods: [.get, .post], requiresForm: false),
+                ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
+
         router.get("/.well-known/openid-configuration", use: discovery.configuration)
         router.get("/jwks", use: discovery.jwks)
         router.get("/authorize", use: authorize.handle)
@@ -112,10 +120,10 @@ struct SignetRoutes: Sendable {
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
 
-        // Wrong methods get 405 with Allow, not 404.
+        // Wrong methods get 405 with Allow, not 404 (the OAuth endpoints' own come from OAuthEndpointMiddleware).
         let allowed: [(String, [HTTPRequest.Method])] = [
             ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
-            ("/token", [.post]), ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
+            ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/logout", [.get, .post]),
         ]
         for (path, methods) in allowed {
             let allow = methods.map(\.rawValue).joined(separator: ", ")
