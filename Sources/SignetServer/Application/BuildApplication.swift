@@ -44,7 +44,7 @@ public func buildApplication(
     let router = Router(context: SignetRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger))
     router.add(middleware: SecurityHeadersMiddleware())
-    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock)).register(on: router)
+    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch))).register(on: router)
 
     var server: HTTPServerBuilder = .http1()
     if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {

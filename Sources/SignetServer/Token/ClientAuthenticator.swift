@@ -86,7 +86,13 @@ struct ClientAuthenticator: Sendable {
         }
         func matchingKeys(refresh: Bool) async throws -> [JWK] {
             let keySet: JWKS
-            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch {
+            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch let error as SignetError where error.code == .fetchRefused {
+                provider.logger.warning(
+                    "jwks_uri fetch refused", metadata: ["event": "jwks_uri.refused", "client_id": .string(client.id), "reason": .string(error.reason)])
+                throw Self.invalidClient("the client's keys could not be read: \(error.reason)")
+            } catch {
+                provider.logger.warning(
+                    "jwks_uri fetch failed", metadata: ["event": "jwks_uri.failed", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
                 throw Self.invalidClient("the client's keys could not be read")
             }
             return keySet.keys.filter { key in
@@ -125,6 +131,12 @@ struct ClientAuthenticator: Sendable {
             key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Double(skew)), now: now)
         guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
         return client
+    }
+
+    /// A short, secret-free account of a failure to read a client's keys, for the log.
+    static func logLabel(_ error: any Error) -> String {
+        if let error = error as? SignetError { return "\(error.code.label): \(error.reason)" }
+        return String(reflecting: type(of: error))
     }
 
     static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {
