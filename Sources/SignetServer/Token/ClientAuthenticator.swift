@@ -74,7 +74,7 @@ struct ClientAuthenticator: Sendable {
         do {
             unverified = try JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims)
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["aud"] {
-            throw Self.invalidClient("client_assertion aud must be a single string (the issuer), not an array")
+            throw Self.invalidClient("client_assertion aud must be a single string, the issuer or the token endpoint URL, not an array")
         } catch {
             throw Self.invalidClient("client_assertion claims are malformed")
         }
@@ -92,7 +92,7 @@ struct ClientAuthenticator: Sendable {
                 throw Self.invalidClient("the client's keys could not be read: \(error.reason)")
             } catch {
                 provider.logger.warning(
-                    "jwks_uri fetch failed", metadata: ["event": "jwks_uri.failed", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
+                    "client keys unreadable", metadata: ["event": "client_keys.unreadable", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
                 throw Self.invalidClient("the client's keys could not be read")
             }
             return keySet.keys.filter { key in
