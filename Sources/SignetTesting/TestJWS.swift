@@ -69,3 +69,24 @@ extension TestJWS {
         return (header, claims)
     }
 }
+
+extension TestJWS {
+    /// A JSON object written member by member, in order, so that a name can appear twice
+    /// (which no dictionary, and so no JSON encoder, can produce). Values are encoded with
+    /// `JSONSerialization`: strings, numbers, booleans, arrays and dictionaries.
+    public static func object(_ members: [(String, Any)]) throws -> String {
+        let encoded = try members.map { name, value in
+            let nameJSON = try JSONSerialization.data(withJSONObject: name, options: [.fragmentsAllowed])
+            let valueJSON = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: nameJSON, as: UTF8.self) + ":" + String(decoding: valueJSON, as: UTF8.self)
+        }
+        return "{" + encoded.joined(separator: ",") + "}"
+    }
+
+    /// Signs the exact JSON texts `headerJSON` and `claimsJSON` with ES256.
+    public static func es256(headerJSON: String, claimsJSON: String, key: P256.Signing.PrivateKey) throws -> String {
+        let input = Data(headerJSON.utf8).base64URLEncodedString() + "." + Data(claimsJSON.utf8).base64URLEncodedString()
+        let signature = try key.signature(for: Data(input.utf8))
+        return input + "." + signature.rawRepresentation.base64URLEncodedString()
+    }
+}

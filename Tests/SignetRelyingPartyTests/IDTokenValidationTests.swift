@@ -142,6 +142,25 @@ struct IDTokenValidationTests {
             try await relyingParty.validateIDToken(token, pending: pending)
         }
     }
+
+    @Test("A token whose claims set or header repeats a member is refused, whichever copy a decoder would keep")
+    func repeatedMember() async throws {
+        let claims = provider.claims(now: clock.seconds, nonce: "nonce-1")
+        let json = String(decoding: try JSONEncoder().encode(claims), as: UTF8.self)
+        let header = #"{"alg":"ES256","kid":"key-1"}"#
+        /// Signs the exact texts with the provider's key, as no JWT library would.
+        func sign(_ header: String, _ claims: String) throws -> String {
+            let input = Data(header.utf8).base64URLEncodedString() + "." + Data(claims.utf8).base64URLEncodedString()
+            return input + "." + (try provider.signingKey.signature(for: Data(input.utf8))).rawRepresentation.base64URLEncodedString()
+        }
+        #expect(try await validate(sign(header, json)) == .valid(claims))
+        let evil = #""iss":"https://evil.example.com""#
+        let issFirst = "{" + evil + "," + json.dropFirst()
+        let issLast = json.dropLast() + "," + evil + "}"
+        #expect(try await validate(sign(header, issFirst)) == .invalid([.repeatedMember]))
+        #expect(try await validate(sign(header, String(issLast))) == .invalid([.repeatedMember]))
+        #expect(try await validate(sign(#"{"alg":"ES256","kid":"key-1","alg":"ES256"}"#, json)) == .invalid([.repeatedMember]))
+    }
 }
 
 /// Serves discovery from `provider` and fails everything else, as a provider whose JWKS host is down.

@@ -32,7 +32,7 @@ struct TokenEndpointTests {
         #expect(body["client_secret"] == nil && request.header("Authorization") == nil)
     }
 
-    @Test("private_key_jwt posts an ES256 assertion with iss = sub = client_id, aud = token endpoint, a one-minute exp, a jti and the kid")
+    @Test("private_key_jwt posts an ES256 assertion with iss = sub = client_id, aud = the issuer as one string, a one-minute exp, a jti and the kid")
     func clientAssertion() async throws {
         let provider = FakeProvider()
         try await provider.answerTokens(tokens)
@@ -56,7 +56,11 @@ struct TokenEndpointTests {
         let claims = try await verifier.verify(assertion, as: ClientAssertionClaims.self)
         #expect(claims.iss == FakeProvider.clientID)
         #expect(claims.sub == FakeProvider.clientID)
-        #expect(claims.aud == [FakeProvider.issuer + "/token"])
+        #expect(claims.aud == FakeProvider.issuer)
+        // RFC 7523bis: a single JSON string, never an array.
+        let payload = try #require(Data(base64URLEncoded: String(assertion.split(separator: ".")[1])))
+        let raw = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        #expect(raw["aud"] as? String == FakeProvider.issuer)
         #expect(claims.iat == clock.seconds)
         #expect(claims.exp == clock.seconds + 60)
         #expect(claims.jti.count >= 22)
@@ -161,6 +165,12 @@ struct TokenEndpointTests {
         #expect(body["token"] == "rt-1")
         #expect(body["token_type_hint"] == "refresh_token")
         #expect(body["client_secret"] == "s")
+
+        // A client assertion sent to the revocation endpoint also names the issuer, not the endpoint.
+        let clientKey = P256.Signing.PrivateKey()
+        try await makeRelyingParty(provider, authentication: .privateKeyJWT(privateKey: clientKey, keyID: "k")).revoke("rt-2")
+        let assertion = try #require(form(await provider.last("/revoke"))?["client_assertion"])
+        #expect(try await JWTKeyCollection().unverified(assertion, as: ClientAssertionClaims.self).aud == FakeProvider.issuer)
 
         await provider.setRevocationAnswer(HTTPTransportResponse(status: 400, body: Data(#"{"error":"unsupported_token_type"}"#.utf8)))
         let error = await #expect(throws: SignetError.self) { try await makeRelyingParty(provider).revoke("x") }

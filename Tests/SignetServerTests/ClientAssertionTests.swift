@@ -34,6 +34,34 @@ struct ClientAssertionTests {
         }
     }
 
+    @Test("aud must be exactly the issuer or the token endpoint URL as one string: arrays, even [issuer], are invalid_client (RFC 7523bis)")
+    func audienceIsOneString() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let refused: [(String, Any)] = [
+                ("[issuer]", [provider.issuer]), ("[token endpoint]", [provider.url("/token")]), ("[issuer, other]", [provider.issuer, "https://other.example.com"]),
+                ("[]", [String]()), ("issuer with a trailing slash", provider.issuer + "/"), ("token endpoint with a query", provider.url("/token?x=1")),
+                ("revocation endpoint", provider.url("/revoke")), ("a number", 1),
+            ]
+            for (name, audience) in refused {
+                let response = try await redeem(fixture, try signed(fixture) { $0["aud"] = audience })
+                #expect(response.status == 401, "\(name)")
+                #expect(response.oauthError == "invalid_client", "\(name)")
+            }
+            let array = try await redeem(fixture, try signed(fixture) { $0["aud"] = [provider.issuer] })
+            #expect((array.json["error_description"] as? String)?.contains("single string") == true)
+
+            for audience in [provider.issuer, provider.url("/token")] {
+                #expect(try await redeem(fixture, try signed(fixture) { $0["aud"] = audience }).status == 200, "\(audience)")
+            }
+            // The revocation endpoint takes the same two audiences, and no other.
+            for (audience, status) in [(provider.issuer, 200), (provider.url("/token"), 200), (provider.url("/revoke"), 401), ([provider.issuer], 401)] as [(Any, Int)] {
+                let response = try await TestBrowser().post(provider.url("/revoke"), form: [("token", "unknown")] + (try signed(fixture) { $0["aud"] = audience }))
+                #expect(response.status == status, "\(audience)")
+            }
+        }
+    }
+
     @Test("a replayed assertion (same jti) is refused")
     func replay() async throws {
         try await withTestProvider { provider in

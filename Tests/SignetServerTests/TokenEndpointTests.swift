@@ -175,7 +175,12 @@ struct TokenEndpointTests {
             response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("grant_type", "refresh_token"), ("client_id", "app")])
             #expect(response.status == 400)
             #expect(response.oauthError == "invalid_request")
+            // A JSON body is a wrong request (form encoding is required), not an unsupported type.
             response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")], headers: [("Content-Type", "application/json")])
+            #expect(response.status == 400)
+            #expect(response.oauthError == "invalid_request")
+            #expect((response.json["error_description"] as? String)?.contains("form-encoded") == true)
+            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")], headers: [("Content-Type", "text/plain")])
             #expect(response.status == 415)
             #expect(response.oauthError == "invalid_request")
             response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app"), ("code", String(repeating: "a", count: 100_000))])

@@ -4,15 +4,28 @@
 ///
 /// Distinct from ``SignetError``: this is the protocol's vocabulary
 /// (`error`, `error_description`), kept intact when a client receives it.
+///
+/// Both members only ever hold the characters RFC 6749 §5.2 allows (`%x20-21 / %x23-5B /
+/// %x5D-7E`: printable ASCII without `"` and `\`), whatever they are made from: every
+/// initialiser, decoding included, passes the text through ``wireSafe(_:)``. So a description
+/// that quotes a client's input, or a typographic dash typed by a developer, can never put a
+/// byte on the wire (a JSON body, a redirect's query, a `WWW-Authenticate` quoted string) that
+/// the RFC forbids. The text is sanitised rather than asserted on, because descriptions quote
+/// what a client sent, and a client's input must not be able to stop the server.
 public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// error — RFC 6749 §5.2
-    public var error: Code
+    public let error: Code
     /// error_description — RFC 6749 §5.2; human readable, never secret.
-    public var errorDescription: String?
+    public let errorDescription: String?
 
     public init(_ error: Code, _ description: String? = nil) {
         self.error = error
-        self.errorDescription = description
+        self.errorDescription = description.map(Self.wireSafe)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try container.decode(Code.self, forKey: .error), try container.decodeIfPresent(String.self, forKey: .errorDescription))
     }
 
     enum CodingKeys: String, CodingKey {
@@ -22,12 +35,55 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
 
     public var description: String { "\(error.rawValue): \(errorDescription ?? "")" }
 
+    /// Whether every character of `text` is one RFC 6749 §5.2 allows in `error` and
+    /// `error_description`: `%x20-21 / %x23-5B / %x5D-7E`.
+    public static func isWireSafe(_ text: some StringProtocol) -> Bool {
+        text.unicodeScalars.allSatisfy(isAllowed)
+    }
+
+    /// `text` made wire-safe: typographic dashes, quotes and ellipses become their ASCII
+    /// look-alikes (a `"` becomes `'`), `\` becomes `/`, `§` becomes `section `, any other
+    /// space or line break a space, and anything else outside the set a `?`.
+    public static func wireSafe(_ text: String) -> String {
+        if isWireSafe(text) { return text }
+        var safe = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isAllowed(scalar) {
+                safe.append(scalar)
+                continue
+            }
+            let replacement: String
+            switch scalar {
+            case "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2015}", "\u{2212}": replacement = "-"
+            case "\"", "\u{2018}", "\u{2019}", "\u{201A}", "\u{201B}", "\u{201C}", "\u{201D}", "\u{201E}", "\u{201F}", "\u{2032}", "\u{2033}": replacement = "'"
+            case "\u{2026}": replacement = "..."
+            case "\\": replacement = "/"
+            case "\u{00A7}": replacement = "section "
+            default: replacement = scalar.properties.isWhitespace ? " " : "?"
+            }
+            safe.append(contentsOf: replacement.unicodeScalars)
+        }
+        return String(safe)
+    }
+
+    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20...0x21, 0x23...0x5B, 0x5D...0x7E: true
+        default: false
+        }
+    }
+
     /// An OAuth error code (RFC 6749 §4.1.2.1 and §5.2, RFC 6750 §3.1, OIDC Core §3.1.2.6).
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral {
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public init(stringLiteral value: String) { self.rawValue = value }
-        public init(from decoder: any Decoder) throws { self.rawValue = try decoder.singleValueContainer().decode(String.self) }
+        /// A code as received; made wire-safe like every description (``OAuthError/wireSafe(_:)``).
+        public init(rawValue: String) { self.rawValue = OAuthError.wireSafe(rawValue) }
+        /// A code written in the source, which must already be wire-safe (checked in debug builds).
+        public init(stringLiteral value: String) {
+            assert(OAuthError.isWireSafe(value), "an OAuth error code must be printable ASCII without quote or backslash (RFC 6749 §5.2)")
+            self.rawValue = OAuthError.wireSafe(value)
+        }
+        public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(rawValue)

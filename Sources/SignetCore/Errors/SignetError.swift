@@ -31,6 +31,9 @@ public struct SignetError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let storageFailure = Code("storage_failure")
         /// A key could not be created, read or used. Final.
         public static let keyFailure = Code("key_failure")
+        /// A fetch of a URL someone else controls was refused: it redirected, sent too much or took too long.
+        /// Final until that server changes.
+        public static let fetchRefused = Code("fetch_refused")
     }
 
     /// The stable code.

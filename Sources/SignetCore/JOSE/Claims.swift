@@ -117,16 +117,22 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
 }
 
 /// The claims of a client assertion — RFC 7523 §3.
+///
+/// `aud` is one JSON string: the provider's issuer identifier (or, still accepted by Signet,
+/// its token endpoint URL). An array is not decodable here, even one holding only the issuer:
+/// the audience-injection fix of RFC 7523bis (2025), which stops an assertion made for one
+/// server from naming others that would accept it too.
 public struct ClientAssertionClaims: JWTPayload, Equatable {
     public var iss: String
     public var sub: String
-    public var aud: [String]
+    /// aud — RFC 7523 §3 item 3, a single string.
+    public var aud: String
     public var exp: Int
     public var iat: Int?
     public var nbf: Int?
     public var jti: String
 
-    public init(iss: String, sub: String, aud: [String], exp: Int, iat: Int?, nbf: Int? = nil, jti: String) {
+    public init(iss: String, sub: String, aud: String, exp: Int, iat: Int?, nbf: Int? = nil, jti: String) {
         self.iss = iss
         self.sub = sub
         self.aud = aud
@@ -137,19 +143,6 @@ public struct ClientAssertionClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case iss, sub, aud, exp, iat, nbf, jti }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        iss = try container.decode(String.self, forKey: .iss)
-        sub = try container.decode(String.self, forKey: .sub)
-        if let single = try? container.decode(String.self, forKey: .aud) { aud = [single] } else {
-            aud = try container.decode([String].self, forKey: .aud)
-        }
-        exp = try container.decode(Int.self, forKey: .exp)
-        iat = try container.decodeIfPresent(Int.self, forKey: .iat)
-        nbf = try container.decodeIfPresent(Int.self, forKey: .nbf)
-        jti = try container.decode(String.self, forKey: .jti)
-    }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -26,6 +26,7 @@ public struct IDTokenExpectation: Sendable, Equatable {
 /// Why an ID token was refused; each names the OIDC Core §3.1.3.7 check it fails.
 public enum IDTokenFailure: String, Sendable, Equatable, CaseIterable {
     case malformed = "the token is not a compact JWS with a JSON claim set"
+    case repeatedMember = "the header or the claims set repeats a member name (RFC 7515 §5.2, RFC 7519 §4)"
     case unacceptableAlgorithm = "alg is not an accepted asymmetric algorithm"
     case unknownKey = "kid names no key in the issuer's JWKS"
     case badSignature = "the signature does not verify"

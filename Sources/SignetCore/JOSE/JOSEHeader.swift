@@ -13,14 +13,11 @@ public struct JOSEHeader: Sendable, Equatable, Decodable {
     /// typ — RFC 7515 §4.1.9
     public var typ: String?
 
-    /// The header of a compact JWS, or `nil` when it is not three base64url parts with a JSON header.
+    /// The header of a compact JWS, or `nil` when ``CompactJWT/parse(_:)`` refuses the token
+    /// (not three base64url parts, a header or claims set that is not one JSON object, a repeated member name).
     public init?(compact token: String) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }),
-            let data = Data(base64URLEncoded: String(parts[0])),
-            let header = try? JSONDecoder().decode(JOSEHeader.self, from: data)
-        else { return nil }
-        self = header
+        guard case .success(let jwt) = CompactJWT.parse(token) else { return nil }
+        self = jwt.header
     }
 
     /// The asymmetric algorithms Signet accepts on anything it verifies.

@@ -69,6 +69,8 @@ public struct NativeLoginAnswer: Sendable, Equatable, Codable {
 
 /// An error body of the native login API: OAuth's `error` and `error_description`, plus
 /// whether the same login can go on and the hints for doing so.
+///
+/// The initialiser makes `error` and `error_description` wire-safe as ``OAuthError`` does (RFC 6749 §5.2).
 public struct NativeLoginErrorBody: Sendable, Equatable, Codable {
     public var error: String
     public var errorDescription: String?
@@ -80,8 +82,8 @@ public struct NativeLoginErrorBody: Sendable, Equatable, Codable {
     public var nextStep: LoginStep?
 
     public init(error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil) {
-        self.error = error
-        self.errorDescription = errorDescription
+        self.error = OAuthError.wireSafe(error)
+        self.errorDescription = errorDescription.map(OAuthError.wireSafe)
         self.retryable = retryable
         self.retryAfter = retryAfter
         self.attemptsLeft = attemptsLeft

@@ -7,12 +7,8 @@ import SignetCore
 extension RelyingParty {
     /// POSTs `parameters` form-encoded to `endpoint` with this client's authentication added.
     ///
-    /// - Parameters:
-    ///   - endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
-    ///   - tokenEndpoint: the `aud` of a client assertion (RFC 7523 §3 item 3).
-    func postForm(
-        _ parameters: FormParameters, to endpoint: String, tokenEndpoint: String
-    ) async throws -> HTTPTransportResponse {
+    /// - Parameter endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
+    func postForm(_ parameters: FormParameters, to endpoint: String) async throws -> HTTPTransportResponse {
         var parameters = parameters
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
@@ -24,7 +20,7 @@ extension RelyingParty {
             parameters.append(OAuthParameter.clientAssertionType, OAuthParameter.jwtBearerAssertionType)
             parameters.append(
                 OAuthParameter.clientAssertion,
-                try await makeClientAssertion(audience: tokenEndpoint, privateKey: privateKey, keyID: keyID))
+                try await makeClientAssertion(privateKey: privateKey, keyID: keyID))
         case .clientSecretBasic(let secret):
             headers.append(("Authorization", Self.basicAuthorization(clientID: clientID, secret: secret)))
         case .clientSecretPost(let secret):
@@ -48,13 +44,15 @@ extension RelyingParty {
 
     /// A client assertion for private_key_jwt — RFC 7523 §3, OIDC Core §9.
     ///
-    /// `iss` and `sub` are the client_id, `aud` the token endpoint, `exp` one minute ahead,
-    /// and `jti` a fresh random value so the provider can refuse replays. Signed ES256 with
-    /// header `kid` naming the registered key and `typ: JWT`.
-    func makeClientAssertion(audience: String, privateKey: P256.Signing.PrivateKey, keyID: String) async throws -> String {
+    /// `iss` and `sub` are the client_id; `aud` is the provider's issuer identifier as a single
+    /// string, the same for every endpoint (RFC 7523bis: an endpoint URL or an array lets a
+    /// provider that lies in its metadata collect assertions another provider accepts); `exp`
+    /// is one minute ahead, and `jti` a fresh random value so the provider can refuse replays.
+    /// Signed ES256 with header `kid` naming the registered key and `typ: JWT`.
+    func makeClientAssertion(privateKey: P256.Signing.PrivateKey, keyID: String) async throws -> String {
         let issuedAt = nowSeconds
         let claims = ClientAssertionClaims(
-            iss: configuration.clientID, sub: configuration.clientID, aud: [audience],
+            iss: configuration.clientID, sub: configuration.clientID, aud: configuration.issuer,
             exp: issuedAt + 60, iat: issuedAt, jti: random.token())
         let kid = JWKIdentifier(string: keyID)
         do {

@@ -49,11 +49,10 @@ extension RelyingParty {
     public func revoke(_ token: String, hint: String? = nil) async throws {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.revocationEndpoint, name: "revocation_endpoint")
-        let tokenEndpoint = try Self.checkedEndpoint(document.tokenEndpoint, name: "token_endpoint")
         var parameters = FormParameters()
         parameters.append(OAuthParameter.token, token)
         parameters.append(OAuthParameter.tokenTypeHint, hint)
-        let response = try await postForm(parameters, to: endpoint, tokenEndpoint: tokenEndpoint)
+        let response = try await postForm(parameters, to: endpoint)
         guard response.isSuccess else { throw Self.failure(of: response, at: "revocation endpoint") }
     }
 
@@ -61,7 +60,7 @@ extension RelyingParty {
     private func requestTokens(_ parameters: FormParameters) async throws -> TokenResponse {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.tokenEndpoint, name: "token_endpoint")
-        let response = try await postForm(parameters, to: endpoint, tokenEndpoint: endpoint)
+        let response = try await postForm(parameters, to: endpoint)
         guard response.isSuccess else { throw Self.failure(of: response, at: "token endpoint") }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else {
             throw SignetError(.malformedMessage, "the token response is not a valid token response (RFC 6749 §5.1)")

@@ -30,7 +30,8 @@ extension RelyingParty {
     /// Validates an ID token against `expectation` — OIDC Core §3.1.3.7 and §3.1.3.8.
     ///
     /// A token problem is a value, never an error: the result is `.valid(claims)` or
-    /// `.invalid(reasons)`. In order: the header must be a compact JWS whose `alg` is one of
+    /// `.invalid(reasons)`. In order: the token must pass ``SignetCore/CompactJWT/parse(_:)``
+    /// (a header or claims set that repeats a member name is refused); the header's `alg` must be one of
     /// ``SignetCore/JOSEHeader/acceptedAlgorithms`` (refusing `none` and HMAC before any key is
     /// touched); its `kid` must name a key in the issuer's JWKS, refetched at most once when
     /// unknown (``JWKSCache``); the signature must verify with that key; then the claim checks
@@ -43,7 +44,12 @@ extension RelyingParty {
     /// - Throws: only when the provider's metadata or keys cannot be fetched at all
     ///   (`transport_failure`, `malformed_message`, `issuer_mismatch`): the token was not judged.
     public func validateIDToken(_ token: String, expectation: IDTokenExpectation, accessToken: String? = nil) async throws -> IDTokenValidationResult {
-        guard let header = JOSEHeader(compact: token) else { return .invalid([.malformed]) }
+        let header: JOSEHeader
+        switch CompactJWT.parse(token) {
+        case .success(let jwt): header = jwt.header
+        case .failure(.repeatedHeaderMember), .failure(.repeatedClaim): return .invalid([.repeatedMember])
+        case .failure: return .invalid([.malformed])
+        }
         guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else { return .invalid([.unacceptableAlgorithm]) }
         guard let key = try await keySet.key(for: header.kid) else { return .invalid([.unknownKey]) }
         guard let verifier = key.verifiers[header.alg] else { return .invalid([.badSignature]) }

@@ -46,7 +46,7 @@ public func buildApplication(
     router.add(middleware: RequestLogMiddleware(logger: logger))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies)))
-    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock)).register(on: router)
+    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch))).register(on: router)
 
     var server: HTTPServerBuilder = .http1()
     if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
@@ -93,6 +93,14 @@ struct SignetRoutes: Sendable {
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, validator: validator)
 
+        // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
+        router.add(
+            middleware: OAuthEndpointMiddleware(
+                endpoints: [
+                    "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
+                    "/userinfo": .init(methods: [.get, .post], requiresForm: false),
+                ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
+
         router.get("/.well-known/openid-configuration", use: discovery.configuration)
         router.get("/jwks", use: discovery.jwks)
         router.get("/authorize", use: authorize.handle)
@@ -117,10 +125,10 @@ struct SignetRoutes: Sendable {
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
 
-        // Wrong methods get 405 with Allow, not 404.
+        // Wrong methods get 405 with Allow, not 404 (the OAuth endpoints' own come from OAuthEndpointMiddleware).
         let allowed: [(String, [HTTPRequest.Method])] = [
             ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
-            ("/token", [.post]), ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/login/continue", [.post]), ("/userinfo", [.get, .post]), ("/revoke", [.post]), ("/logout", [.get, .post]),
+            ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/login/continue", [.post]), ("/logout", [.get, .post]),
         ]
         for (path, methods) in allowed {
             let allow = methods.map(\.rawValue).joined(separator: ", ")

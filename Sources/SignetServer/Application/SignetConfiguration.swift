@@ -60,6 +60,8 @@ public struct SignetConfiguration: Sendable {
     public var maxBodySize: Int
     /// The longest single parameter value accepted. Default 4096 bytes.
     public var maxParameterLength: Int
+    /// How much fetching a client's `jwks_uri` may cost: default at most 64 KiB and 5 s, and never a redirect (``SafeFetch``).
+    public var jwksFetch: FetchLimits = FetchLimits()
 
     public init(
         issuer: String = "http://127.0.0.1:8080",

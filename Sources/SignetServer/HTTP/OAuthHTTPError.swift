@@ -11,8 +11,12 @@ public struct OAuthHTTPError: HTTPResponseError {
     public let headers: HTTPFields
 
     public init(_ status: HTTPResponse.Status, _ code: OAuthError.Code, _ description: String, headers: HTTPFields = [:]) {
+        self.init(status, OAuthError(code, description), headers: headers)
+    }
+
+    public init(_ status: HTTPResponse.Status, _ error: OAuthError, headers: HTTPFields = [:]) {
         self.status = status
-        self.error = OAuthError(code, description)
+        self.error = error
         self.headers = headers
     }
 

@@ -77,10 +77,13 @@ public actor KeyRing {
         return try await collection.sign(payload, kid: JWKIdentifier(string: activeKID), header: header)
     }
 
-    /// Verifies a token this provider signed: ES256, a published `kid`, the expected `typ`, and the signature.
+    /// Verifies a token this provider signed: the structure of ``CompactJWT/parse(_:)`` (no repeated
+    /// member names), ES256, a published `kid`, the expected `typ`, and the signature.
     /// Claims are left to the caller. `nil` when any check fails.
     public func verifyOwn<Payload: JWTPayload>(_ token: String, as type: Payload.Type, expectedType: String?) async -> Payload? {
-        guard let header = JOSEHeader(compact: token), header.alg == "ES256", let kid = header.kid else { return nil }
+        guard case .success(let jwt) = CompactJWT.parse(token) else { return nil }
+        let header = jwt.header
+        guard header.alg == "ES256", let kid = header.kid else { return nil }
         if let expectedType, header.typ?.lowercased() != expectedType.lowercased() { return nil }
         // An unknown kid rereads the keys at most every 10 s, so forged kids cannot hammer the store.
         if !publishedKIDs.contains(kid), loadedAt.map({ clock.now().timeIntervalSince($0) >= 10 }) ?? true { try? await reload() }

@@ -11,7 +11,8 @@ struct ClientAuthenticator: Sendable {
 
     /// The authenticated client; throws ``OAuthHTTPError`` (401 invalid_client, 400 invalid_request).
     ///
-    /// - Parameter audiences: the URLs a client assertion may name as `aud`.
+    /// - Parameter audiences: the values a client assertion's `aud` may be, exactly and as a
+    ///   single string: the issuer and the token endpoint URL (RFC 7523 §3, RFC 7523bis).
     func authenticate(_ request: Request, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
         let basic = request.headers[.authorization].flatMap { header -> String? in
             header.lowercased().hasPrefix("basic ") ? String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces) : nil
@@ -58,12 +59,23 @@ struct ClientAuthenticator: Sendable {
         guard parameters[OAuthParameter.clientAssertionType] == OAuthParameter.jwtBearerAssertionType else {
             throw OAuthHTTPError.invalidRequest("client_assertion_type must be \(OAuthParameter.jwtBearerAssertionType)")
         }
-        guard let header = JOSEHeader(compact: assertion) else { throw Self.invalidClient("client_assertion is not a JWS") }
+        // One structural check for every incoming JWT: shape, JSON objects, no repeated names.
+        let jwt: CompactJWT
+        switch CompactJWT.parse(assertion) {
+        case .success(let parsed): jwt = parsed
+        case .failure(let refusal): throw Self.invalidClient("client_assertion is refused: \(refusal)")
+        }
+        let header = jwt.header
         guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else {
             throw Self.invalidClient("client_assertion alg \(header.alg.prefix(16)) is not accepted")
         }
         // Find the client from the unverified claims, then verify with that client's keys.
-        guard let unverified = try? await JWTKeyCollection().unverified(assertion, as: ClientAssertionClaims.self) else {
+        let unverified: ClientAssertionClaims
+        do {
+            unverified = try JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["aud"] {
+            throw Self.invalidClient("client_assertion aud must be a single string, the issuer or the token endpoint URL, not an array")
+        } catch {
             throw Self.invalidClient("client_assertion claims are malformed")
         }
         guard let client = try await provider.store.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
@@ -74,7 +86,13 @@ struct ClientAuthenticator: Sendable {
         }
         func matchingKeys(refresh: Bool) async throws -> [JWK] {
             let keySet: JWKS
-            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch {
+            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch let error as SignetError where error.code == .fetchRefused {
+                provider.logger.warning(
+                    "jwks_uri fetch refused", metadata: ["event": "jwks_uri.refused", "client_id": .string(client.id), "reason": .string(error.reason)])
+                throw Self.invalidClient("the client's keys could not be read: \(error.reason)")
+            } catch {
+                provider.logger.warning(
+                    "client keys unreadable", metadata: ["event": "client_keys.unreadable", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
                 throw Self.invalidClient("the client's keys could not be read")
             }
             return keySet.keys.filter { key in
@@ -100,7 +118,7 @@ struct ClientAuthenticator: Sendable {
         let nowSeconds = provider.epochSeconds(now)
         let skew = Int(provider.configuration.clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
-        guard claims.aud.contains(where: audiences.contains) else { throw Self.invalidClient("aud must be the issuer or the endpoint URL") }
+        guard audiences.contains(claims.aud) else { throw Self.invalidClient("client_assertion aud must be the issuer or the token endpoint URL") }
         // Compared without adding to the claim, so absurd values cannot overflow.
         guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }
         guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {
@@ -113,6 +131,12 @@ struct ClientAuthenticator: Sendable {
             key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Double(skew)), now: now)
         guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
         return client
+    }
+
+    /// A short, secret-free account of a failure to read a client's keys, for the log.
+    static func logLabel(_ error: any Error) -> String {
+        if let error = error as? SignetError { return "\(error.code.label): \(error.reason)" }
+        return String(reflecting: type(of: error))
     }
 
     static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {

@@ -1,8 +1,6 @@
 // Where a private_key_jwt client's public keys come from: its registered JWKS or its jwks_uri.
-import AsyncHTTPClient
 import Foundation
 import JWTKit
-import NIOCore
 import SignetCore
 
 /// Finds the public keys a client signs its assertions with.
@@ -14,13 +12,15 @@ public protocol ClientKeySource: Sendable {
 }
 
 /// Reads a client's inline `jwks`, or fetches its `jwks_uri` (cached for five minutes).
+///
+/// The fetch is a ``SafeFetch``: no redirects, at most 64 KiB, at most 5 s (``FetchLimits``).
 public actor RegisteredClientKeys: ClientKeySource {
-    private let httpClient: HTTPClient
+    private let fetch: SafeFetch
     private let clock: SignetClock
     private var cache: [String: (keys: JWKS, fetchedAt: Date)] = [:]
 
-    public init(httpClient: HTTPClient = .shared, clock: SignetClock) {
-        self.httpClient = httpClient
+    public init(clock: SignetClock, fetch: SafeFetch = SafeFetch()) {
+        self.fetch = fetch
         self.clock = clock
     }
 
@@ -38,12 +38,15 @@ public actor RegisteredClientKeys: ClientKeySource {
             let age = clock.now().timeIntervalSince(cached.fetchedAt)
             if age < (refresh ? Self.refetchInterval : Self.cacheLifetime) { return cached.keys }
         }
-        var request = HTTPClientRequest(url: uri)
-        request.headers.add(name: "Accept", value: "application/json")
-        let response = try await httpClient.execute(request, timeout: .seconds(5))
-        guard response.status == .ok else { throw SignetError(.transportFailure, "jwks_uri answered \(response.status.code)") }
-        let body = try await response.body.collect(upTo: 256 * 1024)
-        let keys = try JSONDecoder().decode(JWKS.self, from: Data(buffer: body))
+        let body: Data
+        do {
+            body = try await fetch.get(uri, accept: "application/json")
+        } catch let error as SignetError {
+            throw SignetError(error.code, "jwks_uri \(error.reason)")
+        }
+        guard let keys = try? JSONDecoder().decode(JWKS.self, from: body) else {
+            throw SignetError(.malformedMessage, "jwks_uri did not answer a JWK set")
+        }
         cache[uri] = (keys, clock.now())
         return keys
     }

@@ -44,7 +44,7 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidRequest("code_verifier is missing (PKCE is required)")
         }
         guard PKCE.isWellFormedVerifier(verifier) else {
-            throw OAuthHTTPError.invalidRequest("code_verifier must be 43–128 unreserved characters")
+            throw OAuthHTTPError.invalidRequest("code_verifier must be 43 to 128 unreserved characters")
         }
         let now = provider.now()
         let hash = SecretDigest.hex(code)

@@ -18,15 +18,20 @@ struct UserInfoEndpoint: Sendable {
         if request.method == .post, request.headers[.contentType] != nil {
             // RFC 6750 §2.2: the token may come in a form body instead.
             let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+            if let duplicated = parameters.duplicatedNames.first {
+                throw Self.challenge(.invalidRequest, "\(duplicated.prefix(64)) must not be repeated", status: .badRequest)
+            }
             if let bodyToken = parameters["access_token"] {
                 guard token == nil else { throw Self.challenge(.invalidRequest, "send the token one way only", status: .badRequest) }
                 token = bodyToken
             }
         }
         guard let token else {
-            var response = Response(status: .unauthorized)
-            response.headers[.wwwAuthenticate] = #"Bearer realm="signet""#
-            return response
+            // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code;
+            // the JSON body still says what is missing, as every error of this endpoint does.
+            throw OAuthHTTPError(
+                .unauthorized, .invalidRequest, "an access token is required (Authorization: Bearer)",
+                headers: [.wwwAuthenticate: Self.bareChallenge])
         }
         guard let claims = try await provider.ownTokens.accessToken(token) else {
             throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized)
@@ -41,9 +46,15 @@ struct UserInfoEndpoint: Sendable {
         return JSONResponse.make(UserClaims.userInfo(user, scopes: scopes))
     }
 
+    /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).
+    static let bareChallenge = #"Bearer realm="signet""#
+
     /// An error with the `WWW-Authenticate: Bearer` challenge of RFC 6750 §3.
+    ///
+    /// The header quotes the error's own (wire-safe) text, which holds no `"` or `\` to break out of the quoted string.
     static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status) -> OAuthHTTPError {
-        let header = #"Bearer realm="signet", error="\#(code.rawValue)", error_description="\#(description)""#
-        return OAuthHTTPError(status, code, description, headers: [.wwwAuthenticate: header])
+        let error = OAuthError(code, description)
+        let header = #"Bearer realm="signet", error="\#(error.error.rawValue)", error_description="\#(error.errorDescription ?? "")""#
+        return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: header])
     }
 }

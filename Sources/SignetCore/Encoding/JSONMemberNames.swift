@@ -1,0 +1,202 @@
+// The member names of a JSON object, read by a strict scan (RFC 8259 §4).
+//
+// Written by hand because no JSON parser available here refuses a repeated name:
+// Foundation's JSONDecoder and JSONSerialization silently keep one of the two, and
+// jwt-kit decodes through JSONDecoder. RFC 8259 §4 leaves the outcome to the parser;
+// RFC 7515 §5.2, RFC 7519 §4 and RFC 8725 §3.2 ask a JOSE recipient to refuse it,
+// because two parsers that keep different copies see two different tokens.
+
+/// The names at the top level of a JSON object, or why they cannot be trusted.
+///
+/// Only the top level is scanned for repeats; nested values are skipped (their brackets and
+/// strings are still matched, so the end of each value is found exactly). Names are compared
+/// after escapes are decoded (`"a\u006cg"` is `alg`) and with Swift's `String` equality, which
+/// is the equality `JSONDecoder` looks keys up with, so canonically equivalent names count as
+/// the same name too.
+public enum JSONMemberNames: Sendable, Equatable {
+    /// A JSON object whose top-level names are all different, in order.
+    case unique([String])
+    /// A JSON object that names `name` more than once.
+    case repeated(String)
+    /// Not a single JSON object in UTF-8 (a top-level array or scalar, bad escapes, trailing bytes).
+    case malformed
+
+    /// Scans `json`, the UTF-8 text of what should be one JSON object.
+    public init(scanning json: some Collection<UInt8>) {
+        var scanner = Scanner(bytes: Array(json))
+        self = scanner.topLevelObject()
+    }
+
+    /// Nested arrays and objects deeper than this are refused rather than followed.
+    static let maximumDepth = 64
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipWhitespace() {
+            // RFC 8259 §2: space, horizontal tab, line feed, carriage return.
+            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        }
+
+        mutating func consume(_ byte: UInt8) -> Bool {
+            guard current == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func topLevelObject() -> JSONMemberNames {
+            skipWhitespace()
+            guard consume(UInt8(ascii: "{")) else { return .malformed }
+            var names: [String] = []
+            var seen = Set<String>()
+            skipWhitespace()
+            if !consume(UInt8(ascii: "}")) {
+                while true {
+                    skipWhitespace()
+                    guard let name = string() else { return .malformed }
+                    guard seen.insert(name).inserted else { return .repeated(name) }
+                    names.append(name)
+                    skipWhitespace()
+                    guard consume(UInt8(ascii: ":")), skipValue() else { return .malformed }
+                    skipWhitespace()
+                    if consume(UInt8(ascii: ",")) { continue }
+                    guard consume(UInt8(ascii: "}")) else { return .malformed }
+                    break
+                }
+            }
+            skipWhitespace()
+            return index == bytes.count ? .unique(names) : .malformed
+        }
+
+        /// Reads a string starting at `"` and returns it with its escapes decoded — RFC 8259 §7.
+        mutating func string() -> String? {
+            guard consume(UInt8(ascii: "\"")) else { return nil }
+            var utf8: [UInt8] = []
+            while let byte = current {
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(validating: utf8, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard let escaped = current else { return nil }
+                    index += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                    case UInt8(ascii: "b"): utf8.append(0x08)
+                    case UInt8(ascii: "f"): utf8.append(0x0C)
+                    case UInt8(ascii: "n"): utf8.append(0x0A)
+                    case UInt8(ascii: "r"): utf8.append(0x0D)
+                    case UInt8(ascii: "t"): utf8.append(0x09)
+                    case UInt8(ascii: "u"):
+                        guard let scalar = unicodeEscape() else { return nil }
+                        UTF8.encode(scalar) { utf8.append($0) }
+                    default: return nil
+                    }
+                case 0x00..<0x20:
+                    return nil  // control characters must be escaped
+                default:
+                    utf8.append(byte)
+                }
+            }
+            return nil
+        }
+
+        /// The scalar of `XXXX` after `\u`, joining a surrogate pair; `nil` for a lone surrogate.
+        mutating func unicodeEscape() -> Unicode.Scalar? {
+            guard let first = hexQuad() else { return nil }
+            switch first {
+            case 0xD800..<0xDC00:
+                guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let second = hexQuad(), (0xDC00..<0xE000).contains(second) else {
+                    return nil
+                }
+                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            case 0xDC00..<0xE000:
+                return nil
+            default:
+                return Unicode.Scalar(first)
+            }
+        }
+
+        mutating func hexQuad() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for byte in bytes[index..<index + 4] {
+                guard let digit = Self.hexValue(byte) else { return nil }
+                value = value << 4 | digit
+            }
+            index += 4
+            return value
+        }
+
+        static func hexValue(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+            default: nil
+            }
+        }
+
+        /// Skips one value of any kind, matching the brackets of nested arrays and objects.
+        mutating func skipValue() -> Bool {
+            var open: [UInt8] = []
+            repeat {
+                skipWhitespace()
+                guard let byte = current else { return false }
+                switch byte {
+                case UInt8(ascii: "\""):
+                    guard string() != nil else { return false }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard open.count < JSONMemberNames.maximumDepth else { return false }
+                    open.append(byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                    index += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    guard open.popLast() == byte else { return false }
+                    index += 1
+                case UInt8(ascii: ","), UInt8(ascii: ":"):
+                    guard !open.isEmpty else { return false }
+                    index += 1
+                default:
+                    guard literal() else { return false }
+                }
+            } while !open.isEmpty
+            return true
+        }
+
+        /// Skips `true`, `false`, `null` or a number (RFC 8259 §3, §6).
+        mutating func literal() -> Bool {
+            let start = index
+            while let byte = current, !Self.delimiters.contains(byte) { index += 1 }
+            let token = bytes[start..<index]
+            if token.elementsEqual("true".utf8) || token.elementsEqual("false".utf8) || token.elementsEqual("null".utf8) { return true }
+            return Self.isNumber(token)
+        }
+
+        static let delimiters: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "\"")]
+
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+        static func isNumber(_ token: ArraySlice<UInt8>) -> Bool {
+            var rest = token[...]
+            func digits() -> Int {
+                let count = rest.prefix(while: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }).count
+                rest = rest.dropFirst(count)
+                return count
+            }
+            if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            if rest.first == UInt8(ascii: "0") { rest = rest.dropFirst() } else if digits() == 0 { return false }
+            if rest.first == UInt8(ascii: ".") {
+                rest = rest.dropFirst()
+                guard digits() > 0 else { return false }
+            }
+            if rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
+                rest = rest.dropFirst()
+                if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+                guard digits() > 0 else { return false }
+            }
+            return rest.isEmpty
+        }
+    }
+}

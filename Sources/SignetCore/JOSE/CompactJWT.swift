@@ -1,0 +1,66 @@
+// An incoming JWT taken apart and checked before any key or claim is trusted (RFC 7515 §7.1, RFC 7519 §7.2).
+import Foundation
+
+/// A JWT in JWS compact serialization: its header, claims set and signature, checked for shape.
+///
+/// Every JWT Signet receives (client assertions, `id_token_hint`, its own access tokens, ID
+/// tokens at a relying party, and later request objects and DPoP proofs) is read through
+/// ``parse(_:)`` before a signature is verified, so one set of structural rules holds for all:
+/// three base64url parts, a JOSE header and a claims set that are each one JSON object, and no
+/// member name repeated at the top level of either (RFC 7515 §5.2, RFC 7519 §4, RFC 8725 §3.2).
+/// The signature itself is checked by the caller, with a key chosen from ``header``.
+public struct CompactJWT: Sendable, Equatable {
+    /// The JOSE header — RFC 7515 §4.
+    public let header: JOSEHeader
+    /// The UTF-8 JSON of the claims set, free of repeated names — RFC 7519 §4.
+    public let claims: Data
+    /// The signature bytes — RFC 7515 §7.1.
+    public let signature: Data
+
+    /// The parts of `token`, or why it is refused.
+    public static func parse(_ token: String) -> Result<CompactJWT, Refusal> {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }),
+            let headerJSON = Data(base64URLEncoded: String(parts[0])),
+            let claims = Data(base64URLEncoded: String(parts[1])),
+            let signature = Data(base64URLEncoded: String(parts[2]))
+        else { return .failure(.notCompact) }
+        switch JSONMemberNames(scanning: headerJSON) {
+        case .malformed: return .failure(.malformedHeader)
+        case .repeated(let name): return .failure(.repeatedHeaderMember(name))
+        case .unique: break
+        }
+        switch JSONMemberNames(scanning: claims) {
+        case .malformed: return .failure(.malformedClaims)
+        case .repeated(let name): return .failure(.repeatedClaim(name))
+        case .unique: break
+        }
+        guard let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerJSON) else { return .failure(.malformedHeader) }
+        return .success(CompactJWT(header: header, claims: claims, signature: signature))
+    }
+
+    /// Why a token was refused before its signature was looked at.
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Not three non-empty base64url parts.
+        case notCompact
+        /// The header is not a JSON object with a string `alg`.
+        case malformedHeader
+        /// The claims set is not a JSON object.
+        case malformedClaims
+        /// The header names a member twice — RFC 7515 §5.2.
+        case repeatedHeaderMember(String)
+        /// The claims set names a claim twice — RFC 7519 §4.
+        case repeatedClaim(String)
+
+        /// A short reason for an `error_description`, with the repeated name cut short.
+        public var description: String {
+            switch self {
+            case .notCompact: "it is not a compact JWS"
+            case .malformedHeader: "its JOSE header is not a JSON object with an alg"
+            case .malformedClaims: "its claims set is not a JSON object"
+            case .repeatedHeaderMember(let name): "its JOSE header repeats the member \(name.prefix(32)) (RFC 7515 section 5.2)"
+            case .repeatedClaim(let name): "its claims set repeats the claim \(name.prefix(32)) (RFC 7519 section 4)"
+            }
+        }
+    }
+}

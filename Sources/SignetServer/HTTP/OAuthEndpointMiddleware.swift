@@ -1,0 +1,94 @@
+// The OAuth endpoints answer every error as OAuth JSON (RFC 6749 §5.2, RFC 6750 §3, RFC 7009 §2.2.1).
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SignetCore
+
+/// Makes every error of the endpoints programs call (`/token`, `/revoke`, `/userinfo`) an
+/// OAuth error: `application/json` with an `error` member and `Cache-Control: no-store`.
+///
+/// Without it, a wrong method, a body that is too large and a failure inside an endpoint
+/// would get the framework's empty or plain-text answers, which an OAuth client cannot read.
+/// The middleware also applies the rules every such endpoint shares before the endpoint runs
+/// (RFC 6749 §3.2, §2.3.1; RFC 7009 §2.1; RFC 6750 §2.2): only the methods it takes (others
+/// get 405 with `Allow`), parameters in a form body and never in the query, and a body that is
+/// `application/x-www-form-urlencoded` — a JSON body is `400 invalid_request` (the request is
+/// wrong, not merely of a type the server could learn), any other type `415`. Pages keep the
+/// framework's answers and their own.
+struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// What an OAuth endpoint takes.
+    struct Endpoint: Sendable {
+        /// The methods it answers; `Allow` lists them.
+        var methods: [HTTPRequest.Method]
+        /// Whether a POST must carry a form body (`/token`, `/revoke`); otherwise one is optional (`/userinfo`).
+        var requiresForm: Bool
+    }
+
+    /// The endpoints by path.
+    let endpoints: [String: Endpoint]
+    /// The largest body accepted, named in the 413 answer.
+    let maxBodySize: Int
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let endpoint = endpoints[Self.normalised(request.uri.path)] else { return try await next(request, context) }
+        do {
+            try check(request, against: endpoint)
+            return try await next(request, context)
+        } catch {
+            return try oauthError(for: error).response(from: request, context: context)
+        }
+    }
+
+    /// The method, query and content-type rules shared by the OAuth endpoints.
+    func check(_ request: Request, against endpoint: Endpoint) throws {
+        guard endpoint.methods.contains(request.method) else {
+            let allow = endpoint.methods.map(\.rawValue).joined(separator: ", ")
+            throw OAuthHTTPError(.methodNotAllowed, .invalidRequest, "this endpoint takes \(allow) only", headers: [.allow: allow])
+        }
+        guard request.method == .post else { return }
+        if let query = request.uri.query, !query.isEmpty {
+            throw OAuthHTTPError.invalidRequest("parameters must be sent in the form body, not the query")
+        }
+        let contentType = request.headers[.contentType]
+        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") {
+            throw OAuthHTTPError.invalidRequest("the body must be form-encoded (application/x-www-form-urlencoded), not JSON (RFC 6749 section 3.2)")
+        }
+        if endpoint.requiresForm || contentType != nil, !RequestParameters.isForm(contentType) {
+            throw OAuthHTTPError(.unsupportedMediaType, .invalidRequest, "the body must be application/x-www-form-urlencoded")
+        }
+    }
+
+    /// The OAuth error to answer `error` with.
+    func oauthError(for error: any Error) -> OAuthHTTPError {
+        switch error {
+        case let error as OAuthHTTPError:
+            return error
+        case is NIOTooManyBytesError:
+            return OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(maxBodySize) bytes allowed")
+        case let error as HTTPError:
+            // The framework's own errors (404 and the like), with their status and headers kept.
+            return OAuthHTTPError(error.status, Self.code(for: error.status), error.status.reasonPhrase.lowercased(), headers: error.headers)
+        case let error as any HTTPResponseError:
+            return OAuthHTTPError(error.status, Self.code(for: error.status), error.status.reasonPhrase.lowercased())
+        default:
+            logger.error("oauth endpoint failed", metadata: ["event": "oauth.server_error", "error": .string(String(reflecting: type(of: error)))])
+            return OAuthHTTPError(.internalServerError, .serverError, "the server could not answer the request; try again later")
+        }
+    }
+
+    /// invalid_request for a client's mistake, server_error for the server's.
+    static func code(for status: HTTPResponse.Status) -> OAuthError.Code {
+        status.code >= 500 ? .serverError : .invalidRequest
+    }
+
+    /// `path` without trailing slashes, as the router matches it.
+    static func normalised(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+@Suite("jwks_uri fetches follow no redirect and are bounded in size and time")
+struct JWKSFetchTests {
+    let keyPair = ClientKeyPair()
+
+    func client(_ uri: String) -> ClientRecord {
+        ClientRecord(id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: uri, createdAt: Date())
+    }
+
+    /// The refusal `keySet` throws for `path`, and how long it took.
+    func refusal(_ server: KeyServer, _ path: String, limits: FetchLimits) async throws -> (SignetError?, Duration) {
+        let keys = RegisteredClientKeys(clock: .system, fetch: SafeFetch(limits: limits))
+        let start = ContinuousClock.now
+        var refused: SignetError?
+        do {
+            _ = try await keys.keySet(for: client(server.base + path), refresh: false)
+        } catch let error as SignetError {
+            refused = error
+        }
+        return (refused, ContinuousClock.now - start)
+    }
+
+    @Test("a 302 to a valid JWKS is refused and not followed; the JWKS itself is fetched")
+    func redirect() async throws {
+        try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
+            let (error, _) = try await refusal(server, "/redirect", limits: FetchLimits())
+            #expect(error?.code == .fetchRefused)
+            #expect(error?.reason.contains("redirect (302)") == true)
+            #expect(server.hits("/redirect") == 1)
+            #expect(server.hits("/jwks") == 0)
+
+            let keys = try await RegisteredClientKeys(clock: .system).keySet(for: client(server.base + "/jwks"), refresh: false)
+            #expect(keys.keys.first?.keyIdentifier?.string == keyPair.keyID)
+        }
+    }
+
+    @Test("a body over the limit is refused, streamed or announced, and reading stops at the limit")
+    func oversized() async throws {
+        try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
+            for path in ["/huge", "/huge-declared"] {
+                let (error, _) = try await refusal(server, path, limits: FetchLimits())
+                #expect(error?.code == .fetchRefused, "\(path)")
+                #expect(error?.reason.contains("more than 65536 bytes") == true, "\(path)")
+            }
+            // The JWKS itself is far under the default; a limit below its size refuses it too.
+            let (small, _) = try await refusal(server, "/jwks", limits: FetchLimits(maxBytes: 64))
+            #expect(small?.code == .fetchRefused)
+        }
+    }
+
+    @Test("a server that never answers, or stops halfway through the body, is cut off at the time limit")
+    func slow() async throws {
+        try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
+            for path in ["/hang", "/slow-body"] {
+                let (error, elapsed) = try await refusal(server, path, limits: FetchLimits(timeout: 0.5))
+                #expect(error?.code == .fetchRefused, "\(path)")
+                #expect(error?.reason.contains("took longer than 0.5 seconds") == true, "\(path)")
+                #expect(elapsed < .seconds(3), "\(path) took \(elapsed)")
+                #expect(elapsed >= .milliseconds(450), "\(path) took \(elapsed)")
+            }
+        }
+    }
+
+    @Test("at the token endpoint each refused fetch is invalid_client naming the reason; a well-behaved jwks_uri authenticates")
+    func tokenEndpoint() async throws {
+        try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
+            try await withTestProvider(configure: { $0.jwksFetch.timeout = 0.5 }) { provider in
+                let cases = [("/jwks", ""), ("/redirect", "redirect"), ("/huge", "more than 65536 bytes"), ("/hang", "took longer"), ("/slow-body", "took longer")]
+                for (index, (path, reason)) in cases.enumerated() {
+                    let clientID = "remote-\(index)"
+                    _ = try await provider.admin.addClient(
+                        .init(id: clientID, name: "Remote \(index)", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: server.base + path))
+                    let assertion = try TestJWS.clientAssertion(keyPair, clientID: clientID, audience: provider.issuer, now: provider.clock.now)
+                    let start = ContinuousClock.now
+                    let response = try await TestBrowser().post(
+                        provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
+                    #expect(ContinuousClock.now - start < .seconds(3), "\(path)")
+                    if reason.isEmpty {
+                        // Authenticated: the refusal is about the refresh token, not the client.
+                        #expect(response.oauthError == "invalid_grant", "\(path): \(response.body)")
+                    } else {
+                        #expect(response.status == 401, "\(path)")
+                        #expect(response.oauthError == "invalid_client", "\(path)")
+                        #expect((response.json["error_description"] as? String)?.contains(reason) == true, "\(path): \(response.body)")
+                    }
+                }
+                #expect(server.hits("/jwks") == 1)
+            }
+        }
+    }
+}
