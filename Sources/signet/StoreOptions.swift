@@ -64,13 +64,32 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "bcrypt cost for password hashes, 4–31 (env SIGNET_PASSWORD_HASH_COST). Default 12")
     var passwordHashCost: Int?
 
+    @Option(help: "Wrong SMS codes allowed per account in 24 hours, across all its logins (env SIGNET_ACCOUNT_WRONG_CODE_LIMIT). Default 10")
+    var accountWrongCodeLimit: Int?
+
+    @Option(help: "SMS codes sent per account in an hour, across all its logins (env SIGNET_ACCOUNT_SEND_LIMIT). Default 10")
+    var accountSendLimit: Int?
+
     func configuration(host: String = "127.0.0.1", port: Int = 8080) throws -> SignetConfiguration {
         let cost = try passwordHashCost ?? Environment.value("PASSWORD_HASH_COST").map {
             guard let value = Int($0) else { throw ValidationError("SIGNET_PASSWORD_HASH_COST must be a number") }
             return value
         } ?? 12
         let displayHost = host.contains(":") ? "[\(host)]" : host
-        return SignetConfiguration(
+        var configuration = SignetConfiguration(
             issuer: issuer ?? Environment.value("ISSUER") ?? "http://\(displayHost):\(port)", host: host, port: port, passwordHashCost: cost)
+        configuration.sms.maxWrongCodesPerAccount = try Self.limit(accountWrongCodeLimit, "ACCOUNT_WRONG_CODE_LIMIT") ?? configuration.sms.maxWrongCodesPerAccount
+        configuration.sms.maxSendsPerAccount = try Self.limit(accountSendLimit, "ACCOUNT_SEND_LIMIT") ?? configuration.sms.maxSendsPerAccount
+        return configuration
+    }
+
+    /// A positive count from a flag or `SIGNET_<name>`.
+    static func limit(_ flag: Int?, _ name: String) throws -> Int? {
+        guard let value = try flag ?? Environment.value(name).map({ text in
+            guard let value = Int(text) else { throw ValidationError("SIGNET_\(name) must be a number, got '\(text)'") }
+            return value
+        }) else { return nil }
+        guard value >= 1 else { throw ValidationError("SIGNET_\(name) (--\(name.lowercased().replacingOccurrences(of: "_", with: "-"))) must be at least 1") }
+        return value
     }
 }

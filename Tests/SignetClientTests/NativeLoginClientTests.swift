@@ -89,6 +89,32 @@ struct NativeLoginClientTests {
         }
     }
 
+    @Test("a code whose ID token is weaker than the acr_values asked for is refused with acr_not_satisfied")
+    func acrDowngradeRefused() async throws {
+        try await withTestProvider { provider in
+            try await seedApp(provider)
+            let client = makeClient(provider)
+            // The request that reached the provider asked for one factor (its acr_values were dropped on the way)...
+            let sent = AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback")
+            var step = try await client.nativeLogin().start(sent)
+            step = try await step.select(scenario: .usernamePassword)
+            step = try await step.submit(username: "erin", password: "erins passphrase")
+            guard case .finished(let result) = step.kind else { Issue.record("expected finished"); return }
+            // ...but the app asked for two.
+            await #expect(throws: SignetClientError(.acrNotSatisfied, isRetryable: false)) {
+                _ = try await client.exchangeCode(result.code, verifier: sent.codeVerifier ?? "", acrValues: AssuranceLevel.twoFactors)
+            }
+            // Asked and delivered: two factors.
+            let twoFactor = AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback", acrValues: AssuranceLevel.twoFactors)
+            var strong = try await client.nativeLogin().start(twoFactor)
+            strong = try await strong.select(scenario: .usernamePasswordSMS)
+            strong = try await strong.submit(username: "erin", password: "erins passphrase")
+            strong = try await strong.submit(code: try await lastCode(provider))
+            guard case .finished(let done) = strong.kind else { Issue.record("expected finished"); return }
+            #expect(try await done.exchange().idToken != nil)
+        }
+    }
+
     @Test("a backend can hold the verifier: the app gets only the code, and cannot redeem it itself")
     func backendHoldsVerifier() async throws {
         try await withTestProvider { provider in
