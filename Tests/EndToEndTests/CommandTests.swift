@@ -60,6 +60,9 @@ struct CommandTests {
         let badPort = try SignetCommand.run(["serve", "--data-dir", data, "--port", "99999"])
         #expect(badPort.status != 0)
         #expect(badPort.all.contains("port must be 0–65535"))
+        let noSends = try SignetCommand.run(["serve", "--data-dir", data, "--account-send-limit", "0"])
+        #expect(noSends.status != 0)
+        #expect(noSends.all.contains("--account-send-limit"))
     }
 
     @Test("clients add validates redirect URIs, prints a secret once, and list/remove work")
