@@ -57,12 +57,6 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         try await database.raw("DELETE FROM signet_users WHERE id = \(bind: id) RETURNING id").first() != nil
     }
 
-    public func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool {
-        guard var user = try await user(id: userID) else { return false }
-        user.passwordHash = passwordHash
-        return try await database.raw("UPDATE signet_users SET data = \(bind: try Self.json(user)) WHERE id = \(bind: userID) RETURNING id").first() != nil
-    }
-
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try await database.raw("SELECT data FROM signet_signing_keys ORDER BY created_at, kid").all()
             .compactMap { try Self.record(SigningKeyRecord.self, from: $0) }

@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
         help: "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated).")
     var trustedProxies: [String] = []
 
+    @Option(help: "The header the trusted proxies name the client in: x-forwarded-for or forwarded (env SIGNET_FORWARDED_HEADER). Default x-forwarded-for")
+    var forwardedHeader: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
@@ -58,6 +61,11 @@ struct Serve: AsyncParsableCommand {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
         configuration.trustedProxies = try trustedProxyNetworks()
+        let headerName = (forwardedHeader ?? Environment.value("FORWARDED_HEADER") ?? "x-forwarded-for").lowercased()
+        guard let header = ForwardedHeader(rawValue: headerName) else {
+            throw ValidationError("--forwarded-header must be x-forwarded-for or forwarded, got '\(headerName)'")
+        }
+        configuration.forwardedHeader = header
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
         let levelText = logLevel ?? Environment.value("LOG_LEVEL") ?? "info"
@@ -67,9 +75,12 @@ struct Serve: AsyncParsableCommand {
 
         let store = try await self.store.openStore(logger: logger)
         let admin = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
-        // Demo data (a known user, clients with published keys) only where nobody else can reach it.
+        // Demo data (a known user, clients with published keys) only where nobody else can reach
+        // it: a loopback listener with a loopback issuer and no proxy in front, or --demo.
         if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }
-        let demoMode = !noDemo && (demo || SignetConfiguration.isLoopback(host))
+        let privateDevelopment = SignetConfiguration.isLoopback(host) && configuration.trustedProxies.isEmpty
+            && (URL(string: configuration.issuer)?.host.map(SignetConfiguration.isLoopback) ?? false)
+        let demoMode = !noDemo && (demo || privateDevelopment)
         var seed: DemoSeed?
         var firstStart = false
         if demoMode {
@@ -80,7 +91,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, self.store.databaseDescription, self.store.dataURL, firstStart)
-        let messages = try messageSender(printing: demoMode)
+        // SMS codes are printed only in private development, never where others could read the log.
+        let messages = try messageSender(printing: demoMode && privateDevelopment)
         let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages) { boundPort in
             Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
         }
@@ -138,7 +150,7 @@ enum Banner {
             "  bcrypt cost \(configuration.passwordHashCost)",
         ]
         if !configuration.trustedProxies.isEmpty {
-            lines.append("  proxies     client addresses from Forwarded / X-Forwarded-For of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))")
+            lines.append("  proxies     client addresses from \(configuration.forwardedHeader.rawValue) of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))")
         }
         if let seed {
             lines += [

@@ -54,7 +54,7 @@ struct DeploymentTests {
         #expect(secondBanner.contains("demo.json"))
     }
 
-    @Test("off loopback (behind a trusted proxy) no demo data is seeded; --demo forces it")
+    @Test("off loopback, or behind a proxy with an https issuer, no demo data is seeded; --demo forces it")
     func noDemoOffLoopback() async throws {
         let data = try SignetCommand.dataFolder()
         let server = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1/32", "--issuer", "https://idp.example.test"])
@@ -64,6 +64,12 @@ struct DeploymentTests {
         #expect(banner.contains("127.0.0.1/32"))
         #expect(!FileManager.default.fileExists(atPath: data + "/demo.json"))
         #expect(try SignetCommand.run(["clients", "list", "--data-dir", data]).stdout.contains("No clients."))
+
+        // On loopback too, when a TLS proxy in front is named (https issuer): production-shaped, so no demo data.
+        let proxied = try ServeProcess(data: data, extra: ["--issuer", "https://idp.example.test"])
+        #expect(try await proxied.waitUntilReady())
+        #expect(!proxied.stop().contains("Demo data"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/demo.json"))
 
         let forced = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1", "--issuer", "https://idp.example.test", "--demo"])
         #expect(try await forced.waitUntilReady())

@@ -24,26 +24,43 @@ struct ForwardedForTests {
 
     @Test("headers from a peer that is not a trusted proxy are ignored")
     func untrustedPeer() {
-        #expect(proxies.clientAddress(peer: "198.51.100.9", forwarded: [], xForwardedFor: ["203.0.113.5"]) == "198.51.100.9")
-        #expect(proxies.clientAddress(peer: "198.51.100.9", forwarded: ["for=203.0.113.5"], xForwardedFor: []) == "198.51.100.9")
-        #expect(ForwardedFor(trustedProxies: []).clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: ["203.0.113.5"]) == "10.0.0.1")
+        #expect(proxies.clientAddress(peer: "198.51.100.9", headerValues: ["203.0.113.5"]) == "198.51.100.9")
+        #expect(ForwardedFor(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .forwarded).clientAddress(peer: "198.51.100.9", headerValues: ["for=203.0.113.5"]) == "198.51.100.9")
+        #expect(ForwardedFor(trustedProxies: []).clientAddress(peer: "10.0.0.1", headerValues: ["203.0.113.5"]) == "10.0.0.1")
     }
 
     @Test("through trusted proxies the nearest untrusted hop is the client; a forged leftmost entry does not count")
     func chains() {
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: ["203.0.113.5"]) == "203.0.113.5")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: ["1.2.3.4, 203.0.113.5, 10.0.0.2"]) == "203.0.113.5")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: ["1.2.3.4", "203.0.113.5"]) == "203.0.113.5")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: ["garbage"]) == "10.0.0.1")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [], xForwardedFor: []) == "10.0.0.1")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headerValues: ["203.0.113.5"]) == "203.0.113.5")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headerValues: ["1.2.3.4, 203.0.113.5, 10.0.0.2"]) == "203.0.113.5")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headerValues: ["1.2.3.4", "203.0.113.5"]) == "203.0.113.5")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headerValues: ["garbage"]) == "10.0.0.1")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headerValues: []) == "10.0.0.1")
     }
 
-    @Test("RFC 7239 Forwarded: quoted IPv6 with port, several elements, and precedence over X-Forwarded-For")
+    @Test("RFC 7239 Forwarded, when that is the configured header: quoted IPv6 with port, several elements, obfuscated hops")
     func forwardedHeader() {
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: [#"for="[2001:db9::7]:4711";proto=https"#], xForwardedFor: ["1.1.1.1"]) == "2001:db9::7")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: ["for=192.0.2.60;proto=http, for=10.1.1.1"], xForwardedFor: []) == "192.0.2.60")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", forwarded: ["for=_hidden, for=10.1.1.1"], xForwardedFor: []) == "10.1.1.1")
-        #expect(proxies.clientAddress(peer: "2001:db8::1", forwarded: ["For=\"198.51.100.17:80\""], xForwardedFor: []) == "198.51.100.17")
+        let forwarded = ForwardedFor(trustedProxies: proxies.trustedProxies, header: .forwarded)
+        #expect(forwarded.clientAddress(peer: "10.0.0.1", headerValues: [#"for="[2001:db9::7]:4711";proto=https"#]) == "2001:db9::7")
+        #expect(forwarded.clientAddress(peer: "10.0.0.1", headerValues: ["for=192.0.2.60;proto=http, for=10.1.1.1"]) == "192.0.2.60")
+        #expect(forwarded.clientAddress(peer: "10.0.0.1", headerValues: ["for=_hidden, for=10.1.1.1"]) == "10.1.1.1")
+        #expect(forwarded.clientAddress(peer: "2001:db8::1", headerValues: ["For=\"198.51.100.17:80\""]) == "198.51.100.17")
+    }
+
+    @Test("only the configured header is read: a client's own Forwarded is ignored behind an X-Forwarded-For proxy")
+    func onlyTheConfiguredHeader() async throws {
+        try await withTestProvider(configure: {
+            $0.throttle.freeFailuresPerAddress = 3
+            $0.trustedProxies = [IPNetwork("127.0.0.1/32")!]
+        }) { provider in
+            _ = try await Fixture.make(provider)
+            let app = NativeApp(provider)
+            try await failThrice(app, header: "203.0.113.1")
+            // The proxy appends the real client to X-Forwarded-For; the client adds a Forwarded of its choosing.
+            let (_, forged) = try await app.throughPassword(
+                scenario: .usernamePassword, username: "nobody7", password: "guess", headers: [("X-Forwarded-For", "203.0.113.1"), ("Forwarded", "for=198.51.100.77")])
+            #expect(forged.oauthError == "too_many_attempts")
+        }
     }
 
     /// Three wrong passwords for different names, each claiming the address in `header`.

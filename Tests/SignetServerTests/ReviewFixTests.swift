@@ -111,16 +111,21 @@ struct RefusalAndRaceTests {
         }
     }
 
-    @Test("signing in as someone other than id_token_hint names ends in login_required")
+    @Test("someone other than id_token_hint names is refused like a wrong password: no code, and their password is not confirmed")
     func hintSubjectMismatch() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
-            let response = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
-            #expect(response.status == 303)
-            #expect(response.locationParameters?["error"] == "login_required")
-            #expect(response.locationParameters?["code"] == nil)
+            let right = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
+            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "not bobs", extra: [("id_token_hint", tokens.idToken!)])
+            #expect(right.status == 401)
+            #expect(wrong.status == 401)
+            #expect(right.header("Location") == nil)
+            #expect(right.body.contains("The username or password is incorrect."))
+            // The named user still signs in.
+            let alice = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: [("id_token_hint", tokens.idToken!)])
+            #expect(alice.locationParameters?["code"] != nil)
         }
     }
 

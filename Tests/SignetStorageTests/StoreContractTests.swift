@@ -54,7 +54,9 @@ struct StoreContractTests {
             #expect(try await store.user(username: "alice") == alice)
             #expect(try await store.user(id: alice.id) == alice)
             await #expect(throws: SignetError(.conflict, "")) { try await store.insertUser(user("alice")) }
-            #expect(try await store.updatePasswordHash(userID: alice.id, passwordHash: "$2b$04$new"))
+            var changed = alice
+            changed.passwordHash = "$2b$04$new"
+            #expect(try await store.replaceUser(changed))
             #expect(try await store.user(id: alice.id)?.passwordHash == "$2b$04$new")
             #expect(try await store.deleteUser(id: alice.id))
             #expect(try await store.user(username: "alice") == nil)

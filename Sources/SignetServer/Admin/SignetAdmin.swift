@@ -129,7 +129,7 @@ public struct SignetAdmin: Sendable {
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
         let user = UserRecord(
             id: UUID().uuidString.lowercased(), username: normalized, passwordHash: try await passwords.hash(password), name: name,
-            email: email, phoneNumber: phoneNumber, createdAt: clock.now())
+            email: email, phoneNumber: phoneNumber, securityStamp: random.token(byteCount: 16), createdAt: clock.now())
         try await store.insertUser(user)
         return user
     }
@@ -138,7 +138,10 @@ public struct SignetAdmin: Sendable {
     public func setPassword(username: String, password: String) async throws {
         guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
-        _ = try await store.updatePasswordHash(userID: user.id, passwordHash: try await passwords.hash(password))
+        var changed = user
+        changed.passwordHash = try await passwords.hash(password)
+        changed.securityStamp = random.token(byteCount: 16)
+        guard try await store.replaceUser(changed) else { throw SignetError(.notFound, "no user named \(username)") }
         try await revokeAccess(userID: user.id)
     }
 
@@ -146,6 +149,7 @@ public struct SignetAdmin: Sendable {
     public func setLocked(username: String, _ locked: Bool) async throws {
         guard var user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
         user.locked = locked
+        user.securityStamp = random.token(byteCount: 16)
         guard try await store.replaceUser(user) else { throw SignetError(.notFound, "no user named \(username)") }
         if locked { try await revokeAccess(userID: user.id) }
     }

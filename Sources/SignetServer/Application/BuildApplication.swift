@@ -45,7 +45,7 @@ public func buildApplication(
     let router = Router(context: SignetRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
-    router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies)))
+    router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)))
     SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch))).register(on: router)
 
     var server: HTTPServerBuilder = .http1()

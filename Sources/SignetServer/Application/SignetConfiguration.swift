@@ -18,6 +18,8 @@ public struct SignetConfiguration: Sendable {
     /// With none, the TCP peer is the client. Plain HTTP on a non-loopback address is allowed
     /// only with trusted proxies and an https issuer (the proxy terminates TLS).
     public var trustedProxies: [IPNetwork] = []
+    /// The header the trusted proxies name the client in (only that one is read). Default `X-Forwarded-For`.
+    public var forwardedHeader: ForwardedHeader = .xForwardedFor
     /// PEM files for TLS. Without them the server speaks plain HTTP, which is allowed on loopback
     /// only, or behind trusted proxies (see ``trustedProxies``).
     public var tlsCertificatePath: String?
@@ -156,6 +158,8 @@ public struct ThrottlePolicy: Sendable, Equatable {
     public var baseDelay: TimeInterval
     public var maxDelay: TimeInterval
     public var window: TimeInterval
+    /// Passwords one login may try before it must start again. Default 10.
+    public var passwordAttemptsPerLogin: Int = 10
 
     public init(freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900, window: TimeInterval = 86_400) {
         self.freeFailuresPerAccount = freeFailuresPerAccount

@@ -1,7 +1,17 @@
 // The client address behind trusted proxies (RFC 7239 Forwarded, X-Forwarded-For).
 import Foundation
 
-/// Finds the client's address from the peer and the forwarding headers, trusting the headers
+/// Which header a trusted proxy names the client in. Only that one is read: a proxy passes
+/// the other through as the client sent it, so falling back to it would let a client choose
+/// its own address.
+public enum ForwardedHeader: String, Sendable, CaseIterable {
+    /// `X-Forwarded-For` (nginx `$proxy_add_x_forwarded_for`, HAProxy `option forwardfor`, most load balancers).
+    case xForwardedFor = "x-forwarded-for"
+    /// `Forwarded` (RFC 7239), `for=` parameters.
+    case forwarded
+}
+
+/// Finds the client's address from the peer and the forwarding header, trusting the header
 /// only as far as the chain of trusted proxies reaches.
 ///
 /// Hand-written: no package here parses `Forwarded` (RFC 7239). The rule is the usual one:
@@ -10,19 +20,21 @@ import Foundation
 /// anyone else is ignored, so a client cannot choose the address it is throttled under.
 public struct ForwardedFor: Sendable {
     public let trustedProxies: [IPNetwork]
+    public let header: ForwardedHeader
 
-    public init(trustedProxies: [IPNetwork]) { self.trustedProxies = trustedProxies }
+    public init(trustedProxies: [IPNetwork], header: ForwardedHeader = .xForwardedFor) {
+        self.trustedProxies = trustedProxies
+        self.header = header
+    }
 
     func isTrusted(_ address: String) -> Bool { trustedProxies.contains { $0.contains(address) } }
 
-    /// The client address for a request from `peer` with these header values.
-    ///
-    /// `Forwarded` wins over `X-Forwarded-For` when both are present; each may be repeated
-    /// (values are read in order). Unparseable or obfuscated entries stop the walk there:
-    /// the last trusted hop's view is used.
-    public func clientAddress(peer: String, forwarded: [String], xForwardedFor: [String]) -> String {
+    /// The client address for a request from `peer` whose configured header has these values
+    /// (in order; the header may be repeated). An entry that is not an address (obfuscated,
+    /// `unknown`, garbage) stops the walk: the nearest trusted hop's view is used.
+    public func clientAddress(peer: String, headerValues: [String]) -> String {
         guard !trustedProxies.isEmpty, isTrusted(peer) else { return peer }
-        let chain = forwarded.isEmpty ? Self.parseXForwardedFor(xForwardedFor) : Self.parseForwarded(forwarded)
+        let chain = header == .forwarded ? Self.parseForwarded(headerValues) : Self.parseXForwardedFor(headerValues)
         var client = peer
         for hop in chain.reversed() {
             guard let hop, ClientAddress.bytes(hop) != nil else { return client }

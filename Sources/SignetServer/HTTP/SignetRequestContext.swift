@@ -31,8 +31,8 @@ struct ClientAddressMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if !forwarded.trustedProxies.isEmpty {
-            context.clientAddress = forwarded.clientAddress(
-                peer: context.peerAddress, forwarded: request.headers[values: .forwarded], xForwardedFor: request.headers[values: .xForwardedFor])
+            let name: HTTPField.Name = forwarded.header == .forwarded ? .forwarded : .xForwardedFor
+            context.clientAddress = forwarded.clientAddress(peer: context.peerAddress, headerValues: request.headers[values: name])
         }
         return try await next(request, context)
     }

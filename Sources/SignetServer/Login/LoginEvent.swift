@@ -25,8 +25,9 @@ enum LoginEvent: Sendable, Equatable {
 
 /// The outcome of a throttled password check.
 enum PasswordCheck: Sendable, Equatable {
-    /// Right: the user, and the phone number the second factor would use.
-    case accepted(userID: String, phoneNumber: String?)
+    /// Right: the user, the phone number the second factor would use, and the user's security
+    /// stamp (the login may finish only while it is unchanged).
+    case accepted(userID: String, phoneNumber: String?, securityStamp: String? = nil)
     /// Wrong name or password; deliberately not which.
     case rejected
     /// Right, but the account is locked (said only to someone who knows the password).

@@ -16,10 +16,13 @@ import SignetCore
 struct LoginFlow: Sendable {
     let sms: SMSPolicy
     let now: Date
+    /// Passwords one login may try before it must start again.
+    let passwordAttemptsPerLogin: Int
 
-    init(sms: SMSPolicy, now: Date) {
+    init(sms: SMSPolicy, now: Date, passwordAttemptsPerLogin: Int = 10) {
         self.sms = sms
         self.now = now
+        self.passwordAttemptsPerLogin = passwordAttemptsPerLogin
     }
 
     func handle(_ event: LoginEvent, in session: LoginSessionRecord) -> LoginTransition {
@@ -71,6 +74,7 @@ struct LoginFlow: Sendable {
         case (.usernamePassword, .some), (.password, .none): break
         default: return refuse(.wrongStep(expected: session.step))
         }
+        guard session.passwordAttempts < passwordAttemptsPerLogin else { return abandon(.loginAttemptsExhausted) }
         // The claim carries the attempt: it is counted here, before the password is checked.
         var next = session
         next.passwordAttempts += 1
@@ -80,12 +84,12 @@ struct LoginFlow: Sendable {
 
     private func passwordChecked(_ check: PasswordCheck, in session: LoginSessionRecord) -> LoginTransition {
         guard session.step == .usernamePassword || session.step == .password else { return refuse(.wrongStep(expected: session.step)) }
-        let userID: String, phoneNumber: String?
+        let userID: String, phoneNumber: String?, stamp: String?
         switch check {
         case .paused(let seconds): return refuse(.paused(seconds: seconds))
         case .rejected: return refuse(.invalidCredentials)
         case .locked: return refuse(.accountLocked)
-        case .accepted(let id, let phone): (userID, phoneNumber) = (id, phone)
+        case .accepted(let id, let phone, let securityStamp): (userID, phoneNumber, stamp) = (id, phone, securityStamp)
         }
         if session.remembered, session.userID != userID { return abandon(.rememberedUserChanged) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
@@ -93,6 +97,7 @@ struct LoginFlow: Sendable {
         guard let phoneNumber else { return abandon(.noSecondFactor) }
         var next = session
         next.userID = userID
+        next.userStamp = stamp
         next.step = .smsCode
         return LoginTransition(save: next, action: .makeCode(phoneNumber: phoneNumber))
     }

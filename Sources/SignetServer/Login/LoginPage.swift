@@ -65,7 +65,10 @@ struct LoginPage: Sendable {
         }
         guard parameters["choice"] == "continue" else { return view.form(session, error: nil, status: .ok) }
         // The browser must still hold the very session it was shown.
-        guard let browserSession = try await sessions.current(request), browserSession.sid == offered else {
+        guard let browserSession = try await sessions.current(request), browserSession.sid == offered,
+            session.request.maxAge.map({ provider.now().timeIntervalSince(browserSession.authTime) <= Double($0) }) ?? true,
+            !session.request.requiresTwoFactors || browserSession.acr == AuthorizationRequestValidator.acrTwoFactors
+        else {
             return view.form(session, error: "Your session has ended. Sign in to continue.", status: .ok)
         }
         guard try await provider.store.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
@@ -153,6 +156,9 @@ struct LoginPage: Sendable {
         guard let client = try await provider.store.client(id: session.request.clientID) else {
             return .refused(pages.message(heading: "This sign-in has expired", message: "The app is no longer registered.", status: .badRequest))
         }
-        return .loaded(session, handle: handle, parameters, client)
+        // The client's minimum assurance as it is now, not as it was when the login started.
+        var current = session
+        current.request.minimumACR = client.minimumACR
+        return .loaded(current, handle: handle, parameters, client)
     }
 }

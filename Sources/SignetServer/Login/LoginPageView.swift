@@ -53,6 +53,8 @@ struct LoginPageView: Sendable {
         case .missingCredentials: return step(session, error: "Enter your username and password.", status: .badRequest)
         case .invalidCredentials: return step(session, error: "The username or password is incorrect.", status: .unauthorized)
         case .accountLocked: return step(session, error: "This account is locked. Contact support to unlock it.", status: .forbidden)
+        case .accountChanged, .loginAttemptsExhausted:
+            return pages.message(heading: "This sign-in cannot go on", message: "Go back to the app and start signing in again.", status: .forbidden)
         case .paused(let seconds): return step(session, error: LoginThrottle.pauseMessage(seconds: seconds), status: .tooManyRequests)
         case .codeNotSent: return step(session, error: Self.deliveryFailed, status: .conflict)
         case .malformedCode(let digits): return step(session, error: "Enter the \(digits)-digit code.", status: .badRequest)

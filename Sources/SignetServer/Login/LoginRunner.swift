@@ -47,12 +47,12 @@ struct LoginRunner: Sendable {
 
     var policy: SMSPolicy { provider.configuration.sms }
     var limits: AccountLimits { AccountLimits(store: provider.store, policy: policy, clock: provider.clock) }
+    var flow: LoginFlow { LoginFlow(sms: policy, now: provider.now(), passwordAttemptsPerLogin: provider.configuration.throttle.passwordAttemptsPerLogin) }
     var passwords: PasswordChecker {
         PasswordChecker(
             users: provider.store, throttle: LoginThrottle(store: provider.store, policy: provider.configuration.throttle, clock: provider.clock),
             passwords: provider.passwords, logger: provider.logger)
     }
-    var flow: LoginFlow { LoginFlow(sms: policy, now: provider.now()) }
 
     // MARK: submissions
 
@@ -82,6 +82,8 @@ struct LoginRunner: Sendable {
         var pendingCode: String?
         // Account budget taken in this run and not yet spent for good.
         var wrongCodeTaken = false, sendTaken = false
+        // The security stamp the password check in this run saw, if there was one.
+        var verifiedStamp: String?
         func giveBackTaken(keepWrongCode: Bool) async throws {
             guard let userID = current.userID else { return }
             if wrongCodeTaken, !keepWrongCode { try await limits.giveBack(.wrongCodes, userID: userID) }
@@ -89,18 +91,20 @@ struct LoginRunner: Sendable {
         }
         while true {
             let transition = flow.handle(event, in: current)
-            if transition.checksCode, let userID = current.userID {
-                if case .spent(let retryAfter) = try await limits.take(.wrongCodes, userID: userID) {
-                    return .refused(.accountLimit(.wrongCodes, retryAfter: retryAfter), current)
-                }
-                wrongCodeTaken = true
-            }
             if let next = transition.save {
                 guard let stored = try await save(next, over: current) else {
                     try await giveBackTaken(keepWrongCode: false)
                     return .conflict
                 }
                 current = stored
+            }
+            // The try is claimed and counted in the login; before its result is revealed it is
+            // also charged to the account's daily budget (given back below if the code is right).
+            if transition.checksCode, let userID = current.userID {
+                if case .spent(let retryAfter) = try await limits.take(.wrongCodes, userID: userID) {
+                    return .refused(.accountLimit(.wrongCodes, retryAfter: retryAfter), current)
+                }
+                wrongCodeTaken = true
             }
             switch transition.action {
             case .show:
@@ -121,12 +125,19 @@ struct LoginRunner: Sendable {
                     }
                     username = user.username
                 }
-                event = .passwordChecked(try await passwords.check(username: username, password: password ?? "", address: context.address, clientID: current.request.clientID))
+                let check = try await passwords.check(
+                    username: username, password: password ?? "", address: context.address, clientID: current.request.clientID,
+                    requiredUserID: current.request.idTokenHintSubject ?? (current.remembered ? current.userID : nil))
+                if case .accepted(_, _, let stamp) = check { verifiedStamp = stamp }
+                event = .passwordChecked(check)
             case .makeCode(let knownNumber):
                 guard let userID = current.userID else { return .abandoned(.codeNotSent, current) }
-                var phoneNumber = knownNumber
-                if phoneNumber == nil { phoneNumber = try await provider.store.user(id: userID)?.phoneNumber }
-                guard let phoneNumber else {
+                guard let user = try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) else {
+                    try await giveBackTaken(keepWrongCode: true)
+                    _ = try await provider.store.consumeLoginSession(id: current.id)
+                    return .abandoned(.accountChanged, current)
+                }
+                guard let phoneNumber = knownNumber ?? user.phoneNumber else {
                     _ = try await provider.store.consumeLoginSession(id: current.id)
                     return .abandoned(.noSecondFactor, current)
                 }
@@ -145,9 +156,21 @@ struct LoginRunner: Sendable {
             case .finish(let userID, let twoFactor):
                 // A right code is not a wrong one: its use of the daily budget is given back.
                 try await giveBackTaken(keepWrongCode: false)
+                // The user may have been locked, removed or given a new password since the check.
+                guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else {
+                    _ = try await provider.store.consumeLoginSession(id: current.id)
+                    return .abandoned(.accountChanged, current)
+                }
                 return try await finish(current, userID: userID, twoFactor: twoFactor, context: context)
             }
         }
+    }
+
+    /// The user, if they still exist, are not locked, and have the security stamp the password
+    /// check saw (no password change or lock since).
+    private func currentUser(_ userID: String, stamp: String?) async throws -> UserRecord? {
+        guard let user = try await provider.store.user(id: userID), !user.locked, user.securityStamp == stamp else { return nil }
+        return user
     }
 
     /// Writes `next` over `current` if nobody changed the login since `current` was read;

@@ -70,15 +70,20 @@ public struct LoginThrottle: Sendable {
         let deadline = ContinuousClock.now.advanced(by: Self.slotWait)
         while true {
             let now = clock.now()
+            // Take a slot first, then read the failures: a check that finishes meanwhile records its
+            // failure before it frees its slot, so failures + slots never count fewer than run.
+            // A slot whose holder crashed is forgotten after a minute without new reservations.
+            let inFlight = try await store.recordFailure(key: inFlightKey, at: now, resetBefore: now.addingTimeInterval(-60))
             let failures = try await store.throttle(key: failuresKey).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
             if let failures, failures.failures >= policy.freeFailuresPerAddress {
                 // Past the free failures: pauses, and after each pause one more check at a time.
                 let wait = self.wait(after: failures, free: policy.freeFailuresPerAddress, now: now)
-                if wait > 0 { return .paused(seconds: wait) }
+                if wait > 0 {
+                    try await store.releaseAttempt(key: inFlightKey)
+                    return .paused(seconds: wait)
+                }
             }
             let allowance = max(1, policy.freeFailuresPerAddress - (failures?.failures ?? 0))
-            // A slot whose holder crashed is forgotten after a minute without new reservations.
-            let inFlight = try await store.recordFailure(key: inFlightKey, at: now, resetBefore: now.addingTimeInterval(-60))
             if inFlight.failures <= allowance { return .allowed }
             try await store.releaseAttempt(key: inFlightKey)
             guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }

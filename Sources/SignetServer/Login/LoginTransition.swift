@@ -48,6 +48,10 @@ enum LoginRefusal: Sendable, Equatable {
     case invalidCredentials
     /// The account is locked by an administrator.
     case accountLocked
+    /// The user was locked, removed or given a new password while this login was in progress.
+    case accountChanged
+    /// Too many passwords tried in this one login: start again.
+    case loginAttemptsExhausted
     /// Too many failed sign-ins for this name or address.
     case paused(seconds: TimeInterval)
     /// The password was right for another user than the remembered one.

@@ -12,11 +12,16 @@ struct PasswordChecker: Sendable {
 
     /// Counts the attempt first (see ``LoginThrottle/reserve(username:address:)``), then checks.
     /// Unknown names cost the same bcrypt time as known ones and get the same answer.
-    func check(username: String, password: String, address: String, clientID: String) async throws -> PasswordCheck {
+    ///
+    /// - Parameter requiredUserID: the only user this login may sign in (named by
+    ///   `id_token_hint`, or remembered). Any other name is answered as a wrong password, so
+    ///   the check cannot be used to confirm another account's password.
+    func check(username: String, password: String, address: String, clientID: String, requiredUserID: String? = nil) async throws -> PasswordCheck {
         if case .paused(let seconds) = try await throttle.reserve(username: username, address: address) {
             return .paused(seconds: seconds)
         }
-        let user = try await users.user(username: username)
+        var user = try await users.user(username: username)
+        if let requiredUserID, user?.id != requiredUserID { user = nil }
         guard await passwords.verify(password, hash: user?.passwordHash), let user else {
             try await throttle.recordFailure(username: username, address: address)
             logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
@@ -24,6 +29,6 @@ struct PasswordChecker: Sendable {
         }
         try await throttle.recordSuccess(username: username, address: address)
         if user.locked { return .locked }
-        return .accepted(userID: user.id, phoneNumber: user.phoneNumber)
+        return .accepted(userID: user.id, phoneNumber: user.phoneNumber, securityStamp: user.securityStamp)
     }
 }

@@ -163,7 +163,13 @@ struct NativeLoginEndpoint: Sendable {
         else { throw NativeLoginError.invalidSession }
         guard session.request.clientID == input.clientID else { throw NativeLoginError.clientMismatch }
         guard let client = try await provider.store.client(id: input.clientID) else { throw NativeLoginError.invalidSession }
-        return (input, session, client)
+        // The client's registration as it is now: still allowed here, and its current minimum assurance.
+        guard client.nativeLogin else {
+            throw NativeLoginError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
+        }
+        var current = session
+        current.request.minimumACR = client.minimumACR
+        return (input, current, client)
     }
 
     /// Decodes a JSON body of at most the configured size.

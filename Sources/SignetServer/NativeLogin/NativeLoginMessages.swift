@@ -58,6 +58,10 @@ struct NativeLoginError: HTTPResponseError {
             self.init(.badRequest, "invalid_request", "username and password are required", retryable: true)
         case .invalidCredentials:
             self.init(.unauthorized, "invalid_credentials", "the username or password is incorrect", retryable: true)
+        case .accountChanged:
+            self.init(.forbidden, "login_required", "the account changed during this login (locked, removed or a new password); start again", retryable: false)
+        case .loginAttemptsExhausted:
+            self.init(.forbidden, "login_attempts_exhausted", "too many passwords tried in this login; start again", retryable: false)
         case .accountLocked:
             self.init(.forbidden, "account_locked", "this account is locked; contact support", retryable: false)
         case .paused(let seconds):

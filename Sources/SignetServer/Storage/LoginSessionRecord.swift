@@ -63,6 +63,9 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     public var scenario: LoginScenario?
     /// The user, once the password was right (or when remembered).
     public var userID: String?
+    /// The user's security stamp when the password was checked; the login finishes only while
+    /// it is unchanged (a password change or a lock in the meantime ends it).
+    public var userStamp: String?
     /// Whether the user was remembered by a Remember-User-ID token (the username step is skipped).
     public var remembered: Bool
     /// Whether a Remember-User-ID token should be issued when the login finishes.
@@ -103,6 +106,7 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         case browserBindingHash = "browser_binding_hash"
         case csrfToken = "csrf_token"
         case userID = "user_id"
+        case userStamp = "user_stamp"
         case rememberMe = "remember_me"
         case passwordAttempts = "password_attempts"
         case offeredSessionSID = "offered_session_sid"

@@ -48,11 +48,6 @@ public actor MemoryStore: SignetStore {
         users[user.id] = user
         return true
     }
-    public func updatePasswordHash(userID: String, passwordHash: String) -> Bool {
-        guard users[userID] != nil else { return false }
-        users[userID]?.passwordHash = passwordHash
-        return true
-    }
 
     public func signingKeys() -> [SigningKeyRecord] { keys.values.sorted { ($0.createdAt, $0.kid) < ($1.createdAt, $1.kid) } }
     public func insertSigningKey(_ key: SigningKeyRecord) { if keys[key.kid] == nil { keys[key.kid] = key } }

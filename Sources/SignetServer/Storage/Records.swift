@@ -95,9 +95,13 @@ public struct UserRecord: Sendable, Equatable, Codable {
     public var phoneNumber: String?
     /// A locked user cannot sign in; locking also ends every session and grant.
     public var locked: Bool
+    /// Changes whenever the password is set or the user is locked, so a login that checked the
+    /// old password cannot finish after the change. `nil` for users stored before it existed.
+    public var securityStamp: String?
     public var createdAt: Date
 
-    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, locked: Bool = false, createdAt: Date) {
+    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, locked: Bool = false, securityStamp: String? = nil, createdAt: Date) {
+        self.securityStamp = securityStamp
         self.id = id
         self.username = username
         self.passwordHash = passwordHash
@@ -110,7 +114,7 @@ public struct UserRecord: Sendable, Equatable, Codable {
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
-        case id, username, passwordHash, name, email, phoneNumber, locked, createdAt
+        case id, username, passwordHash, name, email, phoneNumber, locked, securityStamp, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,6 +126,7 @@ public struct UserRecord: Sendable, Equatable, Codable {
         email = try container.decodeIfPresent(String.self, forKey: .email)
         phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
         locked = try container.decodeIfPresent(Bool.self, forKey: .locked) ?? false
+        securityStamp = try container.decodeIfPresent(String.self, forKey: .securityStamp)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }

@@ -23,7 +23,6 @@ public protocol UserStore: Sendable {
     func insertUser(_ user: UserRecord) async throws
     func listUsers() async throws -> [UserRecord]
     func deleteUser(id: String) async throws -> Bool
-    func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool
     /// Replaces a user's record (same id and username); `false` when there is none.
     func replaceUser(_ user: UserRecord) async throws -> Bool
 }

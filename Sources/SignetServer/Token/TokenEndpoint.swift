@@ -76,7 +76,7 @@ struct TokenEndpoint: Sendable {
         guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
-        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+        let user = try await liveUser(grant)
         return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
     }
 
@@ -115,8 +115,19 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
-        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+        // A client that now requires more assurance than the grant was signed in with must sign in again.
+        if !AssuranceLevel.satisfies(acr: grant.acr, requested: client.minimumACR.map { [$0] } ?? []) {
+            throw OAuthHTTPError.invalidGrant("the client now requires a stronger sign-in than this grant had")
+        }
+        let user = try await liveUser(grant)
         return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil)
+    }
+
+    /// The grant's user, who must still exist and not be locked.
+    private func liveUser(_ grant: GrantRecord) async throws -> UserRecord {
+        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+        guard !user.locked else { throw OAuthHTTPError.invalidGrant("the user is locked") }
+        return user
     }
 
     /// The scope of a refresh: the granted one, or a narrower one asked for (RFC 6749 §6).

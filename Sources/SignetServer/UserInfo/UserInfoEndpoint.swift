@@ -40,7 +40,7 @@ struct UserInfoEndpoint: Sendable {
         guard scopes.contains("openid") else {
             throw Self.challenge(.insufficientScope, "the openid scope is required", status: .forbidden)
         }
-        guard let user = try await provider.store.user(id: claims.sub) else {
+        guard let user = try await provider.store.user(id: claims.sub), !user.locked else {
             throw Self.challenge(.invalidToken, "the user no longer exists", status: .unauthorized)
         }
         return JSONResponse.make(UserClaims.userInfo(user, scopes: scopes))

@@ -101,10 +101,6 @@ struct GatedStore: SignetStore {
         return try await base.deleteUser(id: id)
     }
 
-    func updatePasswordHash(userID: String, passwordHash: String) async throws -> Bool {
-        return try await base.updatePasswordHash(userID: userID, passwordHash: passwordHash)
-    }
-
     func signingKeys() async throws -> [SigningKeyRecord] {
         return try await base.signingKeys()
     }
