@@ -28,9 +28,13 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         try await database.raw("UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) RETURNING id").first() != nil
     }
 
-    public func replaceUser(_ user: UserRecord) async throws -> Bool {
+    public func replaceUser(_ user: UserRecord, expectedStamp: String?) async throws -> Bool {
+        // Stamps are random tokens, never empty, so COALESCE(…, '') compares "none" with "none".
         try await database.raw(
-            "UPDATE signet_users SET data = \(bind: try Self.json(user)) WHERE id = \(bind: user.id) AND username = \(bind: user.username) RETURNING id"
+            """
+            UPDATE signet_users SET data = \(bind: try Self.json(user)), stamp = \(bind: user.securityStamp)
+            WHERE id = \(bind: user.id) AND username = \(bind: user.username) AND COALESCE(stamp, '') = \(bind: expectedStamp ?? "") RETURNING id
+            """
         ).first() != nil
     }
 
@@ -44,7 +48,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
 
     public func insertUser(_ user: UserRecord) async throws {
         let inserted = try await database.raw(
-            "INSERT INTO signet_users (id, username, data) VALUES (\(bind: user.id), \(bind: user.username), \(bind: try Self.json(user))) ON CONFLICT DO NOTHING RETURNING id"
+            "INSERT INTO signet_users (id, username, stamp, data) VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.securityStamp), \(bind: try Self.json(user))) ON CONFLICT DO NOTHING RETURNING id"
         ).first()
         guard inserted != nil else { throw SignetError(.conflict, "a user named \(user.username) exists") }
     }

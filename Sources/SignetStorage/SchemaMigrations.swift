@@ -58,6 +58,10 @@ enum SchemaMigrations {
             .sqlite("UPDATE signet_sessions SET user_id = json_extract(data, '$.userID')"),
             .postgres("UPDATE signet_sessions SET user_id = (data::json)->>'userID'"),
             "CREATE INDEX signet_sessions_user ON signet_sessions (user_id)",
+            // A user's security stamp, for compare-and-swap updates (lock, new password).
+            "ALTER TABLE signet_users ADD COLUMN stamp TEXT",
+            .sqlite("UPDATE signet_users SET stamp = json_extract(data, '$.securityStamp')"),
+            .postgres("UPDATE signet_users SET stamp = (data::json)->>'securityStamp'"),
         ],
     ]
 

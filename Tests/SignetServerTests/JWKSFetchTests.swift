@@ -39,6 +39,28 @@ struct JWKSFetchTests {
         }
     }
 
+    @Test("a failed fetch is remembered for 30 s and concurrent fetches of one URI share one request")
+    func failuresRememberedAndShared() async throws {
+        try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
+            let clock = TestClock()
+            let keys = RegisteredClientKeys(clock: clock.signetClock, fetch: SafeFetch(limits: FetchLimits(timeout: 0.5)))
+            for _ in 0..<5 {
+                await #expect(throws: SignetError.self) { _ = try await keys.keySet(for: client(server.base + "/redirect"), refresh: false) }
+            }
+            #expect(server.hits("/redirect") == 1)
+            clock.advance(by: 31)
+            await #expect(throws: SignetError.self) { _ = try await keys.keySet(for: client(server.base + "/redirect"), refresh: false) }
+            #expect(server.hits("/redirect") == 2)
+
+            let hanging = client(server.base + "/hang")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try? await keys.keySet(for: hanging, refresh: false) } }
+                try await group.waitForAll()
+            }
+            #expect(server.hits("/hang") == 1)
+        }
+    }
+
     @Test("a body over the limit is refused, streamed or announced, and reading stops at the limit")
     func oversized() async throws {
         try await KeyServer.with(jwks: keyPair.publicJWKS) { server in

@@ -56,7 +56,7 @@ struct StoreContractTests {
             await #expect(throws: SignetError(.conflict, "")) { try await store.insertUser(user("alice")) }
             var changed = alice
             changed.passwordHash = "$2b$04$new"
-            #expect(try await store.replaceUser(changed))
+            #expect(try await store.replaceUser(changed, expectedStamp: alice.securityStamp))
             #expect(try await store.user(id: alice.id)?.passwordHash == "$2b$04$new")
             #expect(try await store.deleteUser(id: alice.id))
             #expect(try await store.user(username: "alice") == nil)
@@ -317,12 +317,26 @@ struct UserRevocationContractTests {
             #expect(try await store.replaceClient(client))
             #expect(try await store.client(id: "c") == client)
             #expect(try await store.replaceClient(ClientRecord(id: "x", name: "X", authMethod: .none, redirectURIs: [], createdAt: now)) == false)
-            var user = UserRecord(id: "u1", username: "alice", passwordHash: "$2b$04$hash", createdAt: now)
+            var user = UserRecord(id: "u1", username: "alice", passwordHash: "$2b$04$hash", securityStamp: "s1", createdAt: now)
             try await store.insertUser(user)
             user.locked = true
-            #expect(try await store.replaceUser(user))
+            user.securityStamp = "s2"
+            #expect(try await store.replaceUser(user, expectedStamp: "s1"))
             #expect(try await store.user(username: "alice")?.locked == true)
-            #expect(try await store.replaceUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: now)) == false)
+            // A writer that read the old stamp loses: its change cannot undo the one that came first.
+            var stale = user
+            stale.locked = false
+            stale.securityStamp = "s3"
+            #expect(try await store.replaceUser(stale, expectedStamp: "s1") == false)
+            #expect(try await store.user(username: "alice")?.locked == true)
+            // Users stored without a stamp are changed by naming none.
+            let old = UserRecord(id: "u3", username: "carol", passwordHash: "h", createdAt: now)
+            try await store.insertUser(old)
+            var carol = old
+            carol.securityStamp = "c1"
+            #expect(try await store.replaceUser(carol, expectedStamp: "c0") == false)
+            #expect(try await store.replaceUser(carol, expectedStamp: nil))
+            #expect(try await store.replaceUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: now), expectedStamp: nil) == false)
         }
     }
 

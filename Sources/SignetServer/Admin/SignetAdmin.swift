@@ -136,22 +136,29 @@ public struct SignetAdmin: Sendable {
 
     /// Replaces a user's password and ends everything signed in with the old one.
     public func setPassword(username: String, password: String) async throws {
-        guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
-        var changed = user
-        changed.passwordHash = try await passwords.hash(password)
-        changed.securityStamp = random.token(byteCount: 16)
-        guard try await store.replaceUser(changed) else { throw SignetError(.notFound, "no user named \(username)") }
+        let hash = try await passwords.hash(password)
+        let user = try await changeUser(username) { $0.passwordHash = hash }
         try await revokeAccess(userID: user.id)
     }
 
     /// Locks or unlocks a user. Locking ends every session, grant, refresh token and remember token.
     public func setLocked(username: String, _ locked: Bool) async throws {
-        guard var user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
-        user.locked = locked
-        user.securityStamp = random.token(byteCount: 16)
-        guard try await store.replaceUser(user) else { throw SignetError(.notFound, "no user named \(username)") }
+        let user = try await changeUser(username) { $0.locked = locked }
         if locked { try await revokeAccess(userID: user.id) }
+    }
+
+    /// Applies `change` to the stored user with a fresh security stamp, by compare-and-swap on
+    /// the old stamp (read again and retried when another change came first, so none is lost).
+    private func changeUser(_ username: String, _ change: (inout UserRecord) -> Void) async throws -> UserRecord {
+        for _ in 0..<20 {
+            guard let stored = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
+            var changed = stored
+            change(&changed)
+            changed.securityStamp = random.token(byteCount: 16)
+            if try await store.replaceUser(changed, expectedStamp: stored.securityStamp) { return changed }
+        }
+        throw SignetError(.conflict, "the user \(username) kept changing; try again")
     }
 
     /// Removes a user and ends everything they were signed in to.

@@ -12,8 +12,12 @@ public struct Authentication: Sendable, Equatable {
     public var amr: [String]
     /// The browser session it belongs to, if any (its public `sid`).
     public var sessionID: String?
+    /// The user's security stamp when they authenticated; what is issued from this
+    /// authentication stops working when it changes (new password, lock).
+    public var userStamp: String?
 
-    public init(userID: String, time: Date, acr: String, amr: [String], sessionID: String?) {
+    public init(userID: String, time: Date, acr: String, amr: [String], sessionID: String?, userStamp: String? = nil) {
+        self.userStamp = userStamp
         self.userID = userID
         self.time = time
         self.acr = acr
@@ -24,9 +28,10 @@ public struct Authentication: Sendable, Equatable {
 
 extension Authentication {
     /// `acr` and `amr` for a password, with or without the SMS code (RFC 8176 values).
-    static func password(userID: String, twoFactor: Bool, at time: Date, sessionID: String?) -> Authentication {
+    static func password(userID: String, twoFactor: Bool, at time: Date, sessionID: String?, userStamp: String?) -> Authentication {
         twoFactor
-            ? Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID)
-            : Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID)
+            ? Authentication(
+                userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID, userStamp: userStamp)
+            : Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID, userStamp: userStamp)
     }
 }

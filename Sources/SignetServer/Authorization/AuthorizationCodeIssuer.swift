@@ -30,7 +30,9 @@ public struct AuthorizationCodeIssuer: Sendable {
             id: random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr, sessionID: authentication.sessionID,
             createdAt: now, expiresAt: now.addingTimeInterval(grantLifetime))
-        try await store.insertGrant(grant)
+        var stamped = grant
+        stamped.userStamp = authentication.userStamp
+        try await store.insertGrant(stamped)
         let code = random.token()
         try await store.insertCode(
             AuthorizationCodeRecord(

@@ -62,7 +62,8 @@ struct AuthorizeEndpoint: Sendable {
                 .offerContinue(authorization, client: client, browserSession: session, request: request)
         }
         if let session, sessionUsable {
-            let authentication = Authentication(userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid)
+            let authentication = Authentication(
+                userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid, userStamp: session.userStamp)
             return redirect(try await provider.codeIssuer.issue(for: authorization, authentication: authentication).location)
         }
         if authorization.prompt.contains("none") {

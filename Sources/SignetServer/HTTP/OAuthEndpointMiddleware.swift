@@ -85,10 +85,8 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         status.code >= 500 ? .serverError : .invalidRequest
     }
 
-    /// `path` without trailing slashes, as the router matches it.
+    /// `path` as the router matches it: empty segments (`//token`, `/token/`) collapsed.
     static func normalised(_ path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        return String(path)
+        "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 }

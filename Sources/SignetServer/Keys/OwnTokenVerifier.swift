@@ -6,12 +6,14 @@ import SignetCore
 struct OwnTokenVerifier: Sendable {
     let keys: KeyRing
     let grants: any GrantStore
+    let users: any UserStore
     let clock: SignetClock
     /// The issuer identifier, read when a token is checked.
     let issuer: @Sendable () -> String
 
     /// The claims of a live access token issued here (RFC 9068 §4), or `nil`: signature, `typ`
-    /// at+jwt, issuer, audience, expiry, and a grant that has not been revoked.
+    /// at+jwt, issuer, audience, expiry, a grant that has not been revoked, and a user who is
+    /// not locked and has not changed password since the grant was made.
     func accessToken(_ token: String) async throws -> AccessTokenClaims? {
         let issuer = issuer()
         guard token.utf8.count <= 8192,
@@ -19,7 +21,9 @@ struct OwnTokenVerifier: Sendable {
             claims.iss == issuer, claims.aud == issuer,
             claims.exp > Int(clock.now().timeIntervalSince1970)
         else { return nil }
-        guard let grant = try await grants.grant(id: claims.grantID), grant.revokedAt == nil else { return nil }
+        guard let grant = try await grants.grant(id: claims.grantID), grant.revokedAt == nil,
+            let user = try await users.user(id: grant.userID), !user.locked, user.securityStamp == grant.userStamp
+        else { return nil }
         return claims
     }
 
@@ -37,6 +41,6 @@ extension Provider {
     /// The verifier of this provider's own tokens.
     var ownTokens: OwnTokenVerifier {
         let provider = self
-        return OwnTokenVerifier(keys: keys, grants: store, clock: clock, issuer: { provider.issuer })
+        return OwnTokenVerifier(keys: keys, grants: store, users: store, clock: clock, issuer: { provider.issuer })
     }
 }

@@ -33,7 +33,7 @@ public struct BrowserSessions: Sendable {
         guard let session = try await provider.store.session(idHash: SecretDigest.hex(value)), session.expiresAt > provider.now() else {
             return nil
         }
-        guard let user = try await provider.store.user(id: session.userID), !user.locked else { return nil }
+        guard let user = try await provider.store.user(id: session.userID), !user.locked, user.securityStamp == session.userStamp else { return nil }
         return session
     }
 
@@ -45,7 +45,9 @@ public struct BrowserSessions: Sendable {
             idHash: SecretDigest.hex(value), sid: authentication.sessionID ?? provider.random.token(byteCount: 16), userID: authentication.userID,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr,
             expiresAt: provider.now().addingTimeInterval(lifetime))
-        try await provider.store.insertSession(session)
+        var stamped = session
+        stamped.userStamp = authentication.userStamp
+        try await provider.store.insertSession(stamped)
         return (session, cookie(.session, value: value, maxAge: Int(lifetime)))
     }
 

@@ -74,28 +74,37 @@ struct LoginFlow: Sendable {
         case (.usernamePassword, .some), (.password, .none): break
         default: return refuse(.wrongStep(expected: session.step))
         }
+        if let until = session.checkingUntil, until > now { return refuse(.stepInProgress) }
         guard session.passwordAttempts < passwordAttemptsPerLogin else { return abandon(.loginAttemptsExhausted) }
-        // The claim carries the attempt: it is counted here, before the password is checked.
+        // The claim carries the attempt: it is counted here, before the password is checked, and
+        // holds the step while the check runs, so a parallel submission cannot take it over.
         var next = session
         next.passwordAttempts += 1
         next.rememberMe = rememberMe
+        next.checkingUntil = now.addingTimeInterval(Self.checkHold)
         return LoginTransition(save: next, action: .checkPassword(username: username ?? ""))
     }
 
+    /// How long a claimed password check holds the step at most.
+    static let checkHold: TimeInterval = 30
+
     private func passwordChecked(_ check: PasswordCheck, in session: LoginSessionRecord) -> LoginTransition {
         guard session.step == .usernamePassword || session.step == .password else { return refuse(.wrongStep(expected: session.step)) }
+        // The check is done: the step is free again.
+        var released = session
+        released.checkingUntil = nil
         let userID: String, phoneNumber: String?, stamp: String?
         switch check {
-        case .paused(let seconds): return refuse(.paused(seconds: seconds))
-        case .rejected: return refuse(.invalidCredentials)
-        case .locked: return refuse(.accountLocked)
+        case .paused(let seconds): return LoginTransition(save: released, action: .refuse(.paused(seconds: seconds)))
+        case .rejected: return LoginTransition(save: released, action: .refuse(.invalidCredentials))
+        case .locked: return LoginTransition(save: released, action: .refuse(.accountLocked))
         case .accepted(let id, let phone, let securityStamp): (userID, phoneNumber, stamp) = (id, phone, securityStamp)
         }
         if session.remembered, session.userID != userID { return abandon(.rememberedUserChanged) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
         guard Self.needsTwoFactors(session) else { return LoginTransition(save: nil, action: .finish(userID: userID, twoFactor: false)) }
         guard let phoneNumber else { return abandon(.noSecondFactor) }
-        var next = session
+        var next = released
         next.userID = userID
         next.userStamp = stamp
         next.step = .smsCode

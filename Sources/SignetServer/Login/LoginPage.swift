@@ -73,7 +73,8 @@ struct LoginPage: Sendable {
         }
         guard try await provider.store.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
         let authentication = Authentication(
-            userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid)
+            userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid,
+            userStamp: browserSession.userStamp)
         let code = try await provider.codeIssuer.issue(for: session.request, authentication: authentication)
         return Response(status: .seeOther, headers: [.location: code.location])
     }

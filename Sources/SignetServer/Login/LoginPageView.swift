@@ -48,6 +48,8 @@ struct LoginPageView: Sendable {
         switch reason {
         case .wrongStep:
             return pages.message(heading: "This step is already done", message: "Go back to the app and start signing in again.", status: .conflict)
+        case .stepInProgress:
+            return render(.conflict)
         case .scenarioNotAllowed, .rememberedUserChanged, .noSecondFactor, .wrongUser:
             return pages.message(heading: "This sign-in cannot go on", message: "Go back to the app and start signing in again.", status: .badRequest)
         case .missingCredentials: return step(session, error: "Enter your username and password.", status: .badRequest)

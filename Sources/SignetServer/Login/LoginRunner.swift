@@ -161,7 +161,7 @@ struct LoginRunner: Sendable {
                     _ = try await provider.store.consumeLoginSession(id: current.id)
                     return .abandoned(.accountChanged, current)
                 }
-                return try await finish(current, userID: userID, twoFactor: twoFactor, context: context)
+                return try await finish(current, userID: userID, twoFactor: twoFactor, userStamp: verifiedStamp ?? current.userStamp, context: context)
             }
         }
     }
@@ -195,9 +195,11 @@ struct LoginRunner: Sendable {
     }
 
     /// Consumes the login (exactly once), issues the code, and a remember token when asked for.
-    private func finish(_ session: LoginSessionRecord, userID: String, twoFactor: Bool, context: LoginContext) async throws -> LoginOutcome {
+    private func finish(_ session: LoginSessionRecord, userID: String, twoFactor: Bool, userStamp: String?, context: LoginContext) async throws -> LoginOutcome {
         guard let consumed = try await provider.store.consumeLoginSession(id: session.id) else { return .conflict }
-        let authentication = Authentication.password(userID: userID, twoFactor: twoFactor, at: provider.now(), sessionID: context.browserSessionID)
+        // The grant and browser session carry the stamp: a password change or lock racing this
+        // finish still ends them (they are checked against the user's stamp whenever used).
+        let authentication = Authentication.password(userID: userID, twoFactor: twoFactor, at: provider.now(), sessionID: context.browserSessionID, userStamp: userStamp)
         let code = try await provider.codeIssuer.issue(for: consumed.request, authentication: authentication)
         var rememberToken: String?
         if session.rememberMe {

@@ -40,6 +40,8 @@ enum LoginAction: Sendable, Equatable {
 enum LoginRefusal: Sendable, Equatable {
     /// The login is at another step.
     case wrongStep(expected: LoginStep)
+    /// Another submission of this step is being checked right now.
+    case stepInProgress
     /// The scenario is not one the client may use for this request.
     case scenarioNotAllowed(LoginScenario)
     /// Username or password missing or too long.

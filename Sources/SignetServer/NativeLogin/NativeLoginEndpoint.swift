@@ -2,6 +2,7 @@
 // ending in the same authorization code the browser flow gives.
 import Foundation
 import Hummingbird
+import NIOCore
 import SignetCore
 
 /// POST /login/native/start, /scenario, /username_password, /password, /sms_code, /sms_code/resend.
@@ -178,9 +179,19 @@ struct NativeLoginEndpoint: Sendable {
         guard mediaType == "application/json" else {
             throw NativeLoginError(.unsupportedMediaType, "invalid_request", "the body must be application/json", retryable: true)
         }
-        let buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize)
+        let buffer: ByteBuffer
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize)
+        } catch is NIOTooManyBytesError {
+            throw NativeLoginError(.contentTooLarge, "invalid_request", "the body is larger than the \(provider.configuration.maxBodySize) bytes allowed", retryable: false)
+        }
+        let data = Data(buffer: buffer)
+        // JSONDecoder keeps one of two members with the same name; a gateway in front may keep the other.
+        if case .repeated(let name) = JSONMemberNames(scanning: data) {
+            throw NativeLoginError(.badRequest, "invalid_request", "the body names \(name.prefix(64)) more than once", retryable: true)
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
         } catch {
             throw NativeLoginError(.badRequest, "invalid_request", "the body is not valid JSON for this step: \(hint)", retryable: true)
         }

@@ -52,6 +52,8 @@ struct NativeLoginError: HTTPResponseError {
         switch refusal {
         case .wrongStep(let expected):
             self = .wrongStep(expected: expected)
+        case .stepInProgress:
+            self = .concurrentUpdate
         case .scenarioNotAllowed(let scenario):
             self.init(.forbidden, "unauthorized_client", "this client may not use the scenario \(scenario.rawValue) for this request", retryable: true)
         case .missingCredentials:

@@ -72,6 +72,9 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     public var rememberMe: Bool
     /// Passwords checked in this login, counted when a submission claims the step.
     public var passwordAttempts: Int
+    /// While a claimed password is being checked: other submissions of the step are refused
+    /// until the check is done (or this time passes, should the checking server die).
+    public var checkingUntil: Date?
     public var sms: SMSChallenge?
     /// Page only: the `sid` of the browser session offered on the "Continue as" page (RFC 8252 §8.6).
     public var offeredSessionSID: String?
@@ -110,6 +113,7 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         case rememberMe = "remember_me"
         case passwordAttempts = "password_attempts"
         case offeredSessionSID = "offered_session_sid"
+        case checkingUntil = "checking_until"
         case expiresAt = "expires_at"
     }
 }

@@ -43,8 +43,8 @@ public actor MemoryStore: SignetStore {
     }
     public func listUsers() -> [UserRecord] { users.values.sorted { $0.username < $1.username } }
     public func deleteUser(id: String) -> Bool { users.removeValue(forKey: id) != nil }
-    public func replaceUser(_ user: UserRecord) -> Bool {
-        guard users[user.id]?.username == user.username else { return false }
+    public func replaceUser(_ user: UserRecord, expectedStamp: String?) -> Bool {
+        guard let stored = users[user.id], stored.username == user.username, stored.securityStamp == expectedStamp else { return false }
         users[user.id] = user
         return true
     }

@@ -160,6 +160,8 @@ public struct GrantRecord: Sendable, Equatable, Codable {
     public var id: String
     public var clientID: String
     public var userID: String
+    /// The user's security stamp when they signed in; the grant is dead once it changes.
+    public var userStamp: String?
     public var scope: String
     public var authTime: Date
     public var acr: String
@@ -231,6 +233,8 @@ public struct BrowserSessionRecord: Sendable, Equatable, Codable {
     /// A public identifier for the session (the ID token's `sid`).
     public var sid: String
     public var userID: String
+    /// The user's security stamp when they signed in; the session is dead once it changes.
+    public var userStamp: String?
     public var authTime: Date
     public var acr: String
     public var amr: [String]

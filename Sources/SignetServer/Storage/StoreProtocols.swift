@@ -23,8 +23,10 @@ public protocol UserStore: Sendable {
     func insertUser(_ user: UserRecord) async throws
     func listUsers() async throws -> [UserRecord]
     func deleteUser(id: String) async throws -> Bool
-    /// Replaces a user's record (same id and username); `false` when there is none.
-    func replaceUser(_ user: UserRecord) async throws -> Bool
+    /// Replaces a user's record (same id and username) if its security stamp is still
+    /// `expectedStamp` (compare-and-swap, so two administrators' changes cannot undo each other);
+    /// `false` when there is no such user or the stamp has changed.
+    func replaceUser(_ user: UserRecord, expectedStamp: String?) async throws -> Bool
 }
 
 /// The provider's own signing keys.

@@ -76,6 +76,7 @@ struct TokenEndpoint: Sendable {
         guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
+        try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
         return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
     }
@@ -115,18 +116,23 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
-        // A client that now requires more assurance than the grant was signed in with must sign in again.
-        if !AssuranceLevel.satisfies(acr: grant.acr, requested: client.minimumACR.map { [$0] } ?? []) {
-            throw OAuthHTTPError.invalidGrant("the client now requires a stronger sign-in than this grant had")
-        }
+        try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
         return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil)
     }
 
-    /// The grant's user, who must still exist and not be locked.
+    /// A client that now requires more assurance than the grant was signed in with must sign in again.
+    private func requireMinimumAssurance(_ grant: GrantRecord, client: ClientRecord) throws {
+        if !AssuranceLevel.satisfies(acr: grant.acr, requested: client.minimumACR.map { [$0] } ?? []) {
+            throw OAuthHTTPError.invalidGrant("the client now requires a stronger sign-in than this grant had")
+        }
+    }
+
+    /// The grant's user, who must still exist, not be locked, and not have had a password change
+    /// or lock since the grant was made (the security stamp it was made with).
     private func liveUser(_ grant: GrantRecord) async throws -> UserRecord {
         guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
-        guard !user.locked else { throw OAuthHTTPError.invalidGrant("the user is locked") }
+        guard !user.locked, grant.userStamp == user.securityStamp else { throw OAuthHTTPError.invalidGrant("the user's sign-in was revoked") }
         return user
     }
 

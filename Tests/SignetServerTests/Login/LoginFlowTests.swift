@@ -5,6 +5,15 @@ import Testing
 
 @testable import SignetServer
 
+extension LoginSessionRecord {
+    /// The same login with the request's acr_values replaced.
+    func with(acr: [String]) -> LoginSessionRecord {
+        var copy = self
+        copy.request.acrValues = acr
+        return copy
+    }
+}
+
 @Suite("LoginFlow: every rule of a login, without HTTP")
 struct LoginFlowTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -30,6 +39,31 @@ struct LoginFlowTests {
         #expect(transition.save?.passwordAttempts == 1)
         #expect(transition.save?.rememberMe == true)
         #expect(transition.action == .checkPassword(username: "alice"))
+    }
+
+    @Test("a claimed password check holds the step: a parallel submission is refused until the check is done or the hold runs out")
+    func claimHoldsTheStep() throws {
+        let claimed = flow.handle(.submitPassword(username: "alice", rememberMe: false), in: session(step: .usernamePassword))
+        let held = try #require(claimed.save)
+        #expect(held.checkingUntil == now.addingTimeInterval(LoginFlow.checkHold))
+        #expect(flow.handle(.submitPassword(username: "bob", rememberMe: false), in: held).action == .refuse(.stepInProgress))
+        let later = LoginFlow(sms: policy, now: now.addingTimeInterval(LoginFlow.checkHold + 1))
+        #expect(later.handle(.submitPassword(username: "bob", rememberMe: false), in: held).action == .checkPassword(username: "bob"))
+        // Whatever the check found, the step is released.
+        for check in [PasswordCheck.rejected, .paused(seconds: 30), .locked] {
+            let answered = flow.handle(.passwordChecked(check), in: held)
+            #expect(answered.save?.checkingUntil == nil)
+            #expect(answered.save?.passwordAttempts == 1)
+        }
+        let twoFactor = flow.handle(.passwordChecked(.accepted(userID: "u1", phoneNumber: "+4511111111")), in: held.with(acr: [AuthorizationRequestValidator.acrTwoFactors]))
+        #expect(twoFactor.save?.checkingUntil == nil)
+    }
+
+    @Test("one login tries at most 10 passwords")
+    func passwordsPerLogin() {
+        var tired = session(step: .usernamePassword)
+        tired.passwordAttempts = 10
+        #expect(flow.handle(.submitPassword(username: "alice", rememberMe: false), in: tired).action == .abandon(.loginAttemptsExhausted))
     }
 
     @Test("the password step of a remembered user takes no name; the username step needs one")

@@ -59,7 +59,7 @@ struct ReviewFindingsTests {
             // Lock without the usual revocation, as if a token had slipped through: the endpoints still refuse.
             var alice = try #require(try await provider.store.user(username: "alice"))
             alice.locked = true
-            #expect(try await provider.store.replaceUser(alice))
+            #expect(try await provider.store.replaceUser(alice, expectedStamp: alice.securityStamp))
             let refresh = try await TestBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")

@@ -238,8 +238,8 @@ struct GatedStore: SignetStore {
         try await base.replaceClient(client)
     }
 
-    func replaceUser(_ user: UserRecord) async throws -> Bool {
-        try await base.replaceUser(user)
+    func replaceUser(_ user: UserRecord, expectedStamp: String?) async throws -> Bool {
+        try await base.replaceUser(user, expectedStamp: expectedStamp)
     }
 
     func revokeGrants(userID: String, at: Date) async throws -> Int {
