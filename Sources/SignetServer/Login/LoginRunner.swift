@@ -89,6 +89,12 @@ struct LoginRunner: Sendable {
             if wrongCodeTaken, !keepWrongCode { try await limits.giveBack(.wrongCodes, userID: userID) }
             if sendTaken { try await limits.giveBack(.codeSends, userID: userID) }
         }
+        // Ends the login for good: deleted, so nothing can continue it.
+        func abandon(_ reason: LoginRefusal) async throws -> LoginOutcome {
+            try await giveBackTaken(keepWrongCode: true)
+            _ = try await provider.store.consumeLoginSession(id: current.id)
+            return .abandoned(reason, current)
+        }
         while true {
             let transition = flow.handle(event, in: current)
             if let next = transition.save {
@@ -114,14 +120,12 @@ struct LoginRunner: Sendable {
                 try await giveBackTaken(keepWrongCode: true)
                 return .refused(reason, current)
             case .abandon(let reason):
-                try await giveBackTaken(keepWrongCode: true)
-                _ = try await provider.store.consumeLoginSession(id: current.id)
-                return .abandoned(reason, current)
+                return try await abandon(reason)
             case .checkPassword(let submitted):
                 var username = submitted
                 if current.remembered {
                     guard let userID = current.userID, let user = try await provider.store.user(id: userID) else {
-                        return .abandoned(.rememberedUserChanged, current)
+                        return try await abandon(.rememberedUserChanged)
                     }
                     username = user.username
                 }
@@ -131,16 +135,9 @@ struct LoginRunner: Sendable {
                 if case .accepted(_, _, let stamp) = check { verifiedStamp = stamp }
                 event = .passwordChecked(check)
             case .makeCode(let knownNumber):
-                guard let userID = current.userID else { return .abandoned(.codeNotSent, current) }
-                guard let user = try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) else {
-                    try await giveBackTaken(keepWrongCode: true)
-                    _ = try await provider.store.consumeLoginSession(id: current.id)
-                    return .abandoned(.accountChanged, current)
-                }
-                guard let phoneNumber = knownNumber ?? user.phoneNumber else {
-                    _ = try await provider.store.consumeLoginSession(id: current.id)
-                    return .abandoned(.noSecondFactor, current)
-                }
+                guard let userID = current.userID else { return try await abandon(.codeNotSent) }
+                guard let user = try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) else { return try await abandon(.accountChanged) }
+                guard let phoneNumber = knownNumber ?? user.phoneNumber else { return try await abandon(.noSecondFactor) }
                 if case .spent(let retryAfter) = try await limits.take(.codeSends, userID: userID) {
                     return .refused(.accountLimit(.codeSends, retryAfter: retryAfter), current)
                 }
@@ -157,10 +154,7 @@ struct LoginRunner: Sendable {
                 // A right code is not a wrong one: its use of the daily budget is given back.
                 try await giveBackTaken(keepWrongCode: false)
                 // The user may have been locked, removed or given a new password since the check.
-                guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else {
-                    _ = try await provider.store.consumeLoginSession(id: current.id)
-                    return .abandoned(.accountChanged, current)
-                }
+                guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else { return try await abandon(.accountChanged) }
                 return try await finish(current, userID: userID, twoFactor: twoFactor, userStamp: verifiedStamp ?? current.userStamp, context: context)
             }
         }
