@@ -63,6 +63,10 @@ enum SchemaMigrations {
             .sqlite("UPDATE signet_users SET stamp = json_extract(data, '$.securityStamp')"),
             .postgres("UPDATE signet_users SET stamp = (data::json)->>'securityStamp'"),
         ],
+        [
+            // Pushed authorization requests (RFC 9126), used once.
+            "CREATE TABLE signet_pushed_requests (uri_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

@@ -26,6 +26,8 @@ struct Clients: AsyncParsableCommand {
         @Option(help: "The least assurance every login for this client must reach (urn:signet:loa:1 or urn:signet:loa:2), whatever acr_values says.")
         var minAcr: String?
         @Flag(help: "Allow the native login API (/login/native/...) for this client.") var nativeLogin = false
+        @Flag(name: .customLong("require-par"), help: "Accept this client's authorization requests only through the PAR endpoint (RFC 9126).")
+        var requirePAR = false
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -36,9 +38,10 @@ struct Clients: AsyncParsableCommand {
                 guard let data = FileManager.default.contents(atPath: jwksFile) else { throw ValidationError("cannot read \(jwksFile)") }
                 jwks = String(decoding: data, as: UTF8.self)
             }
-            let new = SignetAdmin.NewClient(
+            var new = SignetAdmin.NewClient(
                 id: id, name: name ?? id, authMethod: method, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                 jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens, minimumACR: minAcr, nativeLogin: nativeLogin)
+            new.requirePushedAuthorizationRequests = requirePAR
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -56,16 +59,20 @@ struct Clients: AsyncParsableCommand {
         @Option(help: "The least assurance every login must reach (urn:signet:loa:1, urn:signet:loa:2, or none to remove it).")
         var minAcr: String?
         @Flag(inversion: .prefixedNo, help: "Allow or forbid the native login API for this client.") var nativeLogin: Bool?
+        @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require (or stop requiring) pushed authorization requests (RFC 9126).")
+        var requirePAR: Bool?
 
         func run() async throws {
-            let change = SignetAdmin.ClientChange(name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin)
+            let change = SignetAdmin.ClientChange(
+                name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }
             } catch let error as SignetError where error.code == .notFound {
                 throw ValidationError("no client \(id)")
             }
-            print("Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off")")
+            print(
+                "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.requirePushedAuthorizationRequests ? "required" : "optional")")
         }
     }
 

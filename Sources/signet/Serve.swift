@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
         help: "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated).")
     var trustedProxies: [String] = []
 
+    @Flag(name: .customLong("require-par"), help: "Accept authorization requests only through the PAR endpoint, from every client (RFC 9126; env SIGNET_REQUIRE_PAR=1).")
+    var requirePAR = false
+
     @Option(help: "The header the trusted proxies name the client in: x-forwarded-for or forwarded (env SIGNET_FORWARDED_HEADER). Default x-forwarded-for")
     var forwardedHeader: String?
 
@@ -61,6 +64,7 @@ struct Serve: AsyncParsableCommand {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
         configuration.trustedProxies = try trustedProxyNetworks()
+        configuration.requirePushedAuthorizationRequests = requirePAR || ["1", "true"].contains(Environment.value("REQUIRE_PAR")?.lowercased() ?? "")
         let headerName = (forwardedHeader ?? Environment.value("FORWARDED_HEADER") ?? "x-forwarded-for").lowercased()
         guard let header = ForwardedHeader(rawValue: headerName) else {
             throw ValidationError("--forwarded-header must be x-forwarded-for or forwarded, got '\(headerName)'")

@@ -106,6 +106,10 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let consentRequired: Code = "consent_required"
         public static let requestNotSupported: Code = "request_not_supported"
         public static let requestURINotSupported: Code = "request_uri_not_supported"
+        /// invalid_request_uri — RFC 9101 §6.2, RFC 9126 §4: the request_uri is unknown, expired, used or not this client's.
+        public static let invalidRequestURI: Code = "invalid_request_uri"
+        /// invalid_request_object — RFC 9101 §6.2.
+        public static let invalidRequestObject: Code = "invalid_request_object"
         public static let unsupportedTokenType: Code = "unsupported_token_type"
         public static let slowDown: Code = "slow_down"
     }

@@ -34,6 +34,10 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
     public var authorizationResponseIssParameterSupported: Bool
     public var claimsParameterSupported: Bool
     public var requestParameterSupported: Bool
+    /// pushed_authorization_request_endpoint — RFC 9126 §5; absent when PAR is not offered.
+    public var pushedAuthorizationRequestEndpoint: String?
+    /// require_pushed_authorization_requests — RFC 9126 §5: every client must push its requests.
+    public var requirePushedAuthorizationRequests: Bool?
     public var requestURIParameterSupported: Bool
 
     public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String, jwksURI: String, revocationEndpoint: String, endSessionEndpoint: String, scopesSupported: [String], responseTypesSupported: [String], responseModesSupported: [String], grantTypesSupported: [String], subjectTypesSupported: [String], idTokenSigningAlgValuesSupported: [String], tokenEndpointAuthMethodsSupported: [String], tokenEndpointAuthSigningAlgValuesSupported: [String], revocationEndpointAuthMethodsSupported: [String], codeChallengeMethodsSupported: [String], claimsSupported: [String], promptValuesSupported: [String], acrValuesSupported: [String], uiLocalesSupported: [String], authorizationResponseIssParameterSupported: Bool, claimsParameterSupported: Bool, requestParameterSupported: Bool, requestURIParameterSupported: Bool) {
@@ -90,5 +94,7 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
         case claimsParameterSupported = "claims_parameter_supported"
         case requestParameterSupported = "request_parameter_supported"
         case requestURIParameterSupported = "request_uri_parameter_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 }

@@ -108,6 +108,70 @@ extension RelyingParty {
         acrValues: String? = nil,
         uiLocales: String? = nil
     ) async throws -> AuthorizationRequest {
+        let prepared = try await prepareAuthorization(
+            redirectURI: redirectURI, scope: scope, extraParameters: extraParameters, loginHint: loginHint, prompt: prompt, maxAge: maxAge,
+            acrValues: acrValues, uiLocales: uiLocales)
+        let url = try Self.url(prepared.endpoint, adding: prepared.parameters, name: "authorization_endpoint")
+        return AuthorizationRequest(url: url, pending: prepared.pending)
+    }
+
+    /// The same request as ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)``,
+    /// pushed to the provider over the back channel first — RFC 9126.
+    ///
+    /// The parameters go to the `pushed_authorization_request_endpoint` with this client's
+    /// authentication; the URL handed to the app carries only `client_id` and the single-use
+    /// `request_uri` (valid about a minute), so nobody on the way can read or change the request.
+    /// This is the pattern Singpass's FAPI 2.0 profile requires.
+    ///
+    /// - Throws: `invalid_configuration` when the provider offers no PAR endpoint, and what
+    ///   ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)``
+    ///   throws; `oauth_error` with the provider's error when it refuses the request.
+    public func pushAuthorizationRequest(
+        redirectURI: String,
+        scope: String = "openid",
+        extraParameters: [String: String] = [:],
+        loginHint: String? = nil,
+        prompt: String? = nil,
+        maxAge: Int? = nil,
+        acrValues: String? = nil,
+        uiLocales: String? = nil
+    ) async throws -> AuthorizationRequest {
+        let prepared = try await prepareAuthorization(
+            redirectURI: redirectURI, scope: scope, extraParameters: extraParameters, loginHint: loginHint, prompt: prompt, maxAge: maxAge,
+            acrValues: acrValues, uiLocales: uiLocales)
+        guard let parEndpoint = prepared.document.pushedAuthorizationRequestEndpoint else {
+            throw SignetError(.invalidConfiguration, "the provider has no pushed_authorization_request_endpoint")
+        }
+        let endpoint = try Self.checkedEndpoint(parEndpoint, name: "pushed_authorization_request_endpoint")
+        // Client authentication adds client_id itself.
+        let pushed = FormParameters(prepared.parameters.pairs.filter { $0.name != OAuthParameter.clientID })
+        let response = try await postForm(pushed, to: endpoint)
+        guard response.status == 201 || response.status == 200 else { throw Self.failure(of: response, at: "pushed authorization request endpoint") }
+        guard let answer = try? JSONDecoder().decode(PushedRequestAnswer.self, from: response.body),
+            answer.requestURI.hasPrefix("urn:ietf:params:oauth:request_uri:")
+        else { throw SignetError(.malformedMessage, "the PAR response has no valid request_uri (RFC 9126 §2.2)") }
+        var reference = FormParameters()
+        reference.append(OAuthParameter.clientID, configuration.clientID)
+        reference.append(OAuthParameter.requestURI, answer.requestURI)
+        let url = try Self.url(prepared.endpoint, adding: reference, name: "authorization_endpoint")
+        return AuthorizationRequest(url: url, pending: prepared.pending)
+    }
+
+    /// request_uri and expires_in — RFC 9126 §2.2.
+    struct PushedRequestAnswer: Decodable {
+        let requestURI: String
+        let expiresIn: Int?
+        enum CodingKeys: String, CodingKey {
+            case requestURI = "request_uri"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    /// What both request builders share: checked inputs, fresh pending secrets, and the parameters.
+    private func prepareAuthorization(
+        redirectURI: String, scope: String, extraParameters: [String: String], loginHint: String?, prompt: String?, maxAge: Int?,
+        acrValues: String?, uiLocales: String?
+    ) async throws -> (pending: PendingAuthorization, parameters: FormParameters, document: DiscoveryDocument, endpoint: String) {
         if let reserved = extraParameters.keys.filter(Self.reservedAuthorizationParameters.contains).sorted().first {
             throw SignetError(.invalidConfiguration, "extra parameter \(reserved) would override one the kit sets")
         }
@@ -146,9 +210,7 @@ extension RelyingParty {
         parameters.append(OAuthParameter.acrValues, acrValues)
         parameters.append(OAuthParameter.uiLocales, uiLocales)
         for name in extraParameters.keys.sorted() { parameters.append(name, extraParameters[name]) }
-
-        let url = try Self.url(endpoint, adding: parameters, name: "authorization_endpoint")
-        return AuthorizationRequest(url: url, pending: pending)
+        return (pending, parameters, document, endpoint)
     }
 
     /// The authorization code from the redirect back to `redirect_uri`, once the response is checked.

@@ -31,6 +31,8 @@ public struct SignetAdmin: Sendable {
         public var minimumACR: String?
         /// See ``ClientRecord/nativeLogin``.
         public var nativeLogin: Bool
+        /// See ``ClientRecord/requirePushedAuthorizationRequests``.
+        public var requirePushedAuthorizationRequests: Bool = false
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -78,7 +80,7 @@ public struct SignetAdmin: Sendable {
             id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
-            createdAt: clock.now())
+            requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
     }
@@ -89,11 +91,13 @@ public struct SignetAdmin: Sendable {
         /// `.some(nil)` removes the minimum.
         public var minimumACR: String??
         public var nativeLogin: Bool?
+        public var requirePushedAuthorizationRequests: Bool?
 
-        public init(name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil) {
+        public init(name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil) {
             self.name = name
             self.minimumACR = minimumACR
             self.nativeLogin = nativeLogin
+            self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         }
     }
 
@@ -107,6 +111,7 @@ public struct SignetAdmin: Sendable {
             client.minimumACR = minimumACR
         }
         if let nativeLogin = change.nativeLogin { client.nativeLogin = nativeLogin }
+        if let requirePAR = change.requirePushedAuthorizationRequests { client.requirePushedAuthorizationRequests = requirePAR }
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
     }

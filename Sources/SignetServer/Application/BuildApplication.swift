@@ -82,10 +82,13 @@ struct SignetRoutes: Sendable {
     func register(on router: Router<SignetRequestContext>) {
         let pages = PageRenderer(issuer: { [provider] in provider.issuer })
         let sessions = BrowserSessions(provider: provider)
-        let validator = AuthorizationRequestValidator(clients: provider.store, maxParameterLength: provider.configuration.maxParameterLength)
+        let validator = AuthorizationRequestValidator(
+            clients: provider.store, maxParameterLength: provider.configuration.maxParameterLength,
+            requirePushedRequests: provider.configuration.requirePushedAuthorizationRequests)
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
         let discovery = DiscoveryEndpoint(provider: provider)
-        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, validator: validator, sessions: sessions)
+        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, validator: validator)
+        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, validator: validator, sessions: sessions, pushed: pushed)
         let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
         let token = TokenEndpoint(provider: provider, authenticator: authenticator)
         let userInfo = UserInfoEndpoint(provider: provider)
@@ -98,6 +101,7 @@ struct SignetRoutes: Sendable {
             middleware: OAuthEndpointMiddleware(
                 endpoints: [
                     "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
+                    "/par": .init(methods: [.post], requiresForm: true),
                     "/userinfo": .init(methods: [.get, .post], requiresForm: false),
                 ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
 
@@ -110,6 +114,7 @@ struct SignetRoutes: Sendable {
         router.post("/login/sms/resend", use: login.resend)
         router.post("/login/continue", use: login.continueAs)
         router.post("/token", use: token.handle)
+        router.post("/par", use: pushed.handle)
         router.get("/userinfo", use: userInfo.handle)
         router.post("/userinfo", use: userInfo.handle)
         router.post("/revoke", use: revocation.handle)

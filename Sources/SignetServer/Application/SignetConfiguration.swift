@@ -58,6 +58,12 @@ public struct SignetConfiguration: Sendable {
     /// How often expired records are removed. Default 10 minutes.
     public var cleanupInterval: TimeInterval
 
+    /// Whether every client must push its authorization requests (RFC 9126 §5). Default false;
+    /// a client can also be required to on its own (`ClientRecord.requirePushedAuthorizationRequests`).
+    public var requirePushedAuthorizationRequests: Bool = false
+    /// How long a pushed request's `request_uri` may be used (at most 60 s). Default 60 s.
+    public var pushedRequestLifetime: TimeInterval = 60
+
     /// The largest request body accepted. Default 64 KiB.
     public var maxBodySize: Int
     /// The longest single parameter value accepted. Default 4096 bytes.

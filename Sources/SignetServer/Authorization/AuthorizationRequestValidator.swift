@@ -26,17 +26,22 @@ public struct AuthorizationRequestValidator: Sendable {
 
     let clients: any ClientStore
     let maxParameterLength: Int
+    /// Whether every client must push its requests (RFC 9126 §5).
+    let requirePushedRequests: Bool
 
-    public init(clients: any ClientStore, maxParameterLength: Int) {
+    public init(clients: any ClientStore, maxParameterLength: Int, requirePushedRequests: Bool = false) {
         self.clients = clients
         self.maxParameterLength = maxParameterLength
+        self.requirePushedRequests = requirePushedRequests
     }
 
     /// Checks the parameters of an authorization request.
     ///
     /// The client and the redirect URI are checked first: until both are trusted,
     /// every error is shown to the user rather than sent to a URI nobody vouched for.
-    public func validate(_ parameters: FormParameters) async throws -> AuthorizationRequestDecision {
+    ///
+    /// - Parameter pushed: the parameters came through `/par` (RFC 9126), from an authenticated client.
+    public func validate(_ parameters: FormParameters, pushed: Bool = false) async throws -> AuthorizationRequestDecision {
         let duplicated = Set(parameters.duplicatedNames)
         if duplicated.contains(OAuthParameter.clientID) || duplicated.contains(OAuthParameter.redirectURI) {
             return .showError(OAuthError(.invalidRequest, "client_id and redirect_uri must appear once"))
@@ -68,6 +73,9 @@ public struct AuthorizationRequestValidator: Sendable {
         if let name = duplicated.sorted().first { return fail(.invalidRequest, "\(name) must not be repeated") }
         if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }) {
             return fail(.invalidRequest, "\(oversized.name.prefix(64)) is too long")
+        }
+        if !pushed, requirePushedRequests || client.requirePushedAuthorizationRequests {
+            return fail(.invalidRequest, "this client must push its authorization requests to the PAR endpoint (RFC 9126)")
         }
         if parameters[OAuthParameter.request] != nil { return fail(.requestNotSupported, "request objects are not supported") }
         if parameters[OAuthParameter.requestURI] != nil { return fail(.requestURINotSupported, "request_uri is not supported") }

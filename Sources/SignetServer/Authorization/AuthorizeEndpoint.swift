@@ -10,15 +10,22 @@ struct AuthorizeEndpoint: Sendable {
     let pages: PageRenderer
     let validator: AuthorizationRequestValidator
     let sessions: BrowserSessions
+    let pushed: PushedAuthorizationEndpoint
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let parameters: FormParameters
+        var parameters: FormParameters
         do {
             parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
         } catch let error as OAuthHTTPError {
             return invalidRequestPage(error.error, status: error.status)
         }
-        switch try await validator.validate(parameters) {
+        // A pushed request (RFC 9126): its stored parameters replace the URL's.
+        let isPushed: Bool
+        switch try await pushed.resolve(parameters) {
+        case .refused(let error): return invalidRequestPage(error, status: .badRequest)
+        case .parameters(let resolved, let wasPushed): (parameters, isPushed) = (resolved, wasPushed)
+        }
+        switch try await validator.validate(parameters, pushed: isPushed) {
         case .showError(let error):
             return invalidRequestPage(error, status: .badRequest)
         case .redirectError(let error, let redirectURI, let state):

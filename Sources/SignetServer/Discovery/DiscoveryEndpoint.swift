@@ -7,7 +7,7 @@ struct DiscoveryEndpoint: Sendable {
     let provider: Provider
 
     var document: DiscoveryDocument {
-        return DiscoveryDocument(
+        var document = DiscoveryDocument(
             issuer: provider.issuer,
             authorizationEndpoint: provider.endpoint("/authorize"),
             tokenEndpoint: provider.endpoint("/token"),
@@ -36,6 +36,9 @@ struct DiscoveryEndpoint: Sendable {
             claimsParameterSupported: false,
             requestParameterSupported: false,
             requestURIParameterSupported: false)
+        document.pushedAuthorizationRequestEndpoint = provider.endpoint("/par")
+        document.requirePushedAuthorizationRequests = provider.configuration.requirePushedAuthorizationRequests
+        return document
     }
 
     func configuration(_ request: Request, context: SignetRequestContext) async throws -> Response {

@@ -17,6 +17,7 @@ public actor MemoryStore: SignetStore {
     private var seen: [String: Date] = [:]
     private var throttles: [String: ThrottleRecord] = [:]
     private var limits: [String: LimitRecord] = [:]
+    private var pushedRequests: [String: PushedRequestRecord] = [:]
 
     public init() {}
 
@@ -145,6 +146,9 @@ public actor MemoryStore: SignetStore {
         if let failures = throttles[key]?.failures, failures > 0 { throttles[key]?.failures = failures - 1 }
     }
 
+    public func insertPushedRequest(_ request: PushedRequestRecord) { pushedRequests[request.uriHash] = request }
+    public func consumePushedRequest(uriHash: String) -> PushedRequestRecord? { pushedRequests.removeValue(forKey: uriHash) }
+
     public func limit(key: String) -> LimitRecord? { limits[key] }
     public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) -> Bool {
         guard limits[record.key]?.version == expectedVersion else { return false }
@@ -154,6 +158,7 @@ public actor MemoryStore: SignetStore {
 
     public func purgeExpired(before date: Date) {
         limits = limits.filter { $0.value.expiresAt >= date }
+        pushedRequests = pushedRequests.filter { $0.value.expiresAt >= date }
         loginSessions = loginSessions.filter { $0.value.expiresAt >= date }
         rememberTokens = rememberTokens.filter { $0.value.expiresAt >= date }
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.

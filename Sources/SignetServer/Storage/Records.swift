@@ -39,9 +39,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     /// Whether the client may use the native login API. It returns codes without a browser
     /// redirect, so it is off unless the client is registered for it.
     public var nativeLogin: Bool
+    /// require_pushed_authorization_requests — RFC 9126 §6: its requests must come through `/par`.
+    public var requirePushedAuthorizationRequests: Bool
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -54,13 +56,14 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.allowsRefreshTokens = allowsRefreshTokens
         self.minimumACR = minimumACR
         self.nativeLogin = nativeLogin
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.createdAt = createdAt
     }
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +81,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         loginScenarios = try container.decodeIfPresent([LoginScenario].self, forKey: .loginScenarios)
         minimumACR = try container.decodeIfPresent(String.self, forKey: .minimumACR)
         nativeLogin = try container.decodeIfPresent(Bool.self, forKey: .nativeLogin) ?? false
+        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests) ?? false
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
@@ -285,6 +289,30 @@ public struct LimitRecord: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case key, uses, version
+        case expiresAt = "expires_at"
+    }
+}
+
+/// A pushed authorization request (RFC 9126): the parameters a client sent to `/par`,
+/// found by the SHA-256 of its `request_uri` and used once.
+public struct PushedRequestRecord: Sendable, Equatable, Codable {
+    public var uriHash: String
+    public var clientID: String
+    /// The pushed parameters as name–value pairs, in order (client authentication removed).
+    public var parameters: [[String]]
+    public var expiresAt: Date
+
+    public init(uriHash: String, clientID: String, parameters: [[String]], expiresAt: Date) {
+        self.uriHash = uriHash
+        self.clientID = clientID
+        self.parameters = parameters
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case parameters
+        case uriHash = "uri_hash"
+        case clientID = "client_id"
         case expiresAt = "expires_at"
     }
 }

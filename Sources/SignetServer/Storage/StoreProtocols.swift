@@ -116,6 +116,13 @@ public protocol ThrottleStore: Sendable {
     func releaseAttempt(key: String) async throws
 }
 
+/// Pushed authorization requests (RFC 9126).
+public protocol PushedRequestStore: Sendable {
+    func insertPushedRequest(_ request: PushedRequestRecord) async throws
+    /// Removes and returns the request; exactly one concurrent caller gets it.
+    func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord?
+}
+
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).
 public protocol LimitStore: Sendable {
     func limit(key: String) async throws -> LimitRecord?
@@ -131,4 +138,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore

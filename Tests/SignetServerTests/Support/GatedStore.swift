@@ -246,6 +246,14 @@ struct GatedStore: SignetStore {
         try await base.revokeGrants(userID: userID, at: at)
     }
 
+    func insertPushedRequest(_ request: PushedRequestRecord) async throws {
+        try await base.insertPushedRequest(request)
+    }
+
+    func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
+        try await base.consumePushedRequest(uriHash: uriHash)
+    }
+
     func deleteSessions(userID: String) async throws -> Int {
         try await base.deleteSessions(userID: userID)
     }

@@ -1,0 +1,19 @@
+// Pushed authorization requests in SQL: inserted once, consumed by one DELETE … RETURNING.
+import Foundation
+import SQLKit
+import SignetServer
+
+extension SQLStore: PushedRequestStore {
+    public func insertPushedRequest(_ request: PushedRequestRecord) async throws {
+        try await database.raw(
+            """
+            INSERT INTO signet_pushed_requests (uri_hash, client_id, expires_at, data)
+            VALUES (\(bind: request.uriHash), \(bind: request.clientID), \(bind: Self.millis(request.expiresAt)), \(bind: try Self.json(request)))
+            """
+        ).run()
+    }
+
+    public func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
+        try Self.record(PushedRequestRecord.self, from: try await database.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
+    }
+}

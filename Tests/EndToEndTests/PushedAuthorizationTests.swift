@@ -1,0 +1,165 @@
+// Pushed authorization requests (RFC 9126) end to end: the relying-party kit pushes, the app
+// carries only client_id and request_uri, and every misuse of a request_uri is refused.
+import Foundation
+import SignetCore
+import SignetRelyingParty
+import SignetServer
+import SignetStorage
+import SignetTesting
+import Testing
+
+@Suite("PAR: pushed authorization requests")
+struct PushedAuthorizationTests {
+    /// A private_key_jwt backend registered in `provider`, and its kit.
+    func backend(_ provider: TestProvider, requirePAR: Bool = true) async throws -> RelyingParty {
+        let key = ClientKeyPair()
+        var new = SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS)
+        new.requirePushedAuthorizationRequests = requirePAR
+        _ = try await provider.admin.addClient(new)
+        _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase", name: "Bob")
+        let clock = provider.clock
+        return RelyingParty(
+            configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+            now: { clock.now })
+    }
+
+    /// POSTs the sign-in form of `page` as bob.
+    func signIn(_ provider: TestProvider, _ browser: TestBrowser, page: TestResponse) async throws -> TestResponse {
+        let fields = try #require(LoginForm.fields(in: page.body))
+        return try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+    }
+
+    @Test("the kit pushes the request; the app's URL holds only client_id and request_uri; the flow completes", arguments: EndToEndStore.available)
+    func pushedFlow(_ kind: EndToEndStore) async throws {
+        let store = try await kind.open()
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            let relyingParty = try await backend(provider)
+            let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile", acrValues: AssuranceLevel.oneFactor)
+            let query = try #require(FormParameters(encoded: request.url.query ?? ""))
+            #expect(Set(query.pairs.map(\.name)) == ["client_id", "request_uri"])
+            #expect(query["request_uri"]?.hasPrefix("urn:ietf:params:oauth:request_uri:") == true)
+            let browser = TestBrowser()
+            let page = try await browser.get(request.url.absoluteString)
+            #expect(page.status == 200)
+            let login = try await signIn(provider, browser, page: page)
+            let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
+            let completed = try await relyingParty.completeAuthorization(redirect: redirect, pending: request.pending)
+            #expect(completed.idToken.acr == AssuranceLevel.oneFactor)
+            // Used once: the same URL again is refused, and never redirected.
+            let again = try await TestBrowser().get(request.url.absoluteString)
+            #expect(again.status == 400)
+            #expect(again.header("Location") == nil)
+            #expect(again.body.contains("invalid_request_uri"))
+        }
+    }
+
+    @Test("a client that must push cannot send its parameters in the URL, nor use the native login start")
+    func requiredPush() async throws {
+        try await withTestProvider { provider in
+            let relyingParty = try await backend(provider)
+            let direct = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            let answer = try await TestBrowser().get(direct.url.absoluteString)
+            #expect(answer.locationParameters?["error"] == "invalid_request")
+            #expect(answer.locationParameters?["code"] == nil)
+            try await provider.admin.updateClient(id: "service", .init(nativeLogin: true))
+            let native = try await TestBrowser().send(
+                "POST", provider.url("/login/native/start"),
+                body: String(decoding: try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: FormParameters(encoded: direct.url.query ?? "")!.pairs.map { ($0.name, $0.value) })), as: UTF8.self),
+                headers: [("Content-Type", "application/json")])
+            #expect(native.oauthError == "invalid_request")
+        }
+    }
+
+    @Test("a request_uri expires after 60 s, belongs to its client, and takes no other parameters")
+    func requestURIRules() async throws {
+        try await withTestProvider { provider in
+            let relyingParty = try await backend(provider)
+            _ = try await provider.admin.addClient(.init(id: "other", name: "Other", authMethod: .none, redirectURIs: ["com.example.other:/cb"]))
+
+            let expired = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            provider.clock.advance(by: 61)
+            #expect(try await TestBrowser().get(expired.url.absoluteString).body.contains("invalid_request_uri"))
+
+            let stolen = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            let uri = try #require(FormParameters(encoded: stolen.url.query ?? "")?["request_uri"])
+            let base = provider.url("/authorize?")
+            let otherClient = try await TestBrowser().get(base + FormParameters([("client_id", "other"), ("request_uri", uri)]).encoded)
+            #expect(otherClient.status == 400)
+            #expect(otherClient.body.contains("invalid_request_uri"))
+            // The refusal consumed it: the rightful client cannot use it either now.
+            #expect(try await TestBrowser().get(stolen.url.absoluteString).body.contains("invalid_request_uri"))
+
+            let extra = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            let extraURI = try #require(FormParameters(encoded: extra.url.query ?? "")?["request_uri"])
+            let withState = try await TestBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", extraURI), ("state", "mine")]).encoded)
+            #expect(withState.status == 400)
+            #expect(withState.header("Location") == nil)
+            let noClient = try await TestBrowser().get(base + FormParameters([("request_uri", extraURI)]).encoded)
+            #expect(noClient.status == 400)
+            let madeUp = try await TestBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", "urn:ietf:params:oauth:request_uri:nope")]).encoded)
+            #expect(madeUp.body.contains("invalid_request_uri"))
+        }
+    }
+
+    @Test("/par checks client authentication and the request as /authorize does, and refuses a request_uri inside")
+    func endpointRefusals() async throws {
+        try await withTestProvider { provider in
+            _ = try await backend(provider)
+            let authorization = TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb")
+            // No client authentication for a private_key_jwt client.
+            let anonymous = try await TestBrowser().post(provider.url("/par"), form: authorization.parameters())
+            #expect(anonymous.status == 401)
+            #expect(anonymous.oauthError == "invalid_client")
+            // A public client may push with its client_id; the same rules apply.
+            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+            let app = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
+            let pushed = try await TestBrowser().post(provider.url("/par"), form: app.parameters())
+            #expect(pushed.status == 201)
+            #expect((pushed.json["expires_in"] as? Int) == 60)
+            let noPKCE = try await TestBrowser().post(provider.url("/par"), form: app.parameters(omit: ["code_challenge", "code_challenge_method"]))
+            #expect(noPKCE.status == 400)
+            #expect(noPKCE.oauthError == "invalid_request")
+            let badScope = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("scope", "openid admin")], omit: ["scope"]))
+            #expect(badScope.oauthError == "invalid_scope")
+            let nested = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("request_uri", "urn:ietf:params:oauth:request_uri:x")]))
+            #expect(nested.oauthError == "invalid_request")
+            let wrongRedirect = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("redirect_uri", "com.example.app:/other")], omit: ["redirect_uri"]))
+            #expect(wrongRedirect.oauthError == "invalid_request")
+            let get = try await TestBrowser().get(provider.url("/par"))
+            #expect(get.status == 405)
+            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            #expect(discovery.json["pushed_authorization_request_endpoint"] as? String == provider.url("/par"))
+            #expect(discovery.json["require_pushed_authorization_requests"] as? Bool == false)
+        }
+    }
+
+    @Test("50 parallel uses of one request_uri: exactly one login page", arguments: EndToEndStore.available)
+    func singleUseUnderRace(_ kind: EndToEndStore) async throws {
+        let store = try await kind.open()
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            let relyingParty = try await backend(provider)
+            let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await TestBrowser().get(request.url.absoluteString).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 400 }.count == 49)
+        }
+    }
+
+    @Test("the server-wide switch makes every client push")
+    func serverWide() async throws {
+        try await withTestProvider(configure: { $0.requirePushedAuthorizationRequests = true }) { provider in
+            let relyingParty = try await backend(provider, requirePAR: false)
+            let direct = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            #expect(try await TestBrowser().get(direct.url.absoluteString).locationParameters?["error"] == "invalid_request")
+            let pushed = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
+            #expect(try await TestBrowser().get(pushed.url.absoluteString).status == 200)
+            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            #expect(discovery.json["require_pushed_authorization_requests"] as? Bool == true)
+        }
+    }
+}
