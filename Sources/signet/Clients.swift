@@ -28,6 +28,8 @@ struct Clients: AsyncParsableCommand {
         @Flag(help: "Allow the native login API (/login/native/...) for this client.") var nativeLogin = false
         @Flag(name: .customLong("require-par"), help: "Accept this client's authorization requests only through the PAR endpoint (RFC 9126).")
         var requirePAR = false
+        @Flag(name: .customLong("require-signed-request-object"), help: "Accept only signed request objects from this client (RFC 9101).")
+        var requireSignedRequestObject = false
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -42,6 +44,7 @@ struct Clients: AsyncParsableCommand {
                 id: id, name: name ?? id, authMethod: method, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                 jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens, minimumACR: minAcr, nativeLogin: nativeLogin)
             new.requirePushedAuthorizationRequests = requirePAR
+            new.requireSignedRequestObject = requireSignedRequestObject
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -61,10 +64,13 @@ struct Clients: AsyncParsableCommand {
         @Flag(inversion: .prefixedNo, help: "Allow or forbid the native login API for this client.") var nativeLogin: Bool?
         @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require (or stop requiring) pushed authorization requests (RFC 9126).")
         var requirePAR: Bool?
+        @Flag(name: .customLong("require-signed-request-object"), inversion: .prefixedNo, help: "Require (or stop requiring) signed request objects (RFC 9101).")
+        var requireSignedRequestObject: Bool?
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
-                name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR)
+                name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
+                requireSignedRequestObject: requireSignedRequestObject)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }

@@ -88,7 +88,6 @@ struct AuthorizationRequestTests {
                 ([("prompt", "none login")], [], "invalid_request"),
                 ([("prompt", "bogus")], [], "invalid_request"),
                 ([("max_age", "-1")], [], "invalid_request"),
-                ([("request", "eyJ.x.y")], [], "request_not_supported"),
                 ([("request_uri", "https://x")], [], "request_uri_not_supported"),
                 ([("state", "again")], [], "invalid_request"),
                 ([("response_mode", "fragment")], [], "invalid_request"),

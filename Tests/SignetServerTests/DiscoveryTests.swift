@@ -18,7 +18,12 @@ struct DiscoveryTests {
             #expect(document.idTokenSigningAlgValuesSupported == ["ES256"])
             #expect(Set(document.tokenEndpointAuthMethodsSupported) == ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"])
             #expect(document.authorizationResponseIssParameterSupported)
-            #expect(!document.requestParameterSupported)
+            // Signed request objects (RFC 9101) and pushed requests (RFC 9126); request_uri by reference is not supported.
+            #expect(document.requestParameterSupported)
+            #expect(Set(document.requestObjectSigningAlgValuesSupported ?? []) == JOSEHeader.acceptedAlgorithms)
+            #expect(!(document.requestObjectSigningAlgValuesSupported ?? []).contains { $0.hasPrefix("HS") || $0 == "none" })
+            #expect(!document.requestURIParameterSupported)
+            #expect(document.pushedAuthorizationRequestEndpoint == provider.url("/par"))
         }
     }
 

@@ -44,7 +44,7 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
     /// so a response without `iss` can only come from somewhere else.
     public var requiresIssuerParameter: Bool
 
-    /// Pending state with the given values; ``RelyingParty/makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)`` makes fresh ones.
+    /// Pending state with the given values; ``RelyingParty/makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)`` makes fresh ones.
     public init(state: String, nonce: String, codeVerifier: String, redirectURI: String, maxAge: Int? = nil, acrValues: [String]? = nil, requiresIssuerParameter: Bool = false) {
         self.acrValues = acrValues
         self.state = state
@@ -67,7 +67,7 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
 }
 
 extension RelyingParty {
-    /// The parameters ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)`` sets itself, which extra parameters may not set.
+    /// The parameters ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)`` sets itself, which extra parameters may not set.
     ///
     /// Besides the security parameters, `request` and `request_uri` are refused because a
     /// request object could override them (OIDC Core §6.1), and `response_mode` because this
@@ -96,6 +96,8 @@ extension RelyingParty {
     ///   - maxAge: max_age — OIDC Core §3.1.2.1, seconds; the ID token's `auth_time` is then checked.
     ///   - acrValues: acr_values — OIDC Core §3.1.2.1, space-separated.
     ///   - uiLocales: ui_locales — OIDC Core §3.1.2.1, space-separated BCP 47 tags.
+    ///   - signed: send the parameters as a request object signed with the client's private_key_jwt
+    ///     key (RFC 9101), so only what the backend signed counts.
     /// - Throws: `invalid_configuration` for a bad redirect URI, negative max_age or a reserved extra parameter;
     ///   discovery errors when the provider's metadata cannot be fetched.
     public func makeAuthorizationRequest(
@@ -106,16 +108,27 @@ extension RelyingParty {
         prompt: String? = nil,
         maxAge: Int? = nil,
         acrValues: String? = nil,
-        uiLocales: String? = nil
+        uiLocales: String? = nil,
+        signed: Bool = false
     ) async throws -> AuthorizationRequest {
         let prepared = try await prepareAuthorization(
             redirectURI: redirectURI, scope: scope, extraParameters: extraParameters, loginHint: loginHint, prompt: prompt, maxAge: maxAge,
             acrValues: acrValues, uiLocales: uiLocales)
-        let url = try Self.url(prepared.endpoint, adding: prepared.parameters, name: "authorization_endpoint")
+        let parameters = signed ? try await signedParameters(prepared.parameters) : prepared.parameters
+        let url = try Self.url(prepared.endpoint, adding: parameters, name: "authorization_endpoint")
         return AuthorizationRequest(url: url, pending: prepared.pending)
     }
 
-    /// The same request as ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)``,
+    /// `client_id` and the parameters as a signed request object (`request`, RFC 9101 §5.1): only
+    /// what the object says counts, so nobody on the way can change the request.
+    func signedParameters(_ parameters: FormParameters) async throws -> FormParameters {
+        var signed = FormParameters()
+        signed.append(OAuthParameter.clientID, configuration.clientID)
+        signed.append(OAuthParameter.request, try await makeRequestObject(parameters))
+        return signed
+    }
+
+    /// The same request as ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)``,
     /// pushed to the provider over the back channel first — RFC 9126.
     ///
     /// The parameters go to the `pushed_authorization_request_endpoint` with this client's
@@ -124,7 +137,7 @@ extension RelyingParty {
     /// This is the pattern Singpass's FAPI 2.0 profile requires.
     ///
     /// - Throws: `invalid_configuration` when the provider offers no PAR endpoint, and what
-    ///   ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)``
+    ///   ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)``
     ///   throws; `oauth_error` with the provider's error when it refuses the request.
     public func pushAuthorizationRequest(
         redirectURI: String,
@@ -134,7 +147,8 @@ extension RelyingParty {
         prompt: String? = nil,
         maxAge: Int? = nil,
         acrValues: String? = nil,
-        uiLocales: String? = nil
+        uiLocales: String? = nil,
+        signed: Bool = false
     ) async throws -> AuthorizationRequest {
         let prepared = try await prepareAuthorization(
             redirectURI: redirectURI, scope: scope, extraParameters: extraParameters, loginHint: loginHint, prompt: prompt, maxAge: maxAge,
@@ -144,7 +158,8 @@ extension RelyingParty {
         }
         let endpoint = try Self.checkedEndpoint(parEndpoint, name: "pushed_authorization_request_endpoint")
         // Client authentication adds client_id itself.
-        let pushed = FormParameters(prepared.parameters.pairs.filter { $0.name != OAuthParameter.clientID })
+        let parameters = signed ? try await signedParameters(prepared.parameters) : prepared.parameters
+        let pushed = FormParameters(parameters.pairs.filter { $0.name != OAuthParameter.clientID })
         let response = try await postForm(pushed, to: endpoint)
         guard response.status == 201 || response.status == 200 else { throw Self.failure(of: response, at: "pushed authorization request endpoint") }
         guard let answer = try? JSONDecoder().decode(PushedRequestAnswer.self, from: response.body),
@@ -223,7 +238,7 @@ extension RelyingParty {
     ///
     /// - Parameters:
     ///   - url: the full URL the user agent was redirected to.
-    ///   - pending: what ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:)`` returned for this request.
+    ///   - pending: what ``makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)`` returned for this request.
     /// - Returns: code — RFC 6749 §4.1.2.
     /// - Throws: `state_mismatch`, `issuer_mismatch`, `oauth_error` carrying the provider's
     ///   ``SignetCore/OAuthError`` (RFC 6749 §4.1.2.1), or `malformed_message`.

@@ -33,6 +33,8 @@ public struct SignetAdmin: Sendable {
         public var nativeLogin: Bool
         /// See ``ClientRecord/requirePushedAuthorizationRequests``.
         public var requirePushedAuthorizationRequests: Bool = false
+        /// See ``ClientRecord/requireSignedRequestObject``.
+        public var requireSignedRequestObject: Bool = false
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -80,7 +82,8 @@ public struct SignetAdmin: Sendable {
             id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
-            requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, createdAt: clock.now())
+            requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
+            createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
     }
@@ -92,8 +95,13 @@ public struct SignetAdmin: Sendable {
         public var minimumACR: String??
         public var nativeLogin: Bool?
         public var requirePushedAuthorizationRequests: Bool?
+        public var requireSignedRequestObject: Bool?
 
-        public init(name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil) {
+        public init(
+            name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
+            requireSignedRequestObject: Bool? = nil
+        ) {
+            self.requireSignedRequestObject = requireSignedRequestObject
             self.name = name
             self.minimumACR = minimumACR
             self.nativeLogin = nativeLogin
@@ -112,6 +120,7 @@ public struct SignetAdmin: Sendable {
         }
         if let nativeLogin = change.nativeLogin { client.nativeLogin = nativeLogin }
         if let requirePAR = change.requirePushedAuthorizationRequests { client.requirePushedAuthorizationRequests = requirePAR }
+        if let requireSigned = change.requireSignedRequestObject { client.requireSignedRequestObject = requireSigned }
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
     }

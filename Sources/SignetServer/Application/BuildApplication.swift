@@ -87,14 +87,16 @@ struct SignetRoutes: Sendable {
             requirePushedRequests: provider.configuration.requirePushedAuthorizationRequests)
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
         let discovery = DiscoveryEndpoint(provider: provider)
-        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, validator: validator)
-        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, validator: validator, sessions: sessions, pushed: pushed)
+        let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
+        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, validator: validator, requestObjects: requestObjects)
+        let authorize = AuthorizeEndpoint(
+            provider: provider, pages: pages, validator: validator, sessions: sessions, pushed: pushed, requestObjects: requestObjects)
         let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
         let token = TokenEndpoint(provider: provider, authenticator: authenticator)
         let userInfo = UserInfoEndpoint(provider: provider)
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
-        let native = NativeLoginEndpoint(provider: provider, validator: validator)
+        let native = NativeLoginEndpoint(provider: provider, validator: validator, requestObjects: requestObjects)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(

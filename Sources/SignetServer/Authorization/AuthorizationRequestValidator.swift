@@ -40,8 +40,10 @@ public struct AuthorizationRequestValidator: Sendable {
     /// The client and the redirect URI are checked first: until both are trusted,
     /// every error is shown to the user rather than sent to a URI nobody vouched for.
     ///
-    /// - Parameter pushed: the parameters came through `/par` (RFC 9126), from an authenticated client.
-    public func validate(_ parameters: FormParameters, pushed: Bool = false) async throws -> AuthorizationRequestDecision {
+    /// - Parameters:
+    ///   - pushed: the parameters came through `/par` (RFC 9126), from an authenticated client.
+    ///   - signed: the parameters came from a verified request object (RFC 9101).
+    public func validate(_ parameters: FormParameters, pushed: Bool = false, signed: Bool = false) async throws -> AuthorizationRequestDecision {
         let duplicated = Set(parameters.duplicatedNames)
         if duplicated.contains(OAuthParameter.clientID) || duplicated.contains(OAuthParameter.redirectURI) {
             return .showError(OAuthError(.invalidRequest, "client_id and redirect_uri must appear once"))
@@ -77,7 +79,10 @@ public struct AuthorizationRequestValidator: Sendable {
         if !pushed, requirePushedRequests || client.requirePushedAuthorizationRequests {
             return fail(.invalidRequest, "this client must push its authorization requests to the PAR endpoint (RFC 9126)")
         }
-        if parameters[OAuthParameter.request] != nil { return fail(.requestNotSupported, "request objects are not supported") }
+        if !signed, client.requireSignedRequestObject {
+            return fail(.invalidRequest, "this client must send its authorization requests as signed request objects (RFC 9101)")
+        }
+        if parameters[OAuthParameter.request] != nil { return fail(.invalidRequestObject, "a request object cannot be used here") }
         if parameters[OAuthParameter.requestURI] != nil { return fail(.requestURINotSupported, "request_uri is not supported") }
 
         guard let responseType = parameters[OAuthParameter.responseType], !responseType.isEmpty else {

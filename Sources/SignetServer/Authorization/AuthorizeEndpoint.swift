@@ -11,6 +11,7 @@ struct AuthorizeEndpoint: Sendable {
     let validator: AuthorizationRequestValidator
     let sessions: BrowserSessions
     let pushed: PushedAuthorizationEndpoint
+    let requestObjects: RequestObjectReader
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         var parameters: FormParameters
@@ -19,13 +20,19 @@ struct AuthorizeEndpoint: Sendable {
         } catch let error as OAuthHTTPError {
             return invalidRequestPage(error.error, status: error.status)
         }
-        // A pushed request (RFC 9126): its stored parameters replace the URL's.
-        let isPushed: Bool
+        // A pushed request (RFC 9126) or a signed request object (RFC 9101) replaces the URL's parameters.
+        var isPushed = false, isSigned = false
         switch try await pushed.resolve(parameters) {
         case .refused(let error): return invalidRequestPage(error, status: .badRequest)
-        case .parameters(let resolved, let wasPushed): (parameters, isPushed) = (resolved, wasPushed)
+        case .parameters(let resolved, let wasPushed, let wasSigned): (parameters, isPushed, isSigned) = (resolved, wasPushed, wasSigned)
         }
-        switch try await validator.validate(parameters, pushed: isPushed) {
+        if !isPushed {
+            switch try await requestObjects.read(parameters) {
+            case .refused(let error): return invalidRequestPage(error, status: .badRequest)
+            case .parameters(let read, let wasSigned): (parameters, isSigned) = (read, wasSigned)
+            }
+        }
+        switch try await validator.validate(parameters, pushed: isPushed, signed: isSigned) {
         case .showError(let error):
             return invalidRequestPage(error, status: .badRequest)
         case .redirectError(let error, let redirectURI, let state):

@@ -23,6 +23,7 @@ struct PushedAuthorizationEndpoint: Sendable {
     let provider: Provider
     let authenticator: ClientAuthenticator
     let validator: AuthorizationRequestValidator
+    let requestObjects: RequestObjectReader
 
     /// The prefix of every request_uri — RFC 9126 §2.2.
     static let uriPrefix = "urn:ietf:params:oauth:request_uri:"
@@ -47,7 +48,14 @@ struct PushedAuthorizationEndpoint: Sendable {
         } else {
             pushed.append(OAuthParameter.clientID, client.id)
         }
-        switch try await validator.validate(pushed, pushed: true) {
+        // A signed request object (RFC 9101) replaces the parameters beside it.
+        let signed: Bool
+        switch try await requestObjects.read(pushed) {
+        case .refused(let error): throw OAuthHTTPError(error.error == .invalidClient ? .unauthorized : .badRequest, error)
+        case .parameters(let read, let wasSigned): (pushed, signed) = (read, wasSigned)
+        }
+        guard pushed[OAuthParameter.clientID] == client.id else { throw OAuthHTTPError.invalidRequest("client_id is not the authenticated client") }
+        switch try await validator.validate(pushed, pushed: true, signed: signed) {
         case .showError(let error), .redirectError(let error, _, _):
             throw OAuthHTTPError(error.error == .invalidClient ? .unauthorized : .badRequest, error)
         case .valid:
@@ -57,15 +65,15 @@ struct PushedAuthorizationEndpoint: Sendable {
         let lifetime = min(provider.configuration.pushedRequestLifetime, 60)
         try await provider.store.insertPushedRequest(
             PushedRequestRecord(
-                uriHash: SecretDigest.hex(handle), clientID: client.id, parameters: pushed.pairs.map { [$0.name, $0.value] },
+                uriHash: SecretDigest.hex(handle), clientID: client.id, parameters: pushed.pairs.map { [$0.name, $0.value] }, signed: signed,
                 expiresAt: provider.now().addingTimeInterval(lifetime)))
         return JSONResponse.make(PushedAuthorizationResponse(requestURI: Self.uriPrefix + handle, expiresIn: Int(lifetime)), status: .created)
     }
 
     /// The parameters `/authorize` goes on with, or why a `request_uri` cannot be used.
     enum Resolution {
-        /// `pushed`: they came from `/par`.
-        case parameters(FormParameters, pushed: Bool)
+        /// `pushed`: they came from `/par`; `signed`: from a verified request object.
+        case parameters(FormParameters, pushed: Bool, signed: Bool)
         case refused(OAuthError)
     }
 
@@ -74,7 +82,7 @@ struct PushedAuthorizationEndpoint: Sendable {
     /// was pushed by that client. A `request_uri` that is not one of ours (an OIDC request by
     /// reference) is left to the validator, which refuses it as `request_uri_not_supported`.
     func resolve(_ parameters: FormParameters) async throws -> Resolution {
-        guard let uri = parameters[OAuthParameter.requestURI], uri.hasPrefix(Self.uriPrefix) else { return .parameters(parameters, pushed: false) }
+        guard let uri = parameters[OAuthParameter.requestURI], uri.hasPrefix(Self.uriPrefix) else { return .parameters(parameters, pushed: false, signed: false) }
         if let other = parameters.pairs.first(where: { $0.name != OAuthParameter.requestURI && $0.name != OAuthParameter.clientID }) {
             return .refused(OAuthError(.invalidRequest, "with request_uri, only client_id may be sent (\(other.name.prefix(64)) was)"))
         }
@@ -91,6 +99,6 @@ struct PushedAuthorizationEndpoint: Sendable {
         }
         guard record.clientID == clientID else { return .refused(OAuthError(.invalidRequestURI, "request_uri was pushed by another client")) }
         guard record.expiresAt > provider.now() else { return .refused(OAuthError(.invalidRequestURI, "request_uri has expired")) }
-        return .parameters(FormParameters(record.parameters.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }), pushed: true)
+        return .parameters(FormParameters(record.parameters.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }), pushed: true, signed: record.signed ?? false)
     }
 }

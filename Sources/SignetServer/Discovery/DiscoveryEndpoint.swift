@@ -34,9 +34,10 @@ struct DiscoveryEndpoint: Sendable {
             uiLocalesSupported: AuthorizationRequestValidator.supportedUILocales,
             authorizationResponseIssParameterSupported: true,
             claimsParameterSupported: false,
-            requestParameterSupported: false,
+            requestParameterSupported: true,
             requestURIParameterSupported: false)
         document.pushedAuthorizationRequestEndpoint = provider.endpoint("/par")
+        document.requestObjectSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
         document.requirePushedAuthorizationRequests = provider.configuration.requirePushedAuthorizationRequests
         return document
     }

@@ -14,6 +14,7 @@ import SignetCore
 struct NativeLoginEndpoint: Sendable {
     let provider: Provider
     let validator: AuthorizationRequestValidator
+    let requestObjects: RequestObjectReader
 
     var runner: LoginRunner { LoginRunner(provider: provider) }
 
@@ -21,10 +22,18 @@ struct NativeLoginEndpoint: Sendable {
 
     func start(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let fields = try await body([String: String].self, request, hint: "the start takes string fields only")
-        let parameters = FormParameters(fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        var parameters = FormParameters(fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        // A request object signed on the service's backend (RFC 9101) carries the parameters.
+        let signed: Bool
+        switch try await requestObjects.read(parameters) {
+        case .refused(let error):
+            throw NativeLoginError(
+                error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)
+        case .parameters(let read, let wasSigned): (parameters, signed) = (read, wasSigned)
+        }
         var authorization: ValidatedAuthorizationRequest
         let client: ClientRecord
-        switch try await validator.validate(parameters) {
+        switch try await validator.validate(parameters, signed: signed) {
         case .showError(let error), .redirectError(let error, _, _):
             throw NativeLoginError(
                 error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)

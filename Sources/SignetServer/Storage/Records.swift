@@ -41,9 +41,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var nativeLogin: Bool
     /// require_pushed_authorization_requests — RFC 9126 §6: its requests must come through `/par`.
     public var requirePushedAuthorizationRequests: Bool
+    /// require_signed_request_object — RFC 9101 §10.5: its requests must be signed request objects.
+    public var requireSignedRequestObject: Bool
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -57,13 +59,14 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.minimumACR = minimumACR
         self.nativeLogin = nativeLogin
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.requireSignedRequestObject = requireSignedRequestObject
         self.createdAt = createdAt
     }
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,6 +85,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         minimumACR = try container.decodeIfPresent(String.self, forKey: .minimumACR)
         nativeLogin = try container.decodeIfPresent(Bool.self, forKey: .nativeLogin) ?? false
         requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests) ?? false
+        requireSignedRequestObject = try container.decodeIfPresent(Bool.self, forKey: .requireSignedRequestObject) ?? false
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
@@ -300,9 +304,12 @@ public struct PushedRequestRecord: Sendable, Equatable, Codable {
     public var clientID: String
     /// The pushed parameters as name–value pairs, in order (client authentication removed).
     public var parameters: [[String]]
+    /// Whether they came from a verified request object (RFC 9101).
+    public var signed: Bool?
     public var expiresAt: Date
 
-    public init(uriHash: String, clientID: String, parameters: [[String]], expiresAt: Date) {
+    public init(uriHash: String, clientID: String, parameters: [[String]], signed: Bool = false, expiresAt: Date) {
+        self.signed = signed
         self.uriHash = uriHash
         self.clientID = clientID
         self.parameters = parameters
@@ -310,7 +317,7 @@ public struct PushedRequestRecord: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case parameters
+        case parameters, signed
         case uriHash = "uri_hash"
         case clientID = "client_id"
         case expiresAt = "expires_at"

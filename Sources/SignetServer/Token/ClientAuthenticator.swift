@@ -65,9 +65,8 @@ struct ClientAuthenticator: Sendable {
         case .success(let parsed): jwt = parsed
         case .failure(let refusal): throw Self.invalidClient("client_assertion is refused: \(refusal)")
         }
-        let header = jwt.header
-        guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else {
-            throw Self.invalidClient("client_assertion alg \(header.alg.prefix(16)) is not accepted")
+        guard JOSEHeader.acceptedAlgorithms.contains(jwt.header.alg) else {
+            throw Self.invalidClient("client_assertion alg \(jwt.header.alg.prefix(16)) is not accepted")
         }
         // Find the client from the unverified claims, then verify with that client's keys.
         let unverified: ClientAssertionClaims
@@ -84,35 +83,12 @@ struct ClientAuthenticator: Sendable {
         if let bodyID = parameters[OAuthParameter.clientID], bodyID != client.id {
             throw Self.invalidClient("client_id does not match the assertion")
         }
-        func matchingKeys(refresh: Bool) async throws -> [JWK] {
-            let keySet: JWKS
-            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch let error as SignetError where error.code == .fetchRefused {
-                provider.logger.warning(
-                    "jwks_uri fetch refused", metadata: ["event": "jwks_uri.refused", "client_id": .string(client.id), "reason": .string(error.reason)])
-                throw Self.invalidClient("the client's keys could not be read: \(error.reason)")
-            } catch {
-                provider.logger.warning(
-                    "client keys unreadable", metadata: ["event": "client_keys.unreadable", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
-                throw Self.invalidClient("the client's keys could not be read")
-            }
-            return keySet.keys.filter { key in
-                (header.kid == nil || key.keyIdentifier?.string == header.kid) && (key.algorithm == nil || key.algorithm?.rawValue == header.alg)
-            }
-        }
-        var candidates = try await matchingKeys(refresh: false)
-        if candidates.isEmpty, client.jwksURI != nil { candidates = try await matchingKeys(refresh: true) }
-        guard candidates.count == 1 || (header.kid != nil && !candidates.isEmpty), var key = candidates.first else {
-            throw Self.invalidClient("client_assertion kid names no registered key")
-        }
-        if key.keyIdentifier == nil { key.keyIdentifier = JWKIdentifier(string: "client") }
-        let verifier = JWTKeyCollection()
-        let claims: ClientAssertionClaims
         do {
-            try await verifier.add(jwk: key)
-            claims = try await verifier.verify(assertion, as: ClientAssertionClaims.self)
-        } catch {
-            throw Self.invalidClient("client_assertion signature does not verify")
+            try await ClientJWTVerifier(keySource: keySource, logger: provider.logger).verify(assertion, jwt, client: client, what: "client_assertion")
+        } catch let refusal as ClientJWTVerifier.Refusal {
+            throw Self.invalidClient(refusal.description)
         }
+        let claims = unverified
 
         let now = provider.now()
         let nowSeconds = provider.epochSeconds(now)
@@ -131,12 +107,6 @@ struct ClientAuthenticator: Sendable {
             key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Double(skew)), now: now)
         guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
         return client
-    }
-
-    /// A short, secret-free account of a failure to read a client's keys, for the log.
-    static func logLabel(_ error: any Error) -> String {
-        if let error = error as? SignetError { return "\(error.code.label): \(error.reason)" }
-        return String(reflecting: type(of: error))
     }
 
     static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {
