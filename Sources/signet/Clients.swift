@@ -30,6 +30,8 @@ struct Clients: AsyncParsableCommand {
         var requirePAR = false
         @Flag(name: .customLong("require-signed-request-object"), help: "Accept only signed request objects from this client (RFC 9101).")
         var requireSignedRequestObject = false
+        @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
+        var appLaunchURLs: [String] = []
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -45,6 +47,7 @@ struct Clients: AsyncParsableCommand {
                 jwks: jwks, jwksURI: jwksURI, allowsRefreshTokens: !noRefreshTokens, minimumACR: minAcr, nativeLogin: nativeLogin)
             new.requirePushedAuthorizationRequests = requirePAR
             new.requireSignedRequestObject = requireSignedRequestObject
+            new.appLaunchURLs = appLaunchURLs
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }

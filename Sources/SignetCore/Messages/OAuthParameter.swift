@@ -18,6 +18,8 @@ public enum OAuthParameter {
     public static let responseMode = "response_mode"        // OAuth 2.0 Multiple Response Types §2.1
     public static let display = "display"                   // OIDC Core §3.1.2.1
     public static let request = "request"                   // OIDC Core §6
+    public static let redirectURIHTTPSType = "redirect_uri_https_type" // Singpass: app_claimed_https
+    public static let appLaunchURL = "app_launch_url"                 // Singpass: where to return to the app
     public static let requestURI = "request_uri"            // OIDC Core §6
     public static let codeChallenge = "code_challenge"      // RFC 7636 §4.3
     public static let codeChallengeMethod = "code_challenge_method" // RFC 7636 §4.3

@@ -35,6 +35,8 @@ public struct SignetAdmin: Sendable {
         public var requirePushedAuthorizationRequests: Bool = false
         /// See ``ClientRecord/requireSignedRequestObject``.
         public var requireSignedRequestObject: Bool = false
+        /// See ``ClientRecord/appLaunchURLs``.
+        public var appLaunchURLs: [String] = []
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -76,6 +78,11 @@ public struct SignetAdmin: Sendable {
             }
         }
         try Self.checkMinimumACR(new.minimumACR)
+        for url in new.appLaunchURLs {
+            guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https", components.host?.isEmpty == false, components.fragment == nil else {
+                throw SignetError(.invalidConfiguration, "app launch URL \(url) must be an https URL without a fragment")
+            }
+        }
         var secret: String?
         if new.authMethod == .clientSecretBasic || new.authMethod == .clientSecretPost { secret = random.token() }
         let record = ClientRecord(
@@ -83,7 +90,7 @@ public struct SignetAdmin: Sendable {
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
-            createdAt: clock.now())
+            appLaunchURLs: new.appLaunchURLs, createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
     }

@@ -147,6 +147,21 @@ public struct AuthorizationRequestValidator: Sendable {
         )
         // The client's own minimum holds whatever the (editable) request asks for.
         request.minimumACR = client.minimumACR
+        // Singpass's native-app parameters.
+        if let type = parameters[OAuthParameter.redirectURIHTTPSType] {
+            guard type == "app_claimed_https" else { return fail(.invalidRequest, "redirect_uri_https_type must be app_claimed_https") }
+            guard case .success(.claimedHTTPS) = RedirectURI.classify(redirectURI) else {
+                return fail(.invalidRequest, "redirect_uri_https_type=app_claimed_https needs an https redirect_uri")
+            }
+            request.returnByLink = true
+        }
+        if let launch = parameters[OAuthParameter.appLaunchURL] {
+            guard let url = URLComponents(string: launch), url.scheme?.lowercased() == "https", url.host?.isEmpty == false, url.fragment == nil else {
+                return fail(.invalidRequest, "app_launch_url must be an https URL without a fragment")
+            }
+            guard client.appLaunchURLs.contains(launch) else { return fail(.invalidRequest, "app_launch_url is not registered for this client") }
+            request.appLaunchURL = launch
+        }
         return .valid(request, client)
     }
 }

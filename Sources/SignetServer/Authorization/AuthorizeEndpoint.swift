@@ -70,7 +70,7 @@ struct AuthorizeEndpoint: Sendable {
             // user confirms before a public client's code is issued from an existing session.
             if authorization.prompt.contains("none") {
                 let error = OAuthError(.interactionRequired, "the user must confirm before this app is signed in")
-                return redirect(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer))
+                return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer), authorization, client)
             }
             return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
                 .offerContinue(authorization, client: client, browserSession: session, request: request)
@@ -78,11 +78,11 @@ struct AuthorizeEndpoint: Sendable {
         if let session, sessionUsable {
             let authentication = Authentication(
                 userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid, userStamp: session.userStamp)
-            return redirect(try await provider.codeIssuer.issue(for: authorization, authentication: authentication).location)
+            return back(try await provider.codeIssuer.issue(for: authorization, authentication: authentication).location, authorization, client)
         }
         if authorization.prompt.contains("none") {
             let error = OAuthError(.loginRequired, "the user must sign in")
-            return redirect(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer))
+            return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer), authorization, client)
         }
         return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
             .start(authorization, client: client, request: request)
@@ -97,6 +97,11 @@ struct AuthorizeEndpoint: Sendable {
         case .success(.privateUseScheme), .success(.loopback): return true
         default: return false
         }
+    }
+
+    /// The answer that returns a validated request to its client (a page with a link for app_claimed_https).
+    private func back(_ location: String, _ authorization: ValidatedAuthorizationRequest, _ client: ClientRecord) -> Response {
+        AuthorizationRedirect(pages: pages).response(to: location, for: authorization, clientName: client.name)
     }
 
     private func redirect(_ location: String) -> Response {

@@ -31,6 +31,13 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     public var idTokenHintSubject: String?
     /// The client's minimum assurance (`min_acr` of its registration), whatever `acr_values` says.
     public var minimumACR: String?
+    /// redirect_uri_https_type=app_claimed_https (Singpass): the redirect goes to a claimed https
+    /// URI (a universal or app link), which opens the app only from a user's tap, so the final
+    /// redirect is a page with a "Return to the app" link instead of an HTTP redirect.
+    public var returnByLink: Bool?
+    /// app_launch_url (Singpass): where an authenticator app returns the user to, once it is done
+    /// (https, registered for the client); kept for the app switch.
+    public var appLaunchURL: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
         self.clientID = clientID

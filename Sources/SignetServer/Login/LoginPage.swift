@@ -76,7 +76,7 @@ struct LoginPage: Sendable {
             userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid,
             userStamp: browserSession.userStamp)
         let code = try await provider.codeIssuer.issue(for: session.request, authentication: authentication)
-        return Response(status: .seeOther, headers: [.location: code.location])
+        return AuthorizationRedirect(pages: pages).response(to: code.location, for: session.request, clientName: client.name, status: .seeOther)
     }
 
     /// POST /login: the username and password (or the password of a remembered user).

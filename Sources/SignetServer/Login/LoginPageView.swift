@@ -113,15 +113,15 @@ struct LoginPageView: Sendable {
     }
 
     private func redirectError(_ session: LoginSessionRecord, _ error: OAuthError) -> Response {
-        Response(
-            status: .seeOther,
-            headers: [.location: AuthorizationResponse.errorURL(error, redirectURI: session.request.redirectURI, state: session.request.state, issuer: provider.issuer)])
+        AuthorizationRedirect(pages: pages).response(
+            to: AuthorizationResponse.errorURL(error, redirectURI: session.request.redirectURI, state: session.request.state, issuer: provider.issuer),
+            for: session.request, clientName: client.name, status: .seeOther)
     }
 
     /// Starts the browser session and redirects with the code; sets or clears the remember cookie.
     private func finish(_ finished: FinishedLogin, request: Request) async throws -> Response {
         let started = try await sessions.start(finished.authentication)
-        var response = Response(status: .seeOther, headers: [.location: finished.code.location])
+        var response = AuthorizationRedirect(pages: pages).response(to: finished.code.location, for: finished.session.request, clientName: client.name, status: .seeOther)
         response.setCookie(started.1)
         // The cookie holds one token; only this client's token is replaced or revoked here.
         let remembered = RememberTokens(provider: provider)

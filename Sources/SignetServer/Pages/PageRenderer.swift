@@ -15,7 +15,7 @@ public struct PageRenderer: Sendable {
         // The templates are constants written above; failing to parse them is a programming error.
         let layout = try! MustacheTemplate(string: PageTemplates.layout)
         var libraries: [String: MustacheLibrary] = [:]
-        for (name, text) in [("login", PageTemplates.login), ("sms", PageTemplates.sms), ("message", PageTemplates.message), ("logout", PageTemplates.logoutConfirm), ("continue", PageTemplates.continueAs)] {
+        for (name, text) in [("login", PageTemplates.login), ("sms", PageTemplates.sms), ("message", PageTemplates.message), ("logout", PageTemplates.logoutConfirm), ("continue", PageTemplates.continueAs), ("return", PageTemplates.returnToApp)] {
             libraries[name] = MustacheLibrary(templates: ["layout": layout, "content": try! MustacheTemplate(string: text)])
         }
         self.libraries = libraries

@@ -73,6 +73,12 @@ enum PageTemplates {
         </form>
         """
 
+    static let returnToApp = """
+        <h1>Signed in</h1>
+        <p class="lead">Go back to <strong>{{clientName}}</strong> to continue.</p>
+        <a id="return-link" class="button" href="{{location}}">Return to {{clientName}}</a>
+        """
+
     static let message = """
         <h1>{{heading}}</h1>
         <p class="lead">{{message}}</p>
@@ -108,6 +114,7 @@ enum PageTemplates {
         button { width: 100%; margin-top: 24px; padding: 13px; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 10px; cursor: pointer; }
         button:hover { filter: brightness(1.08); }
         .check { display: flex; gap: 8px; align-items: center; font-weight: 400; margin-top: 16px; }
+        a.button { display: block; box-sizing: border-box; text-align: center; text-decoration: none; margin-top: 24px; padding: 13px; font-weight: 600; color: #fff; background: var(--accent); border-radius: 10px; }
         button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--border); margin-top: 12px; }
         .alert { border: 1px solid var(--danger); color: var(--danger); border-radius: 10px; padding: 10px 14px; margin-bottom: 8px; }
         .detail { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }

@@ -43,9 +43,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var requirePushedAuthorizationRequests: Bool
     /// require_signed_request_object — RFC 9101 §10.5: its requests must be signed request objects.
     public var requireSignedRequestObject: Bool
+    /// The `app_launch_url` values the client may send (https, exact match).
+    public var appLaunchURLs: [String]
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -60,13 +62,14 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.nativeLogin = nativeLogin
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.requireSignedRequestObject = requireSignedRequestObject
+        self.appLaunchURLs = appLaunchURLs
         self.createdAt = createdAt
     }
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +89,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         nativeLogin = try container.decodeIfPresent(Bool.self, forKey: .nativeLogin) ?? false
         requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests) ?? false
         requireSignedRequestObject = try container.decodeIfPresent(Bool.self, forKey: .requireSignedRequestObject) ?? false
+        appLaunchURLs = try container.decodeIfPresent([String].self, forKey: .appLaunchURLs) ?? []
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
