@@ -30,6 +30,7 @@ struct Clients: AsyncParsableCommand {
         var requirePAR = false
         @Flag(name: .customLong("require-signed-request-object"), help: "Accept only signed request objects from this client (RFC 9101).")
         var requireSignedRequestObject = false
+        @Flag(name: .customLong("require-dpop"), help: "Issue this client only DPoP-bound tokens (RFC 9449).") var requireDPoP = false
         @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
         var appLaunchURLs: [String] = []
 
@@ -48,6 +49,7 @@ struct Clients: AsyncParsableCommand {
             new.requirePushedAuthorizationRequests = requirePAR
             new.requireSignedRequestObject = requireSignedRequestObject
             new.appLaunchURLs = appLaunchURLs
+            new.requireDPoP = requireDPoP
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -69,11 +71,13 @@ struct Clients: AsyncParsableCommand {
         var requirePAR: Bool?
         @Flag(name: .customLong("require-signed-request-object"), inversion: .prefixedNo, help: "Require (or stop requiring) signed request objects (RFC 9101).")
         var requireSignedRequestObject: Bool?
+        @Flag(name: .customLong("require-dpop"), inversion: .prefixedNo, help: "Require (or stop requiring) DPoP-bound tokens (RFC 9449).")
+        var requireDPoP: Bool?
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
-                requireSignedRequestObject: requireSignedRequestObject)
+                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }

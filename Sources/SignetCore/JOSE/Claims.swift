@@ -90,6 +90,8 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var amr: [String]?
     /// The authorization grant this token descends from; revoking the grant revokes the token.
     public var grantID: String
+    /// cnf — RFC 7800 §3.1; with `jkt` (RFC 9449 §6.1) the token is bound to that DPoP key.
+    public var cnf: Confirmation?
 
     public init(iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
         self.iss = iss
@@ -107,7 +109,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, jti, scope, acr, amr
+        case iss, sub, aud, exp, iat, jti, scope, acr, amr, cnf
         case clientID = "client_id"
         case authTime = "auth_time"
         case grantID = "grant_id"
@@ -155,4 +157,12 @@ extension IDTokenClaims {
         guard parts.count == 3, let payload = Data(base64URLEncoded: String(parts[1])) else { return nil }
         return try? JSONDecoder().decode(IDTokenClaims.self, from: payload)
     }
+}
+
+/// cnf — RFC 7800 §3.1: the key a token is bound to.
+public struct Confirmation: Codable, Sendable, Equatable {
+    /// jkt — RFC 9449 §6.1: the SHA-256 JWK thumbprint (RFC 7638) of the DPoP key.
+    public var jkt: String?
+
+    public init(jkt: String?) { self.jkt = jkt }
 }

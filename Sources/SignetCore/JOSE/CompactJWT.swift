@@ -12,6 +12,8 @@ import Foundation
 public struct CompactJWT: Sendable, Equatable {
     /// The JOSE header — RFC 7515 §4.
     public let header: JOSEHeader
+    /// The JOSE header's JSON, for members beyond ``JOSEHeader`` (such as a DPoP proof's `jwk`).
+    public let headerJSON: Data
     /// The UTF-8 JSON of the claims set, free of repeated names — RFC 7519 §4.
     public let claims: Data
     /// The signature bytes — RFC 7515 §7.1.
@@ -36,7 +38,7 @@ public struct CompactJWT: Sendable, Equatable {
         case .unique: break
         }
         guard let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerJSON) else { return .failure(.malformedHeader) }
-        return .success(CompactJWT(header: header, claims: claims, signature: signature))
+        return .success(CompactJWT(header: header, headerJSON: headerJSON, claims: claims, signature: signature))
     }
 
     /// Why a token was refused before its signature was looked at.

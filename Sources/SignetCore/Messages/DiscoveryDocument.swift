@@ -36,6 +36,8 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
     public var requestParameterSupported: Bool
     /// request_object_signing_alg_values_supported — RFC 9101 §10.1, OIDC Discovery §3.
     public var requestObjectSigningAlgValuesSupported: [String]?
+    /// dpop_signing_alg_values_supported — RFC 9449 §5.1.
+    public var dpopSigningAlgValuesSupported: [String]?
     /// pushed_authorization_request_endpoint — RFC 9126 §5; absent when PAR is not offered.
     public var pushedAuthorizationRequestEndpoint: String?
     /// require_pushed_authorization_requests — RFC 9126 §5: every client must push its requests.
@@ -98,6 +100,7 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
         case requestURIParameterSupported = "request_uri_parameter_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requestObjectSigningAlgValuesSupported = "request_object_signing_alg_values_supported"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 }

@@ -37,6 +37,8 @@ public struct SignetAdmin: Sendable {
         public var requireSignedRequestObject: Bool = false
         /// See ``ClientRecord/appLaunchURLs``.
         public var appLaunchURLs: [String] = []
+        /// See ``ClientRecord/requireDPoP``.
+        public var requireDPoP: Bool = false
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -90,7 +92,7 @@ public struct SignetAdmin: Sendable {
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
-            appLaunchURLs: new.appLaunchURLs, createdAt: clock.now())
+            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
     }
@@ -103,11 +105,13 @@ public struct SignetAdmin: Sendable {
         public var nativeLogin: Bool?
         public var requirePushedAuthorizationRequests: Bool?
         public var requireSignedRequestObject: Bool?
+        public var requireDPoP: Bool?
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil
         ) {
+            self.requireDPoP = requireDPoP
             self.requireSignedRequestObject = requireSignedRequestObject
             self.name = name
             self.minimumACR = minimumACR
@@ -128,6 +132,7 @@ public struct SignetAdmin: Sendable {
         if let nativeLogin = change.nativeLogin { client.nativeLogin = nativeLogin }
         if let requirePAR = change.requirePushedAuthorizationRequests { client.requirePushedAuthorizationRequests = requirePAR }
         if let requireSigned = change.requireSignedRequestObject { client.requireSignedRequestObject = requireSigned }
+        if let requireDPoP = change.requireDPoP { client.requireDPoP = requireDPoP }
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
     }

@@ -88,12 +88,15 @@ struct SignetRoutes: Sendable {
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
         let discovery = DiscoveryEndpoint(provider: provider)
         let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
-        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, validator: validator, requestObjects: requestObjects)
+        let dpop = DPoPProofVerifier(
+            replay: provider.store, clock: provider.clock, lifetime: provider.configuration.dpopProofLifetime, skew: provider.configuration.clockSkew)
+        let pushed = PushedAuthorizationEndpoint(
+            provider: provider, authenticator: authenticator, validator: validator, requestObjects: requestObjects, dpop: dpop)
         let authorize = AuthorizeEndpoint(
             provider: provider, pages: pages, validator: validator, sessions: sessions, pushed: pushed, requestObjects: requestObjects)
         let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
-        let token = TokenEndpoint(provider: provider, authenticator: authenticator)
-        let userInfo = UserInfoEndpoint(provider: provider)
+        let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop)
+        let userInfo = UserInfoEndpoint(provider: provider, dpop: dpop)
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, validator: validator, requestObjects: requestObjects)

@@ -61,6 +61,8 @@ public struct SignetConfiguration: Sendable {
     /// Whether every client must push its authorization requests (RFC 9126 §5). Default false;
     /// a client can also be required to on its own (`ClientRecord.requirePushedAuthorizationRequests`).
     public var requirePushedAuthorizationRequests: Bool = false
+    /// How old a DPoP proof's `iat` may be (RFC 9449 §11.1). Default 60 s.
+    public var dpopProofLifetime: TimeInterval = 60
     /// How long a pushed request's `request_uri` may be used (at most 60 s). Default 60 s.
     public var pushedRequestLifetime: TimeInterval = 60
 

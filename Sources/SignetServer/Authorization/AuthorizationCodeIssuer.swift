@@ -37,7 +37,7 @@ public struct AuthorizationCodeIssuer: Sendable {
         try await store.insertCode(
             AuthorizationCodeRecord(
                 codeHash: SecretDigest.hex(code), grantID: grant.id, clientID: request.clientID, redirectURI: request.redirectURI,
-                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(codeLifetime)))
+                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(codeLifetime)).boundTo(request.dpopJKT))
         var response = FormParameters()
         response.append(OAuthParameter.code, code)
         response.append(OAuthParameter.state, request.state)
@@ -53,5 +53,14 @@ extension Provider {
         return AuthorizationCodeIssuer(
             store: store, clock: clock, random: random, grantLifetime: configuration.grantLifetime,
             codeLifetime: configuration.authorizationCodeLifetime, issuer: { boundIssuer.issuer })
+    }
+}
+
+extension AuthorizationCodeRecord {
+    /// The same code, redeemable only with a DPoP proof of key `jkt` (when given).
+    func boundTo(_ jkt: String?) -> AuthorizationCodeRecord {
+        var bound = self
+        bound.dpopJKT = jkt
+        return bound
     }
 }

@@ -155,6 +155,12 @@ public struct AuthorizationRequestValidator: Sendable {
             }
             request.returnByLink = true
         }
+        if let jkt = parameters[OAuthParameter.dpopJKT] {
+            guard jkt.utf8.count == 43, jkt.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                return fail(.invalidRequest, "dpop_jkt must be a base64url SHA-256 JWK thumbprint")
+            }
+            request.dpopJKT = jkt
+        }
         if let launch = parameters[OAuthParameter.appLaunchURL] {
             guard let url = URLComponents(string: launch), url.scheme?.lowercased() == "https", url.host?.isEmpty == false, url.fragment == nil else {
                 return fail(.invalidRequest, "app_launch_url must be an https URL without a fragment")

@@ -24,6 +24,7 @@ struct PushedAuthorizationEndpoint: Sendable {
     let authenticator: ClientAuthenticator
     let validator: AuthorizationRequestValidator
     let requestObjects: RequestObjectReader
+    let dpop: DPoPProofVerifier
 
     /// The prefix of every request_uri — RFC 9126 §2.2.
     static let uriPrefix = "urn:ietf:params:oauth:request_uri:"
@@ -55,6 +56,19 @@ struct PushedAuthorizationEndpoint: Sendable {
         case .parameters(let read, let wasSigned): (pushed, signed) = (read, wasSigned)
         }
         guard pushed[OAuthParameter.clientID] == client.id else { throw OAuthHTTPError.invalidRequest("client_id is not the authenticated client") }
+        // A DPoP proof here binds the code to its key (RFC 9449 §10.1), like dpop_jkt.
+        let proof: DPoPProof?
+        do {
+            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: provider.endpoint("/par"))
+        } catch let refusal as DPoPProofVerifier.Refusal {
+            throw OAuthHTTPError(.badRequest, .invalidDPoPProof, refusal.description)
+        }
+        if let proof {
+            if let named = pushed[OAuthParameter.dpopJKT], named != proof.jkt {
+                throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "dpop_jkt is not the key of the DPoP proof")
+            }
+            if pushed[OAuthParameter.dpopJKT] == nil { pushed.append(OAuthParameter.dpopJKT, proof.jkt) }
+        }
         switch try await validator.validate(pushed, pushed: true, signed: signed) {
         case .showError(let error), .redirectError(let error, _, _):
             throw OAuthHTTPError(error.error == .invalidClient ? .unauthorized : .badRequest, error)

@@ -38,6 +38,8 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     /// app_launch_url (Singpass): where an authenticator app returns the user to, once it is done
     /// (https, registered for the client); kept for the app switch.
     public var appLaunchURL: String?
+    /// dpop_jkt — RFC 9449 §10: the DPoP key the code will be bound to.
+    public var dpopJKT: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
         self.clientID = clientID

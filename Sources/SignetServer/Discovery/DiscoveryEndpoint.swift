@@ -38,6 +38,7 @@ struct DiscoveryEndpoint: Sendable {
             requestURIParameterSupported: false)
         document.pushedAuthorizationRequestEndpoint = provider.endpoint("/par")
         document.requestObjectSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
+        document.dpopSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
         document.requirePushedAuthorizationRequests = provider.configuration.requirePushedAuthorizationRequests
         return document
     }

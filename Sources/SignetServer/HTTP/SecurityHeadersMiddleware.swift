@@ -31,4 +31,6 @@ extension HTTPField.Name {
     static let referrerPolicy = Self("Referrer-Policy")!
     static let pragma = Self("Pragma")!
     static let strictTransportSecurity = Self("Strict-Transport-Security")!
+    /// DPoP — RFC 9449 §4.1.
+    static let dpop = Self("DPoP")!
 }

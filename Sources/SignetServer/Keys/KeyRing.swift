@@ -107,10 +107,9 @@ public enum SigningKeyFactory {
         }
     }
 
-    /// The JWK thumbprint of a P-256 key — RFC 7638 §3 (members in lexicographic order, no spaces).
+    /// The JWK thumbprint of a P-256 key — RFC 7638 (one implementation: ``JWKThumbprint``).
     public static func thumbprint(of key: P256.Signing.PublicKey) -> String {
         let jwk = PublicJWK(p256: key, kid: "")
-        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(jwk.x ?? "")","y":"\#(jwk.y ?? "")"}"#
-        return Data(SHA256.hash(data: Data(canonical.utf8))).base64URLEncodedString()
+        return JWKThumbprint.sha256(of: ["kty": "EC", "crv": "P-256", "x": jwk.x ?? "", "y": jwk.y ?? ""]) ?? ""
     }
 }

@@ -45,9 +45,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var requireSignedRequestObject: Bool
     /// The `app_launch_url` values the client may send (https, exact match).
     public var appLaunchURLs: [String]
+    /// dpop_bound_access_tokens — RFC 9449 §5.2: the client's tokens must be DPoP-bound.
+    public var requireDPoP: Bool
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -63,13 +65,14 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.requireSignedRequestObject = requireSignedRequestObject
         self.appLaunchURLs = appLaunchURLs
+        self.requireDPoP = requireDPoP
         self.createdAt = createdAt
     }
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -90,6 +93,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests) ?? false
         requireSignedRequestObject = try container.decodeIfPresent(Bool.self, forKey: .requireSignedRequestObject) ?? false
         appLaunchURLs = try container.decodeIfPresent([String].self, forKey: .appLaunchURLs) ?? []
+        requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
@@ -209,6 +213,8 @@ public struct AuthorizationCodeRecord: Sendable, Equatable, Codable {
     public var nonce: String?
     public var expiresAt: Date
     public var redeemedAt: Date?
+    /// dpop_jkt — RFC 9449 §10: the code may only be redeemed with a DPoP proof of this key.
+    public var dpopJKT: String?
 
     public init(codeHash: String, grantID: String, clientID: String, redirectURI: String, codeChallenge: String, nonce: String?, expiresAt: Date, redeemedAt: Date? = nil) {
         self.codeHash = codeHash
@@ -229,6 +235,8 @@ public struct RefreshTokenRecord: Sendable, Equatable, Codable {
     public var clientID: String
     public var expiresAt: Date
     public var usedAt: Date?
+    /// A public client's refresh token is bound to its DPoP key (RFC 9449 §5): the SHA-256 thumbprint.
+    public var dpopJKT: String?
 
     public init(tokenHash: String, grantID: String, clientID: String, expiresAt: Date, usedAt: Date? = nil) {
         self.tokenHash = tokenHash

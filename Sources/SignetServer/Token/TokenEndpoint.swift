@@ -7,6 +7,7 @@ import SignetCore
 struct TokenEndpoint: Sendable {
     let provider: Provider
     let authenticator: ClientAuthenticator
+    let dpop: DPoPProofVerifier
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
@@ -18,18 +19,26 @@ struct TokenEndpoint: Sendable {
         }
         let endpoint = provider.endpoint("/token")
         let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
+        // RFC 9449: a proof of possession binds what is issued to its key.
+        let proof: DPoPProof?
+        do {
+            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: endpoint)
+        } catch let refusal as DPoPProofVerifier.Refusal {
+            throw OAuthHTTPError(.badRequest, .invalidDPoPProof, refusal.description)
+        }
+        if proof == nil, client.requireDPoP { throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "this client must send a DPoP proof") }
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
             throw OAuthHTTPError.invalidRequest("grant_type is missing")
         }
         let tokens: TokenResponse
         switch grantType {
         case "authorization_code":
-            tokens = try await redeemCode(parameters, client: client)
+            tokens = try await redeemCode(parameters, client: client, proof: proof)
         case "refresh_token":
             guard client.allowsRefreshTokens else {
                 throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not use refresh tokens")
             }
-            tokens = try await refresh(parameters, client: client)
+            tokens = try await refresh(parameters, client: client, proof: proof)
         default:
             throw OAuthHTTPError(.badRequest, .unsupportedGrantType, "grant_type \(grantType.prefix(64)) is not supported")
         }
@@ -37,7 +46,7 @@ struct TokenEndpoint: Sendable {
     }
 
     /// RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6): single use, bound to client, redirect URI and challenge.
-    private func redeemCode(_ parameters: FormParameters, client: ClientRecord) async throws -> TokenResponse {
+    private func redeemCode(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?) async throws -> TokenResponse {
         guard let code = parameters[OAuthParameter.code], !code.isEmpty else { throw OAuthHTTPError.invalidRequest("code is missing") }
         guard let redirectURI = parameters[OAuthParameter.redirectURI] else { throw OAuthHTTPError.invalidRequest("redirect_uri is missing") }
         guard let verifier = parameters[OAuthParameter.codeVerifier] else {
@@ -57,6 +66,9 @@ struct TokenEndpoint: Sendable {
             guard stored.redirectURI == redirectURI else { throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request") }
             guard PKCE.verify(verifier: verifier, challenge: stored.codeChallenge) else {
                 throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
+            }
+            if let bound = stored.dpopJKT, bound != proof?.jkt {
+                throw OAuthHTTPError.invalidGrant("the code is bound to another DPoP key (dpop_jkt)")
             }
         }
         let record: AuthorizationCodeRecord
@@ -78,11 +90,11 @@ struct TokenEndpoint: Sendable {
         }
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
-        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce)
+        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
-    private func refresh(_ parameters: FormParameters, client: ClientRecord) async throws -> TokenResponse {
+    private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?) async throws -> TokenResponse {
         guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
             throw OAuthHTTPError.invalidRequest("refresh_token is missing")
         }
@@ -91,6 +103,9 @@ struct TokenEndpoint: Sendable {
         // Requests that are wrong on their face are refused before the token is spent.
         if let stored = try await provider.store.refreshToken(hash: hash), stored.usedAt == nil {
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
+            if let bound = stored.dpopJKT, bound != proof?.jkt {
+                throw OAuthHTTPError.invalidGrant("the refresh token is bound to another DPoP key")
+            }
             if let grant = try await provider.store.grant(id: stored.grantID) {
                 _ = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
             }
@@ -118,7 +133,7 @@ struct TokenEndpoint: Sendable {
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
-        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil)
+        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt)
     }
 
     /// A client that now requires more assurance than the grant was signed in with must sign in again.

@@ -18,16 +18,19 @@ struct TokenMinter: Sendable {
     /// client may refresh.
     ///
     /// - Parameter nonce: the authorization request's nonce; absent on refresh (OIDC Core §12.2).
-    func mint(grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?) async throws -> TokenResponse {
+    /// - Parameter dpopJKT: the DPoP key the request proved (RFC 9449): the access token is
+    ///   bound to it (`cnf.jkt`, token type `DPoP`), and so is a public client's refresh token.
+    func mint(grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil) async throws -> TokenResponse {
         let now = clock.now()
         let issuer = issuer()
         let issuedAt = Int(now.timeIntervalSince1970)
         let scopes = Set(scope.split(separator: " ").map(String.init))
         let authTime = Int(grant.authTime.timeIntervalSince1970)
-        let accessClaims = AccessTokenClaims(
+        var accessClaims = AccessTokenClaims(
             iss: issuer, sub: user.id, aud: issuer, clientID: client.id,
             exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: random.token(byteCount: 16), scope: scope,
             authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
+        accessClaims.cnf = dpopJKT.map { Confirmation(jkt: $0) }
         let accessToken = try await keys.sign(accessClaims, type: "at+jwt")
 
         var idToken: String?
@@ -44,12 +47,15 @@ struct TokenMinter: Sendable {
         if client.allowsRefreshTokens {
             let token = random.token()
             let expiresAt = min(now.addingTimeInterval(refreshTokenLifetime), grant.expiresAt)
-            try await refreshTokens.insertRefreshToken(
-                RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt))
+            var record = RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt)
+            // A confidential client proves itself at every refresh; a public one proves its DPoP key.
+            if client.authMethod == .none { record.dpopJKT = dpopJKT }
+            try await refreshTokens.insertRefreshToken(record)
             refreshToken = token
         }
         return TokenResponse(
-            accessToken: accessToken, expiresIn: Int(accessTokenLifetime), refreshToken: refreshToken, idToken: idToken, scope: scope)
+            accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(accessTokenLifetime), refreshToken: refreshToken,
+            idToken: idToken, scope: scope)
     }
 }
 

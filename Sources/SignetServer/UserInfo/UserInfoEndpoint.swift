@@ -6,14 +6,20 @@ import SignetCore
 /// Returns the claims about the user that the access token's scopes release.
 struct UserInfoEndpoint: Sendable {
     let provider: Provider
+    let dpop: DPoPProofVerifier
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         var token: String?
+        var usedDPoPScheme = false
         if let header = request.headers[.authorization] {
-            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-                throw Self.challenge(.invalidRequest, "use the Bearer scheme", status: .badRequest)
+            if header.count > 7, header.prefix(7).lowercased() == "bearer " {
+                token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            } else if header.count > 5, header.prefix(5).lowercased() == "dpop " {
+                token = String(header.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+                usedDPoPScheme = true
+            } else {
+                throw Self.challenge(.invalidRequest, "use the Bearer or DPoP scheme", status: .badRequest)
             }
-            token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         }
         if request.method == .post, request.headers[.contentType] != nil {
             // RFC 6750 §2.2: the token may come in a form body instead.
@@ -34,7 +40,25 @@ struct UserInfoEndpoint: Sendable {
                 headers: [.wwwAuthenticate: Self.bareChallenge])
         }
         guard let claims = try await provider.ownTokens.accessToken(token) else {
-            throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized)
+            throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized, dpop: usedDPoPScheme)
+        }
+        // RFC 9449 §7: a DPoP-bound token only with the DPoP scheme and a proof of its key.
+        if let jkt = claims.cnf?.jkt {
+            guard usedDPoPScheme else {
+                throw Self.challenge(.invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
+            }
+            let proof: DPoPProof?
+            do {
+                proof = try await dpop.verify(
+                    request.headers[values: .dpop], method: request.method.rawValue, url: provider.endpoint("/userinfo"), accessToken: token)
+            } catch let refusal as DPoPProofVerifier.Refusal {
+                throw Self.challenge(.invalidDPoPProof, refusal.description, status: .unauthorized, dpop: true)
+            }
+            guard let proof, proof.jkt == jkt else {
+                throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
+            }
+        } else if usedDPoPScheme {
+            throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
         }
         let scopes = Set(claims.scope.split(separator: " ").map(String.init))
         guard scopes.contains("openid") else {
@@ -52,9 +76,10 @@ struct UserInfoEndpoint: Sendable {
     /// An error with the `WWW-Authenticate: Bearer` challenge of RFC 6750 §3.
     ///
     /// The header quotes the error's own (wire-safe) text, which holds no `"` or `\` to break out of the quoted string.
-    static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status) -> OAuthHTTPError {
+    static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status, dpop: Bool = false) -> OAuthHTTPError {
         let error = OAuthError(code, description)
-        let header = #"Bearer realm="signet", error="\#(error.error.rawValue)", error_description="\#(error.errorDescription ?? "")""#
+        let scheme = dpop ? #"DPoP algs="\#(JOSEHeader.acceptedAlgorithms.sorted().joined(separator: " "))""# : #"Bearer realm="signet""#
+        let header = #"\#(scheme), error="\#(error.error.rawValue)", error_description="\#(error.errorDescription ?? "")""#
         return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: header])
     }
 }

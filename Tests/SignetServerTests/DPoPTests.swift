@@ -1,0 +1,198 @@
+// DPoP (RFC 9449): proofs at /token, /par and /userinfo; tokens and codes bound to a key.
+import Crypto
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+/// A DPoP key pair that makes proofs.
+struct DPoPKey {
+    let key = P256.Signing.PrivateKey()
+
+    var publicJWK: [String: Any] {
+        let jwk = PublicJWK(p256: key.publicKey, kid: "")
+        return ["kty": "EC", "crv": "P-256", "x": jwk.x ?? "", "y": jwk.y ?? ""]
+    }
+    var jkt: String { JWKThumbprint.sha256(of: publicJWK)! }
+
+    func proof(
+        _ method: String, _ url: String, at date: Date, accessToken: String? = nil, jti: String = UUID().uuidString, header: [String: Any] = [:],
+        claims extra: [String: Any] = [:], signer: P256.Signing.PrivateKey? = nil
+    ) throws -> String {
+        var claims: [String: Any] = ["htm": method, "htu": url, "iat": Int(date.timeIntervalSince1970), "jti": jti]
+        if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString() }
+        for (name, value) in extra { claims[name] = value }
+        let fullHeader = ["typ": "dpop+jwt", "alg": "ES256", "jwk": publicJWK].merging(header) { $1 }
+        return try TestJWS.es256(header: fullHeader, claims: claims, key: signer ?? key)
+    }
+}
+
+@Suite("DPoP: proof of possession")
+struct DPoPTests {
+    func signInBackend(_ provider: TestProvider, _ fixture: Fixture, extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
+        let authorization = fixture.backendAuthorization
+        return (authorization, try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: extra))
+    }
+
+    func redeem(_ provider: TestProvider, _ fixture: Fixture, _ code: String, _ authorization: TestAuthorization, proof: String?) async throws -> TestResponse {
+        try await provider.redeem(code, authorization, clientAuth: try fixture.assertion(), headers: proof.map { [("DPoP", $0)] } ?? [])
+    }
+
+    @Test("a proof at /token binds the access token (cnf.jkt, token_type DPoP); /userinfo then wants the DPoP scheme and a proof of that key")
+    func boundTokens() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            let response = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))
+            #expect(response.status == 200, "\(response.body)")
+            let tokens = try response.decode(TokenResponse.self)
+            #expect(tokens.tokenType == "DPoP")
+            let payload = try #require(tokens.accessToken.split(separator: ".").dropFirst().first.flatMap { Data(base64URLEncoded: String($0)) })
+            let claims = try JSONDecoder().decode(AccessTokenClaims.self, from: payload)
+            #expect(claims.cnf?.jkt == dpop.jkt)
+
+            let userinfo = provider.url("/userinfo")
+            let good = try await TestBrowser().get(
+                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
+            #expect(good.status == 200, "\(good.body)")
+            let asBearer = try await TestBrowser().get(userinfo, headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            #expect(asBearer.status == 401)
+            #expect(asBearer.header("WWW-Authenticate")?.hasPrefix("DPoP ") == true)
+            let noProof = try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)")])
+            #expect(noProof.status == 401)
+            let otherKey = try await TestBrowser().get(
+                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try DPoPKey().proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
+            #expect(otherKey.status == 401)
+            let noAth = try await TestBrowser().get(
+                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now))])
+            #expect(noAth.oauthError == "invalid_dpop_proof")
+            let replayed = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
+            #expect(try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)]).status == 200)
+            let again = try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)])
+            #expect(again.oauthError == "invalid_dpop_proof")
+        }
+    }
+
+    @Test("hostile proofs at /token are refused with invalid_dpop_proof and do not spend the code")
+    func hostileProofs() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            let token = provider.url("/token"), now = provider.clock.now
+            var privateJWK = dpop.publicJWK
+            privateJWK["d"] = dpop.key.rawRepresentation.base64URLEncodedString()
+            let hostile: [(String, String)] = [
+                ("wrong typ", try dpop.proof("POST", token, at: now, header: ["typ": "JWT"])),
+                ("private key in jwk", try dpop.proof("POST", token, at: now, header: ["jwk": privateJWK])),
+                ("no jwk", try dpop.proof("POST", token, at: now, header: ["jwk": "none"])),
+                ("wrong htm", try dpop.proof("GET", token, at: now)),
+                ("wrong htu", try dpop.proof("POST", provider.url("/userinfo"), at: now)),
+                ("old iat", try dpop.proof("POST", token, at: now.addingTimeInterval(-300))),
+                ("future iat", try dpop.proof("POST", token, at: now.addingTimeInterval(300))),
+                ("signed by another key", try dpop.proof("POST", token, at: now, signer: P256.Signing.PrivateKey())),
+                ("HS256", try TestJWS.hs256(header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": dpop.publicJWK], claims: ["htm": "POST", "htu": token, "iat": Int(now.timeIntervalSince1970), "jti": "h"], secret: Data("s".utf8))),
+            ]
+            for (label, proof) in hostile {
+                let answer = try await redeem(provider, fixture, code, authorization, proof: proof)
+                #expect(answer.status == 400, "\(label)")
+                #expect(answer.oauthError == "invalid_dpop_proof", "\(label)")
+            }
+            let query = try dpop.proof("POST", token + "?x=1#y", at: now)
+            // htu is compared without query and fragment (RFC 9449 §4.3), so this one is good.
+            #expect(try await redeem(provider, fixture, code, authorization, proof: query).status == 200)
+        }
+    }
+
+    @Test("dpop_jkt at /authorize binds the code: only a proof of that key redeems it")
+    func boundCode() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let (authorization, code) = try await signInBackend(provider, fixture, extra: [("dpop_jkt", dpop.jkt)])
+            let token = provider.url("/token")
+            #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_grant")
+            #expect(try await redeem(provider, fixture, code, authorization, proof: try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
+            #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now)).status == 200)
+            let malformed = try await TestBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("dpop_jkt", "short")]))
+            #expect(malformed.locationParameters?["error"] == "invalid_request")
+        }
+    }
+
+    @Test("a DPoP proof at /par binds the code to its key")
+    func parBinding() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let authorization = fixture.backendAuthorization
+            let pushed = try await TestBrowser().post(
+                provider.url("/par"), form: authorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", provider.url("/par"), at: provider.clock.now))])
+            #expect(pushed.status == 201, "\(pushed.body)")
+            let uri = try #require(pushed.json["request_uri"] as? String)
+            let browser = TestBrowser()
+            let page = try await browser.get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request_uri", uri)]).encoded)
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)])
+            let code = try #require(login.locationParameters?["code"])
+            #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_grant")
+            #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)).status == 200)
+        }
+    }
+
+    @Test("a public client's refresh token is bound to its DPoP key")
+    func boundRefreshToken() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let authorization = fixture.appAuthorization
+            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let token = provider.url("/token")
+            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
+                .decode(TokenResponse.self)
+            let refreshToken = try #require(tokens.refreshToken)
+            func refresh(_ proof: String?) async throws -> TestResponse {
+                try await TestBrowser().post(
+                    token, form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
+            }
+            #expect(try await refresh(nil).oauthError == "invalid_grant")
+            #expect(try await refresh(try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
+            let refreshed = try await refresh(try dpop.proof("POST", token, at: provider.clock.now))
+            #expect(refreshed.status == 200)
+            #expect(try refreshed.decode(TokenResponse.self).tokenType == "DPoP")
+        }
+    }
+
+    @Test("a client registered to require DPoP gets no token without a proof")
+    func requiredDPoP() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            try await provider.admin.updateClient(id: "backend", .init(requireDPoP: true))
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_dpop_proof")
+            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            #expect((discovery.json["dpop_signing_alg_values_supported"] as? [String])?.contains("ES256") == true)
+        }
+    }
+
+    @Test("50 parallel requests with one proof: exactly one is served")
+    func proofUsedOnce() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)).decode(TokenResponse.self)
+            let userinfo = provider.url("/userinfo")
+            let proof = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", proof)]).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 401 }.count == 49)
+        }
+    }
+}
