@@ -26,6 +26,9 @@ public struct RelyingPartyConfiguration: Sendable {
     ///
     /// Lets keys the provider withdrew stop being trusted even if no token names an unknown key.
     public var keySetMaximumAge: TimeInterval
+    /// The backend's DPoP key (RFC 9449): when set, token and PAR requests carry a proof and the
+    /// tokens are bound to it; UserInfo calls use the DPoP scheme. `nil`: bearer tokens.
+    public var dpopKey: P256.Signing.PrivateKey?
 
     /// A configuration with documented defaults.
     ///
@@ -42,8 +45,10 @@ public struct RelyingPartyConfiguration: Sendable {
         clientAuthentication: ClientAuthentication,
         clockLeeway: Int = 60,
         keySetRefetchInterval: TimeInterval = 60,
-        keySetMaximumAge: TimeInterval = 86_400
+        keySetMaximumAge: TimeInterval = 86_400,
+        dpopKey: P256.Signing.PrivateKey? = nil
     ) {
+        self.dpopKey = dpopKey
         self.issuer = issuer
         self.clientID = clientID
         self.clientAuthentication = clientAuthentication

@@ -1,5 +1,6 @@
 // Pushed authorization requests (RFC 9126) end to end: the relying-party kit pushes, the app
 // carries only client_id and request_uri, and every misuse of a request_uri is refused.
+import Crypto
 import Foundation
 import SignetCore
 import SignetRelyingParty
@@ -160,6 +161,47 @@ struct PushedAuthorizationTests {
             #expect(try await TestBrowser().get(pushed.url.absoluteString).status == 200)
             let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(discovery.json["require_pushed_authorization_requests"] as? Bool == true)
+        }
+    }
+}
+
+@Suite("The FAPI 2.0 shape through the kit: PAR + signed request + private_key_jwt + DPoP")
+struct FAPIShapeTests {
+    @Test("the backend pushes a signed request with a DPoP proof, the app carries only the request_uri, and every token is bound", arguments: EndToEndStore.available)
+    func fapiFlow(_ kind: EndToEndStore) async throws {
+        let store = try await kind.open()
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            let key = ClientKeyPair()
+            var new = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/cb"], jwks: key.publicJWKS)
+            new.requirePushedAuthorizationRequests = true
+            new.requireSignedRequestObject = true
+            new.requireDPoP = true
+            _ = try await provider.admin.addClient(new)
+            let user = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
+            let clock = provider.clock
+            let bank = RelyingParty(
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
+                    dpopKey: P256.Signing.PrivateKey()),
+                now: { clock.now })
+            let request = try await bank.pushAuthorizationRequest(redirectURI: "https://bank.example.com/cb", scope: "openid profile", signed: true)
+            let browser = TestBrowser()
+            let page = try await browser.get(request.url.absoluteString)
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
+            let completed = try await bank.completeAuthorization(redirect: redirect, pending: request.pending)
+            #expect(completed.idToken.sub == user.id)
+            #expect(completed.tokens.tokenType == "DPoP")
+            #expect(try await bank.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: user.id).sub == user.id)
+            let refreshed = try await bank.refresh(try #require(completed.tokens.refreshToken))
+            #expect(refreshed.tokenType == "DPoP")
+            // Without its DPoP key the bank gets nothing.
+            let keyless = RelyingParty(
+                configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                now: { clock.now })
+            await #expect(throws: SignetError.self) { _ = try await keyless.refresh(try #require(refreshed.refreshToken)) }
         }
     }
 }

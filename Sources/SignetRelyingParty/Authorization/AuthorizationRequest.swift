@@ -160,7 +160,7 @@ extension RelyingParty {
         // Client authentication adds client_id itself.
         let parameters = signed ? try await signedParameters(prepared.parameters) : prepared.parameters
         let pushed = FormParameters(parameters.pairs.filter { $0.name != OAuthParameter.clientID })
-        let response = try await postForm(pushed, to: endpoint)
+        let response = try await postForm(pushed, to: endpoint, proveKey: true)
         guard response.status == 201 || response.status == 200 else { throw Self.failure(of: response, at: "pushed authorization request endpoint") }
         guard let answer = try? JSONDecoder().decode(PushedRequestAnswer.self, from: response.body),
             answer.requestURI.hasPrefix("urn:ietf:params:oauth:request_uri:")

@@ -7,8 +7,10 @@ import SignetCore
 extension RelyingParty {
     /// POSTs `parameters` form-encoded to `endpoint` with this client's authentication added.
     ///
-    /// - Parameter endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
-    func postForm(_ parameters: FormParameters, to endpoint: String) async throws -> HTTPTransportResponse {
+    /// - Parameters:
+    ///   - endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
+    ///   - proveKey: send a DPoP proof of the configured key, when there is one (token and PAR requests).
+    func postForm(_ parameters: FormParameters, to endpoint: String, proveKey: Bool = false) async throws -> HTTPTransportResponse {
         var parameters = parameters
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
@@ -29,6 +31,7 @@ extension RelyingParty {
         case .none:
             parameters.append(OAuthParameter.clientID, clientID)
         }
+        if proveKey, let proof = try dpopProof(method: "POST", url: endpoint) { headers.append(("DPoP", proof)) }
         let request = HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(parameters.encoded.utf8))
         return try await send(request)
     }

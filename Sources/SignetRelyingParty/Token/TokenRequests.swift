@@ -60,13 +60,15 @@ extension RelyingParty {
     private func requestTokens(_ parameters: FormParameters) async throws -> TokenResponse {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.tokenEndpoint, name: "token_endpoint")
-        let response = try await postForm(parameters, to: endpoint)
+        let response = try await postForm(parameters, to: endpoint, proveKey: true)
         guard response.isSuccess else { throw Self.failure(of: response, at: "token endpoint") }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else {
             throw SignetError(.malformedMessage, "the token response is not a valid token response (RFC 6749 §5.1)")
         }
-        // RFC 6749 §7.1: a client must not use a token whose type it does not understand.
-        guard tokens.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
+        // RFC 6749 §7.1: a client must not use a token whose type it does not understand (DPoP only when it proved a key).
+        let understood = tokens.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame
+            || (configuration.dpopKey != nil && tokens.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame)
+        guard understood else {
             throw SignetError(.malformedMessage, "the token type \(tokens.tokenType.prefix(20)) is not supported")
         }
         return tokens

@@ -90,8 +90,12 @@ extension RelyingParty {
     public func userInfo(accessToken: String, expectedSubject: String? = nil) async throws -> UserInfo {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
-        let request = HTTPTransportRequest(
-            method: "GET", url: endpoint, headers: [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")])
+        var headers = [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")]
+        // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
+        if let proof = try dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
+            headers = [("Authorization", "DPoP " + accessToken), ("DPoP", proof), ("Accept", "application/json")]
+        }
+        let request = HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
         let response = try await send(request)
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
