@@ -1,5 +1,6 @@
 // `signet bench`: measure the hot paths against a real server process on loopback.
 import ArgumentParser
+import Crypto
 import Foundation
 import SignetClient
 import SignetCore
@@ -77,6 +78,21 @@ struct Bench: AsyncParsableCommand {
             let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: backend) }
             totalErrors += result.errors
             print(result.row("token endpoint (refresh, private_key_jwt)", level))
+        }
+        // The same with a DPoP proof on every request (RFC 9449): the cost of sender-constrained tokens.
+        let dpopBackend = RelyingParty(
+            configuration: RelyingPartyConfiguration(
+                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
+                dpopKey: P256.Signing.PrivateKey()))
+        _ = try await dpopBackend.discover()
+        let dpopFlow = FlowRunner(seed: seed, issuer: issuer, backend: dpopBackend)
+        for level in concurrency {
+            var chains: [String] = []
+            for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
+            let holders = chains.map(RefreshChain.init)
+            let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: dpopBackend) }
+            totalErrors += result.errors
+            print(result.row("token endpoint (refresh, private_key_jwt + DPoP)", level))
         }
         print("server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
         print("errors: \(totalErrors)")
