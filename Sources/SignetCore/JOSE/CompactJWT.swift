@@ -30,6 +30,8 @@ public struct CompactJWT: Sendable, Equatable {
         switch JSONMemberNames(scanning: headerJSON) {
         case .malformed: return .failure(.malformedHeader)
         case .repeated(let name): return .failure(.repeatedHeaderMember(name))
+        // RFC 7515 §4.1.11: no extension is understood here, so a critical one refuses the token.
+        case .unique(let names) where names.contains("crit"): return .failure(.criticalExtension)
         case .unique: break
         }
         switch JSONMemberNames(scanning: claims) {
@@ -53,6 +55,8 @@ public struct CompactJWT: Sendable, Equatable {
         case repeatedHeaderMember(String)
         /// The claims set names a claim twice — RFC 7519 §4.
         case repeatedClaim(String)
+        /// The header names `crit` extensions (RFC 7515 §4.1.11), none of which is understood here.
+        case criticalExtension
 
         /// A short reason for an `error_description`, with the repeated name cut short.
         public var description: String {
@@ -62,6 +66,7 @@ public struct CompactJWT: Sendable, Equatable {
             case .malformedClaims: "its claims set is not a JSON object"
             case .repeatedHeaderMember(let name): "its JOSE header repeats the member \(name.prefix(32)) (RFC 7515 section 5.2)"
             case .repeatedClaim(let name): "its claims set repeats the claim \(name.prefix(32)) (RFC 7519 section 4)"
+            case .criticalExtension: "its JOSE header names crit extensions, which are not supported (RFC 7515 section 4.1.11)"
             }
         }
     }

@@ -119,8 +119,14 @@ extension RelyingParty {
     static func bearerError(in challenge: String) -> OAuthError? {
         var parameters: [String: String] = [:]
         var rest = Substring(challenge)
-        guard rest.lowercased().hasPrefix("bearer") else { return nil }
-        rest = rest.dropFirst("bearer".count)
+        // Bearer (RFC 6750 §3) or DPoP (RFC 9449 §7.1) challenges carry the same parameters.
+        if rest.lowercased().hasPrefix("bearer") {
+            rest = rest.dropFirst("bearer".count)
+        } else if rest.lowercased().hasPrefix("dpop") {
+            rest = rest.dropFirst("dpop".count)
+        } else {
+            return nil
+        }
         while let equals = rest.firstIndex(of: "=") {
             let name = rest[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: " ,")).lowercased()
             rest = rest[rest.index(after: equals)...]

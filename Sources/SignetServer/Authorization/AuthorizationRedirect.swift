@@ -1,4 +1,5 @@
 // The last answer of an authorization request: a redirect, or a page with a link back to the app.
+import Foundation
 import Hummingbird
 import SignetCore
 
@@ -13,6 +14,9 @@ struct AuthorizationRedirect: Sendable {
 
     func response(to location: String, for request: ValidatedAuthorizationRequest, clientName: String, status: HTTPResponse.Status = .found) -> Response {
         guard request.returnByLink == true else { return Response(status: status, headers: [.location: location]) }
-        return pages.render("return", title: "Return to \(clientName)", values: ["clientName": clientName, "location": location])
+        let isError = URLComponents(string: location)?.queryItems?.contains { $0.name == OAuthParameter.error } ?? false
+        var values = ["clientName": clientName, "location": location]
+        values[isError ? "failed" : "signedIn"] = "yes"
+        return pages.render("return", title: "Return to \(clientName)", values: values)
     }
 }

@@ -47,10 +47,9 @@ struct RequestObjectReader: Sendable {
         case .success(let parsed): jwt = parsed
         case .failure(let refusal): return refuse("the request object is refused: \(refusal)")
         }
-        // RFC 9101 §10.8: typ oauth-authz-req+jwt tells a request object from other JWTs.
-        if let typ = jwt.header.typ, !["oauth-authz-req+jwt", "JWT"].contains(typ) {
-            return refuse("the request object typ must be oauth-authz-req+jwt")
-        }
+        // RFC 9101 §10.8: typ oauth-authz-req+jwt tells a request object from other JWTs signed
+        // with the same key (a client assertion must not pass as one, nor one as an assertion).
+        guard jwt.header.typ == "oauth-authz-req+jwt" else { return refuse("the request object typ must be oauth-authz-req+jwt") }
         do {
             try await verifier.verify(object, jwt, client: client, what: "the request object")
         } catch let refusal as ClientJWTVerifier.Refusal {

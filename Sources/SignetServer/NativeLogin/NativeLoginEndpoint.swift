@@ -48,7 +48,7 @@ struct NativeLoginEndpoint: Sendable {
         if authorization.prompt.contains("none") {
             throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
         }
-        if let hint = fields[OAuthParameter.idTokenHint] {
+        if let hint = parameters[OAuthParameter.idTokenHint] {
             guard let claims = await provider.ownTokens.idTokenHint(hint) else {
                 throw NativeLoginError(.badRequest, "invalid_request", "id_token_hint is not an ID token issued here", retryable: false)
             }

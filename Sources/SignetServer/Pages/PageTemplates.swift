@@ -74,7 +74,7 @@ enum PageTemplates {
         """
 
     static let returnToApp = """
-        <h1>Signed in</h1>
+        {{#signedIn}}<h1>Signed in</h1>{{/signedIn}}{{#failed}}<h1>Sign-in not completed</h1>{{/failed}}
         <p class="lead">Go back to <strong>{{clientName}}</strong> to continue.</p>
         <a id="return-link" class="button" href="{{location}}">Return to {{clientName}}</a>
         """

@@ -65,6 +65,10 @@ struct ClientAuthenticator: Sendable {
         case .success(let parsed): jwt = parsed
         case .failure(let refusal): throw Self.invalidClient("client_assertion is refused: \(refusal)")
         }
+        // Not another kind of JWT signed with the same key (a request object, a DPoP proof, a token).
+        if let typ = jwt.header.typ, !["JWT", "client-authentication+jwt"].contains(typ) {
+            throw Self.invalidClient("client_assertion typ \(typ.prefix(32)) is not a client assertion's")
+        }
         guard JOSEHeader.acceptedAlgorithms.contains(jwt.header.alg) else {
             throw Self.invalidClient("client_assertion alg \(jwt.header.alg.prefix(16)) is not accepted")
         }

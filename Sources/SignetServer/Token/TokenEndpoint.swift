@@ -76,7 +76,9 @@ struct TokenEndpoint: Sendable {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the code is invalid")
         case .alreadyUsed(let grantID):
-            // RFC 6749 §4.1.2: a code used twice revokes every token issued from it.
+            // RFC 6749 §4.1.2: a code used twice revokes every token issued from it; only its own
+            // client's replay counts, so another client holding a used code cannot end the grant.
+            guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
             try await provider.store.revokeGrant(id: grantID, at: now)
             provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
             throw OAuthHTTPError.invalidGrant("the code was already used")
@@ -115,8 +117,11 @@ struct TokenEndpoint: Sendable {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
         case .alreadyUsed(let grantID):
-            // Tokens of a revoked grant are spent too; only a live family's reuse is an alarm.
-            if try await provider.store.grant(id: grantID)?.revokedAt == nil {
+            // Tokens of a revoked grant are spent too; only a live family's reuse by its own client is an alarm.
+            guard let grant = try await provider.store.grant(id: grantID), grant.clientID == client.id else {
+                throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
+            }
+            if grant.revokedAt == nil {
                 try await provider.store.revokeGrant(id: grantID, at: now)
                 provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
             }
