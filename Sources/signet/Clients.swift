@@ -31,6 +31,8 @@ struct Clients: AsyncParsableCommand {
         @Flag(name: .customLong("require-signed-request-object"), help: "Accept only signed request objects from this client (RFC 9101).")
         var requireSignedRequestObject = false
         @Flag(name: .customLong("require-dpop"), help: "Issue this client only DPoP-bound tokens (RFC 9449).") var requireDPoP = false
+        @Option(name: .customLong("resource"), help: "A resource (API) the client may ask tokens for (RFC 8707; repeatable; the first is its default audience).")
+        var resources: [String] = []
         @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
         var appLaunchURLs: [String] = []
 
@@ -50,6 +52,7 @@ struct Clients: AsyncParsableCommand {
             new.requireSignedRequestObject = requireSignedRequestObject
             new.appLaunchURLs = appLaunchURLs
             new.requireDPoP = requireDPoP
+            new.resources = resources
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -73,11 +76,13 @@ struct Clients: AsyncParsableCommand {
         var requireSignedRequestObject: Bool?
         @Flag(name: .customLong("require-dpop"), inversion: .prefixedNo, help: "Require (or stop requiring) DPoP-bound tokens (RFC 9449).")
         var requireDPoP: Bool?
+        @Option(name: .customLong("resource"), help: "Replace the client's resources (RFC 8707; repeatable; the first is its default audience).")
+        var resources: [String] = []
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
-                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP)
+                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }

@@ -108,6 +108,8 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let requestURINotSupported: Code = "request_uri_not_supported"
         /// invalid_request_uri — RFC 9101 §6.2, RFC 9126 §4: the request_uri is unknown, expired, used or not this client's.
         public static let invalidRequestURI: Code = "invalid_request_uri"
+        /// invalid_target — RFC 8707 §2: a resource is unknown or not allowed for this client.
+        public static let invalidTarget: Code = "invalid_target"
         /// invalid_dpop_proof — RFC 9449 §7.1: the DPoP proof is missing, malformed or does not match.
         public static let invalidDPoPProof: Code = "invalid_dpop_proof"
         /// invalid_request_object — RFC 9101 §6.2.

@@ -79,7 +79,9 @@ public struct IDTokenClaims: JWTPayload, Equatable {
 public struct AccessTokenClaims: JWTPayload, Equatable {
     public var iss: String
     public var sub: String
-    public var aud: String
+    /// aud — RFC 9068 §3: the resources the token is for (RFC 8707), and the issuer when it
+    /// may be used at its UserInfo endpoint. One value is written as a string.
+    public var aud: [String]
     public var clientID: String
     public var exp: Int
     public var iat: Int
@@ -93,7 +95,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     /// cnf — RFC 7800 §3.1; with `jkt` (RFC 9449 §6.1) the token is bound to that DPoP key.
     public var cnf: Confirmation?
 
-    public init(iss: String, sub: String, aud: String, clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
+    public init(iss: String, sub: String, aud: [String], clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
         self.iss = iss
         self.sub = sub
         self.aud = aud
@@ -113,6 +115,44 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         case clientID = "client_id"
         case authTime = "auth_time"
         case grantID = "grant_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        sub = try container.decode(String.self, forKey: .sub)
+        if let single = try? container.decode(String.self, forKey: .aud) {
+            aud = [single]
+        } else {
+            aud = try container.decode([String].self, forKey: .aud)
+        }
+        clientID = try container.decode(String.self, forKey: .clientID)
+        exp = try container.decode(Int.self, forKey: .exp)
+        iat = try container.decode(Int.self, forKey: .iat)
+        jti = try container.decode(String.self, forKey: .jti)
+        scope = try container.decode(String.self, forKey: .scope)
+        authTime = try container.decodeIfPresent(Int.self, forKey: .authTime)
+        acr = try container.decodeIfPresent(String.self, forKey: .acr)
+        amr = try container.decodeIfPresent([String].self, forKey: .amr)
+        grantID = try container.decode(String.self, forKey: .grantID)
+        cnf = try container.decodeIfPresent(Confirmation.self, forKey: .cnf)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iss, forKey: .iss)
+        try container.encode(sub, forKey: .sub)
+        if aud.count == 1 { try container.encode(aud[0], forKey: .aud) } else { try container.encode(aud, forKey: .aud) }
+        try container.encode(clientID, forKey: .clientID)
+        try container.encode(exp, forKey: .exp)
+        try container.encode(iat, forKey: .iat)
+        try container.encode(jti, forKey: .jti)
+        try container.encode(scope, forKey: .scope)
+        try container.encodeIfPresent(authTime, forKey: .authTime)
+        try container.encodeIfPresent(acr, forKey: .acr)
+        try container.encodeIfPresent(amr, forKey: .amr)
+        try container.encode(grantID, forKey: .grantID)
+        try container.encodeIfPresent(cnf, forKey: .cnf)
     }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {}

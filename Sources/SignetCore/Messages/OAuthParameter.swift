@@ -21,6 +21,7 @@ public enum OAuthParameter {
     public static let redirectURIHTTPSType = "redirect_uri_https_type" // Singpass: app_claimed_https
     public static let appLaunchURL = "app_launch_url"                 // Singpass: where to return to the app
     public static let dpopJKT = "dpop_jkt"                            // RFC 9449 §10
+    public static let resource = "resource"                           // RFC 8707 §2
     public static let requestURI = "request_uri"            // OIDC Core §6
     public static let codeChallenge = "code_challenge"      // RFC 7636 §4.3
     public static let codeChallengeMethod = "code_challenge_method" // RFC 7636 §4.3

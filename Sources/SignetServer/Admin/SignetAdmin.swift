@@ -39,6 +39,8 @@ public struct SignetAdmin: Sendable {
         public var appLaunchURLs: [String] = []
         /// See ``ClientRecord/requireDPoP``.
         public var requireDPoP: Bool = false
+        /// See ``ClientRecord/resources``.
+        public var resources: [String] = []
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -80,6 +82,7 @@ public struct SignetAdmin: Sendable {
             }
         }
         try Self.checkMinimumACR(new.minimumACR)
+        try Self.checkResources(new.resources)
         for url in new.appLaunchURLs {
             guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https", components.host?.isEmpty == false, components.fragment == nil else {
                 throw SignetError(.invalidConfiguration, "app launch URL \(url) must be an https URL without a fragment")
@@ -92,7 +95,7 @@ public struct SignetAdmin: Sendable {
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
-            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, createdAt: clock.now())
+            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, createdAt: clock.now())
         try await store.insertClient(record)
         return (record, secret)
     }
@@ -106,11 +109,14 @@ public struct SignetAdmin: Sendable {
         public var requirePushedAuthorizationRequests: Bool?
         public var requireSignedRequestObject: Bool?
         public var requireDPoP: Bool?
+        /// Replaces the client's resources (RFC 8707) when given.
+        public var resources: [String]?
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil
         ) {
+            self.resources = resources
             self.requireDPoP = requireDPoP
             self.requireSignedRequestObject = requireSignedRequestObject
             self.name = name
@@ -133,12 +139,25 @@ public struct SignetAdmin: Sendable {
         if let requirePAR = change.requirePushedAuthorizationRequests { client.requirePushedAuthorizationRequests = requirePAR }
         if let requireSigned = change.requireSignedRequestObject { client.requireSignedRequestObject = requireSigned }
         if let requireDPoP = change.requireDPoP { client.requireDPoP = requireDPoP }
+        if let resources = change.resources {
+            try Self.checkResources(resources)
+            client.resources = resources
+        }
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
     }
 
     /// The assurance levels a client may require.
     public static let assuranceLevels = [AuthorizationRequestValidator.acrOneFactor, AuthorizationRequestValidator.acrTwoFactors]
+
+    /// Resource indicators are absolute URIs without a fragment (RFC 8707 §2).
+    static func checkResources(_ resources: [String]) throws {
+        for resource in resources {
+            guard let url = URLComponents(string: resource), url.scheme != nil, url.fragment == nil else {
+                throw SignetError(.invalidConfiguration, "resource \(resource) must be an absolute URI without a fragment (RFC 8707)")
+            }
+        }
+    }
 
     static func checkMinimumACR(_ value: String?) throws {
         guard let value else { return }

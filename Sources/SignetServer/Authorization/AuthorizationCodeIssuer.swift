@@ -32,6 +32,7 @@ public struct AuthorizationCodeIssuer: Sendable {
             createdAt: now, expiresAt: now.addingTimeInterval(grantLifetime))
         var stamped = grant
         stamped.userStamp = authentication.userStamp
+        stamped.resources = request.resources
         try await store.insertGrant(stamped)
         let code = random.token()
         try await store.insertCode(

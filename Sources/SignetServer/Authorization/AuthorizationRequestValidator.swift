@@ -72,7 +72,8 @@ public struct AuthorizationRequestValidator: Sendable {
         func fail(_ code: OAuthError.Code, _ description: String) -> AuthorizationRequestDecision {
             .redirectError(OAuthError(code, description), redirectURI: redirectURI, state: state)
         }
-        if let name = duplicated.sorted().first { return fail(.invalidRequest, "\(name) must not be repeated") }
+        // resource may be repeated (RFC 8707 §2); nothing else may.
+        if let name = duplicated.subtracting([OAuthParameter.resource]).sorted().first { return fail(.invalidRequest, "\(name) must not be repeated") }
         if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }) {
             return fail(.invalidRequest, "\(oversized.name.prefix(64)) is too long")
         }
@@ -155,6 +156,11 @@ public struct AuthorizationRequestValidator: Sendable {
             }
             request.returnByLink = true
         }
+        let resources = parameters.pairs.filter { $0.name == OAuthParameter.resource }.map(\.value)
+        if !resources.isEmpty {
+            if let refusal = Self.resourceRefusal(resources, client: client) { return fail(.invalidTarget, refusal) }
+            request.resources = resources
+        }
         if let jkt = parameters[OAuthParameter.dpopJKT] {
             guard jkt.utf8.count == 43, jkt.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                 return fail(.invalidRequest, "dpop_jkt must be a base64url SHA-256 JWK thumbprint")
@@ -169,5 +175,17 @@ public struct AuthorizationRequestValidator: Sendable {
             request.appLaunchURL = launch
         }
         return .valid(request, client)
+    }
+
+    /// Why `resources` cannot be asked for by `client` (RFC 8707 §2: absolute URIs without a
+    /// fragment, and here only those registered for the client), or `nil` when they can.
+    static func resourceRefusal(_ resources: [String], client: ClientRecord) -> String? {
+        for resource in resources {
+            guard let url = URLComponents(string: resource), url.scheme != nil, url.fragment == nil else {
+                return "resource must be an absolute URI without a fragment"
+            }
+            guard client.resources.contains(resource) else { return "resource \(resource.prefix(128)) is not registered for this client" }
+        }
+        return nil
     }
 }

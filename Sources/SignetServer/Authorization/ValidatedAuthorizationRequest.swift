@@ -40,6 +40,8 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     public var appLaunchURL: String?
     /// dpop_jkt — RFC 9449 §10: the DPoP key the code will be bound to.
     public var dpopJKT: String?
+    /// resource — RFC 8707 §2: the resources the tokens are for.
+    public var resources: [String]?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
         self.clientID = clientID

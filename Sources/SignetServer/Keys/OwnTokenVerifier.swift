@@ -18,7 +18,7 @@ struct OwnTokenVerifier: Sendable {
         let issuer = issuer()
         guard token.utf8.count <= 8192,
             let claims = await keys.verifyOwn(token, as: AccessTokenClaims.self, expectedType: "at+jwt"),
-            claims.iss == issuer, claims.aud == issuer,
+            claims.iss == issuer, claims.aud.contains(issuer),
             claims.exp > Int(clock.now().timeIntervalSince1970)
         else { return nil }
         guard let grant = try await grants.grant(id: claims.grantID), grant.revokedAt == nil,

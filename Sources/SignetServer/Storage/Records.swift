@@ -47,9 +47,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var appLaunchURLs: [String]
     /// dpop_bound_access_tokens — RFC 9449 §5.2: the client's tokens must be DPoP-bound.
     public var requireDPoP: Bool
+    /// The resources (RFC 8707) the client may ask tokens for; the first is its default audience.
+    public var resources: [String]
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], createdAt: Date) {
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -66,13 +68,14 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.requireSignedRequestObject = requireSignedRequestObject
         self.appLaunchURLs = appLaunchURLs
         self.requireDPoP = requireDPoP
+        self.resources = resources
         self.createdAt = createdAt
     }
 
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -94,6 +97,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         requireSignedRequestObject = try container.decodeIfPresent(Bool.self, forKey: .requireSignedRequestObject) ?? false
         appLaunchURLs = try container.decodeIfPresent([String].self, forKey: .appLaunchURLs) ?? []
         requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
+        resources = try container.decodeIfPresent([String].self, forKey: .resources) ?? []
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
@@ -176,6 +180,8 @@ public struct GrantRecord: Sendable, Equatable, Codable {
     public var id: String
     public var clientID: String
     public var userID: String
+    /// resource — RFC 8707: the resources the authorization request named (empty: none named).
+    public var resources: [String]?
     /// The user's security stamp when they signed in; the grant is dead once it changes.
     public var userStamp: String?
     public var scope: String

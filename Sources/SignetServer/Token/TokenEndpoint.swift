@@ -11,7 +11,8 @@ struct TokenEndpoint: Sendable {
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
-        if let duplicated = parameters.duplicatedNames.first {
+        // resource may be repeated (RFC 8707 §2); nothing else may.
+        if let duplicated = parameters.duplicatedNames.first(where: { $0 != OAuthParameter.resource }) {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
         if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > provider.configuration.maxParameterLength }) {
@@ -70,6 +71,8 @@ struct TokenEndpoint: Sendable {
             if let bound = stored.dpopJKT, bound != proof?.jkt {
                 throw OAuthHTTPError.invalidGrant("the code is bound to another DPoP key (dpop_jkt)")
             }
+            // The resources asked for are checked before the code is spent, too.
+            if let grant = try await provider.store.grant(id: stored.grantID) { _ = try Self.audiences(parameters, grant: grant, client: client) }
         }
         let record: AuthorizationCodeRecord
         switch try await provider.store.redeemCode(hash: hash, at: now) {
@@ -92,7 +95,9 @@ struct TokenEndpoint: Sendable {
         }
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
-        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt)
+        let audiences = try Self.audiences(parameters, grant: grant, client: client)
+        return try await provider.tokenMinter.mint(
+            grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, audiences: audiences)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
@@ -110,6 +115,7 @@ struct TokenEndpoint: Sendable {
             }
             if let grant = try await provider.store.grant(id: stored.grantID) {
                 _ = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
+                _ = try Self.audiences(parameters, grant: grant, client: client)
             }
         }
         let record: RefreshTokenRecord
@@ -138,7 +144,25 @@ struct TokenEndpoint: Sendable {
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
-        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt)
+        let audiences = try Self.audiences(parameters, grant: grant, client: client)
+        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, audiences: audiences)
+    }
+
+    /// The access token's resources (RFC 8707 §2.2): those asked for here, within what the
+    /// authorization request named (or, when it named none, what the client is registered for);
+    /// else all the grant named; else the client's default (its first registered resource).
+    static func audiences(_ parameters: FormParameters, grant: GrantRecord, client: ClientRecord) throws -> [String] {
+        let requested = parameters.pairs.filter { $0.name == OAuthParameter.resource }.map(\.value)
+        let granted = grant.resources ?? []
+        if !requested.isEmpty {
+            let allowed = granted.isEmpty ? client.resources : granted
+            guard requested.allSatisfy(allowed.contains) else {
+                throw OAuthHTTPError(.badRequest, .invalidTarget, "a resource asked for was not granted to this client")
+            }
+            return requested
+        }
+        if !granted.isEmpty { return granted }
+        return client.resources.first.map { [$0] } ?? []
     }
 
     /// A client that now requires more assurance than the grant was signed in with must sign in again.

@@ -20,14 +20,19 @@ struct TokenMinter: Sendable {
     /// - Parameter nonce: the authorization request's nonce; absent on refresh (OIDC Core §12.2).
     /// - Parameter dpopJKT: the DPoP key the request proved (RFC 9449): the access token is
     ///   bound to it (`cnf.jkt`, token type `DPoP`), and so is a public client's refresh token.
-    func mint(grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil) async throws -> TokenResponse {
+    /// - Parameter audiences: the resources the access token is for (RFC 8707); with none it is
+    ///   for this provider alone. The issuer is added when `openid` lets it be used at UserInfo.
+    func mint(
+        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, audiences: [String] = []
+    ) async throws -> TokenResponse {
         let now = clock.now()
         let issuer = issuer()
         let issuedAt = Int(now.timeIntervalSince1970)
         let scopes = Set(scope.split(separator: " ").map(String.init))
         let authTime = Int(grant.authTime.timeIntervalSince1970)
+        let audience = audiences.isEmpty ? [issuer] : audiences + (scopes.contains("openid") && !audiences.contains(issuer) ? [issuer] : [])
         var accessClaims = AccessTokenClaims(
-            iss: issuer, sub: user.id, aud: issuer, clientID: client.id,
+            iss: issuer, sub: user.id, aud: audience, clientID: client.id,
             exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: random.token(byteCount: 16), scope: scope,
             authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
         accessClaims.cnf = dpopJKT.map { Confirmation(jkt: $0) }
