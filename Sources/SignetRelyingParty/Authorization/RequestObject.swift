@@ -70,16 +70,6 @@ extension RelyingParty {
         let claims = RequestObjectClaims(
             parameters: parameters.pairs.map { ($0.name, $0.value) }, iss: configuration.clientID, aud: configuration.issuer,
             exp: now + 300, nbf: now, iat: now, jti: random.token())
-        let kid = JWKIdentifier(string: keyID)
-        do {
-            let keys = JWTKeyCollection()
-            await keys.add(ecdsa: try ES256PrivateKey(backing: privateKey), kid: kid)
-            var header = JWTHeader()
-            header.alg = "ES256"
-            header.typ = "oauth-authz-req+jwt"
-            return try await keys.sign(claims, kid: kid, header: header)
-        } catch {
-            throw SignetError(.keyFailure, "the request object could not be signed")
-        }
+        return try await Self.signES256(claims, privateKey: privateKey, keyID: keyID, typ: "oauth-authz-req+jwt", what: "the request object")
     }
 }

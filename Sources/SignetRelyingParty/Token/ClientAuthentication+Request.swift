@@ -57,16 +57,22 @@ extension RelyingParty {
         let claims = ClientAssertionClaims(
             iss: configuration.clientID, sub: configuration.clientID, aud: configuration.issuer,
             exp: issuedAt + 60, iat: issuedAt, jti: random.token())
+        return try await Self.signES256(claims, privateKey: privateKey, keyID: keyID, typ: "JWT", what: "the client assertion")
+    }
+
+    /// `claims` signed ES256 with the client's key, header `kid` and `typ` — the one signing path
+    /// of client assertions and request objects.
+    static func signES256(_ claims: some JWTPayload, privateKey: P256.Signing.PrivateKey, keyID: String, typ: String, what: String) async throws -> String {
         let kid = JWKIdentifier(string: keyID)
         do {
             let keys = JWTKeyCollection()
             await keys.add(ecdsa: try ES256PrivateKey(backing: privateKey), kid: kid)
             var header = JWTHeader()
             header.alg = "ES256"
-            header.typ = "JWT"
+            header.typ = typ
             return try await keys.sign(claims, kid: kid, header: header)
         } catch {
-            throw SignetError(.keyFailure, "the client assertion could not be signed")
+            throw SignetError(.keyFailure, "\(what) could not be signed")
         }
     }
 }
