@@ -6,7 +6,7 @@ import SignetServer
 
 struct Clients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Remove.self])
+        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Remove.self, Keygen.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -91,6 +91,31 @@ struct Clients: AsyncParsableCommand {
             }
             print(
                 "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.requirePushedAuthorizationRequests ? "required" : "optional")")
+        }
+    }
+
+    struct Keygen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a P-256 key pair for private_key_jwt: write the private JWK to a file only you can read, print the public JWKS to register.")
+
+        @Option(help: "Where to write the private JWK (created with mode 0600; an existing file is not replaced).") var privateKeyFile: String
+        @Option(help: "Read an existing PEM private key instead of making one.") var fromPem: String?
+
+        func run() throws {
+            let key: ClientKeyPair
+            if let fromPem {
+                guard let pem = try? String(contentsOfFile: fromPem, encoding: .utf8) else { throw ValidationError("cannot read \(fromPem)") }
+                key = try ClientKeyPair(pem: pem)
+            } else {
+                key = ClientKeyPair()
+            }
+            guard !FileManager.default.fileExists(atPath: privateKeyFile) else { throw ValidationError("\(privateKeyFile) exists; not replacing it") }
+            let data = try JSONSerialization.data(withJSONObject: key.privateJWK, options: [.sortedKeys, .prettyPrinted])
+            guard FileManager.default.createFile(atPath: privateKeyFile, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw ValidationError("cannot write \(privateKeyFile)")
+            }
+            print(key.publicJWKS)
+            FileHandle.standardError.write(Data("kid \(key.keyID); private JWK written to \(privateKeyFile) (mode 0600)\n".utf8))
         }
     }
 

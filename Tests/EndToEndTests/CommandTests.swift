@@ -172,3 +172,34 @@ struct CommandTests {
         #expect(banner.contains("http://127.0.0.1:\(port)/.well-known/openid-configuration"))
     }
 }
+
+@Suite("signet clients keygen")
+struct KeygenCommandTests {
+    @Test("keygen writes a private JWK only its owner can read, prints the public JWKS, and refuses to overwrite")
+    func keygen() throws {
+        let data = try SignetCommand.dataFolder()
+        let path = data + "/client.jwk.json"
+        let made = try SignetCommand.run(["clients", "keygen", "--private-key-file", path])
+        #expect(made.status == 0, "\(made.all)")
+        let jwks = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let key = try #require((jwks["keys"] as? [[String: Any]])?.first)
+        #expect(key["kty"] as? String == "EC")
+        #expect(key["d"] == nil)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let privateJWK = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: String])
+        #expect(privateJWK["d"] != nil)
+        #expect(privateJWK["kid"] == key["kid"] as? String)
+        // The registered JWKS works for a client; a second keygen to the same file is refused.
+        #expect(try SignetCommand.run(["clients", "add", "svc", "--auth-method", "private_key_jwt", "--redirect-uri", "https://svc.example.com/cb", "--jwks-file", writeJWKS(made.stdout, in: data), "--data-dir", data]).status == 0)
+        let again = try SignetCommand.run(["clients", "keygen", "--private-key-file", path])
+        #expect(again.status != 0)
+        #expect(again.all.contains("exists"))
+    }
+
+    func writeJWKS(_ text: String, in folder: String) throws -> String {
+        let path = folder + "/public.jwks.json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}

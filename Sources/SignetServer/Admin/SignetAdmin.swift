@@ -232,37 +232,3 @@ public struct SignetAdmin: Sendable {
         try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)
     }
 }
-
-/// A P-256 key pair for a client's private_key_jwt, with its JWKs.
-public struct ClientKeyPair: Sendable {
-    public let privateKey: P256.Signing.PrivateKey
-    public let keyID: String
-
-    public init(privateKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), keyID: String? = nil) {
-        self.privateKey = privateKey
-        self.keyID = keyID ?? SigningKeyFactory.thumbprint(of: privateKey.publicKey)
-    }
-
-    /// The public JWKS to register with the provider.
-    public var publicJWKS: String {
-        let data = (try? JSONEncoder().encode(PublicJWKS(keys: [PublicJWK(p256: privateKey.publicKey, kid: keyID)]))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The private JWK (RFC 7518 §6.2.2), for the client's own safekeeping.
-    public var privateJWK: [String: String] {
-        let jwk = PublicJWK(p256: privateKey.publicKey, kid: keyID)
-        return [
-            "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": keyID, "x": jwk.x ?? "", "y": jwk.y ?? "",
-            "d": privateKey.rawRepresentation.base64URLEncodedString(),
-        ]
-    }
-
-    /// Reads a private JWK written by ``privateJWK``.
-    public init(privateJWK: [String: String]) throws {
-        guard privateJWK["kty"] == "EC", privateJWK["crv"] == "P-256", let d = privateJWK["d"].flatMap(Data.init(base64URLEncoded:)),
-            let key = try? P256.Signing.PrivateKey(rawRepresentation: d)
-        else { throw SignetError(.keyFailure, "not a P-256 private JWK") }
-        self.init(privateKey: key, keyID: privateJWK["kid"])
-    }
-}
