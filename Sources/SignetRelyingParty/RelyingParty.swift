@@ -22,6 +22,8 @@ public struct RelyingParty: Sendable {
     let now: @Sendable () -> Date
     let random: SecureRandom
     private let discoveryCache: DiscoveryCache
+    /// The provider's latest DPoP nonce (RFC 9449 §8), sent in later proofs.
+    let dpopNonce = DPoPNonceHolder()
 
     /// A relying party for `configuration` that talks to the provider through `transport`.
     ///

@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
         help: "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated).")
     var trustedProxies: [String] = []
 
+    @Flag(name: .customLong("dpop-nonce"), help: "Make DPoP proofs carry a server-provided nonce (RFC 9449 §8; env SIGNET_DPOP_NONCE=1).")
+    var dpopNonce = false
+
     @Flag(name: .customLong("require-par"), help: "Accept authorization requests only through the PAR endpoint, from every client (RFC 9126; env SIGNET_REQUIRE_PAR=1).")
     var requirePAR = false
 
@@ -64,6 +67,7 @@ struct Serve: AsyncParsableCommand {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
         configuration.trustedProxies = try trustedProxyNetworks()
+        configuration.dpopNonces = dpopNonce || ["1", "true"].contains(Environment.value("DPOP_NONCE")?.lowercased() ?? "")
         configuration.requirePushedAuthorizationRequests = requirePAR || ["1", "true"].contains(Environment.value("REQUIRE_PAR")?.lowercased() ?? "")
         let headerName = (forwardedHeader ?? Environment.value("FORWARDED_HEADER") ?? "x-forwarded-for").lowercased()
         guard let header = ForwardedHeader(rawValue: headerName) else {

@@ -171,7 +171,8 @@ struct FAPIShapeTests {
     func fapiFlow(_ kind: EndToEndStore) async throws {
         let store = try await kind.open()
         defer { Task { try? await store.close() } }
-        try await withTestProvider(store: store) { provider in
+        // With server-provided DPoP nonces too: the kit retries once with the nonce it is given.
+        try await withTestProvider(store: store, configure: { $0.dpopNonces = true }) { provider in
             let key = ClientKeyPair()
             var new = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/cb"], jwks: key.publicJWKS)
             new.requirePushedAuthorizationRequests = true

@@ -195,4 +195,37 @@ struct DPoPTests {
             #expect(statuses.filter { $0 == 401 }.count == 49)
         }
     }
+
+    @Test("with server nonces on, a proof without the current nonce gets use_dpop_nonce and the nonce; with it, the request is served")
+    func serverNonces() async throws {
+        try await withTestProvider(configure: {
+            $0.dpopNonces = true
+            $0.accessTokenLifetime = 3_600
+        }) { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            let token = provider.url("/token")
+            let first = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now))
+            #expect(first.status == 400)
+            #expect(first.oauthError == "use_dpop_nonce")
+            let nonce = try #require(first.header("DPoP-Nonce"))
+            let stale = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": "made-up"]))
+            #expect(stale.oauthError == "use_dpop_nonce")
+            let served = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": nonce]))
+            #expect(served.status == 200, "\(served.body)")
+            let access = try served.decode(TokenResponse.self).accessToken
+            let userinfo = provider.url("/userinfo")
+            let asked = try await TestBrowser().get(
+                userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access))])
+            #expect(asked.status == 401)
+            #expect(asked.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
+            #expect(asked.header("DPoP-Nonce") != nil)
+            // A nonce lives between one and two five-minute windows.
+            provider.clock.advance(by: 700)
+            let expired = try await TestBrowser().get(
+                userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access, claims: ["nonce": nonce]))])
+            #expect(expired.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
+        }
+    }
 }

@@ -110,6 +110,8 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let invalidRequestURI: Code = "invalid_request_uri"
         /// invalid_target — RFC 8707 §2: a resource is unknown or not allowed for this client.
         public static let invalidTarget: Code = "invalid_target"
+        /// use_dpop_nonce — RFC 9449 §8: send the proof again with the nonce in `DPoP-Nonce`.
+        public static let useDPoPNonce: Code = "use_dpop_nonce"
         /// invalid_dpop_proof — RFC 9449 §7.1: the DPoP proof is missing, malformed or does not match.
         public static let invalidDPoPProof: Code = "invalid_dpop_proof"
         /// invalid_request_object — RFC 9101 §6.2.

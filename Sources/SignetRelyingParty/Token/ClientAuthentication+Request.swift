@@ -11,6 +11,13 @@ extension RelyingParty {
     ///   - endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
     ///   - proveKey: send a DPoP proof of the configured key, when there is one (token and PAR requests).
     func postForm(_ parameters: FormParameters, to endpoint: String, proveKey: Bool = false) async throws -> HTTPTransportResponse {
+        let response = try await postFormOnce(parameters, to: endpoint, proveKey: proveKey)
+        // A provider that wants a server nonce says so once; the request is made anew (fresh assertion and proof).
+        if proveKey, asksForDPoPNonce(response) { return try await postFormOnce(parameters, to: endpoint, proveKey: proveKey) }
+        return response
+    }
+
+    private func postFormOnce(_ parameters: FormParameters, to endpoint: String, proveKey: Bool) async throws -> HTTPTransportResponse {
         var parameters = parameters
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),

@@ -90,13 +90,16 @@ extension RelyingParty {
     public func userInfo(accessToken: String, expectedSubject: String? = nil) async throws -> UserInfo {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
-        var headers = [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")]
-        // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
-        if let proof = try dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
-            headers = [("Authorization", "DPoP " + accessToken), ("DPoP", proof), ("Accept", "application/json")]
+        func request() throws -> HTTPTransportRequest {
+            var headers = [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")]
+            // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
+            if let proof = try dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
+                headers = [("Authorization", "DPoP " + accessToken), ("DPoP", proof), ("Accept", "application/json")]
+            }
+            return HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
         }
-        let request = HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
-        let response = try await send(request)
+        var response = try await send(try request())
+        if asksForDPoPNonce(response) { response = try await send(try request()) }
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
                 throw SignetError(.oauth, "the UserInfo endpoint refused the token (HTTP \(response.status))", oauthError: oauthError)

@@ -89,7 +89,8 @@ struct SignetRoutes: Sendable {
         let discovery = DiscoveryEndpoint(provider: provider)
         let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
         let dpop = DPoPProofVerifier(
-            replay: provider.store, clock: provider.clock, lifetime: provider.configuration.dpopProofLifetime, skew: provider.configuration.clockSkew)
+            replay: provider.store, clock: provider.clock, lifetime: provider.configuration.dpopProofLifetime, skew: provider.configuration.clockSkew,
+            nonces: provider.configuration.dpopNonces ? DPoPNonces(key: provider.csrfKey, clock: provider.clock, window: 300) : nil)
         let pushed = PushedAuthorizationEndpoint(
             provider: provider, authenticator: authenticator, validator: validator, requestObjects: requestObjects, dpop: dpop)
         let authorize = AuthorizeEndpoint(

@@ -63,6 +63,8 @@ public struct SignetConfiguration: Sendable {
     public var requirePushedAuthorizationRequests: Bool = false
     /// How old a DPoP proof's `iat` may be (RFC 9449 §11.1). Default 60 s.
     public var dpopProofLifetime: TimeInterval = 60
+    /// Whether DPoP proofs must carry a server-provided nonce (RFC 9449 §8). Default false.
+    public var dpopNonces: Bool = false
     /// How long a pushed request's `request_uri` may be used (at most 60 s). Default 60 s.
     public var pushedRequestLifetime: TimeInterval = 60
 

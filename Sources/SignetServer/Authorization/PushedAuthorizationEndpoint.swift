@@ -34,6 +34,15 @@ struct PushedAuthorizationEndpoint: Sendable {
         if let duplicated = parameters.duplicatedNames.first {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
+        // A DPoP proof here binds the code to its key (RFC 9449 §10.1), like dpop_jkt. Checked
+        // first, so a request sent again with a server nonce has spent nothing (no assertion or
+        // request-object jti).
+        let proof: DPoPProof?
+        do {
+            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: provider.endpoint("/par"))
+        } catch let refusal as DPoPProofVerifier.Refusal {
+            throw refusal.oauthError
+        }
         // Client authentication as at the token endpoint; an assertion may name the issuer, the
         // token endpoint or this endpoint as its audience (RFC 9126 §2).
         let client = try await authenticator.authenticate(
@@ -56,13 +65,6 @@ struct PushedAuthorizationEndpoint: Sendable {
         case .parameters(let read, let wasSigned): (pushed, signed) = (read, wasSigned)
         }
         guard pushed[OAuthParameter.clientID] == client.id else { throw OAuthHTTPError.invalidRequest("client_id is not the authenticated client") }
-        // A DPoP proof here binds the code to its key (RFC 9449 §10.1), like dpop_jkt.
-        let proof: DPoPProof?
-        do {
-            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: provider.endpoint("/par"))
-        } catch let refusal as DPoPProofVerifier.Refusal {
-            throw OAuthHTTPError(.badRequest, .invalidDPoPProof, refusal.description)
-        }
         if let proof {
             if let named = pushed[OAuthParameter.dpopJKT], named != proof.jkt {
                 throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "dpop_jkt is not the key of the DPoP proof")

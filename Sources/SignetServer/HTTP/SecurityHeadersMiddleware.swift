@@ -33,4 +33,6 @@ extension HTTPField.Name {
     static let strictTransportSecurity = Self("Strict-Transport-Security")!
     /// DPoP — RFC 9449 §4.1.
     static let dpop = Self("DPoP")!
+    /// DPoP-Nonce — RFC 9449 §8.
+    static let dpopNonce = Self("DPoP-Nonce")!
 }

@@ -20,10 +20,14 @@ struct DPoPProofVerifier: Sendable {
     /// How old (or how far ahead, within `skew`) a proof's `iat` may be.
     let lifetime: TimeInterval
     let skew: TimeInterval
+    /// Server-provided nonces, when the provider asks for them (RFC 9449 §8).
+    var nonces: DPoPNonces? = nil
 
     /// Why a proof is refused; the text is safe to send.
     struct Refusal: Error, CustomStringConvertible {
         let description: String
+        /// The proof lacks a current server nonce: answer `use_dpop_nonce` with this one (RFC 9449 §8).
+        var nonce: String? = nil
     }
 
     /// Members that only a private JWK has (RFC 7517, RFC 7518 §6).
@@ -75,6 +79,11 @@ struct DPoPProofVerifier: Sendable {
             let expected = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString()
             guard let ath = claims.ath, ConstantTime.equals(ath, expected) else { throw Refusal(description: "the DPoP proof's ath does not match the access token") }
         }
+        if let nonces {
+            guard let nonce = claims.nonce, nonces.isValid(nonce) else {
+                throw Refusal(description: "the DPoP proof needs the server's current nonce", nonce: nonces.current())
+            }
+        }
         let firstUse = try await replay.recordOnce(
             key: "dpop:\(jkt):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.iat) + lifetime + 2 * skew), now: clock.now())
         guard firstUse else { throw Refusal(description: "the DPoP proof's jti was already used") }
@@ -107,4 +116,14 @@ struct DPoPClaims: Decodable {
     let htu: String
     let iat: Int
     let ath: String?
+    let nonce: String?
+}
+
+extension DPoPProofVerifier.Refusal {
+    /// The answer at `/token` and `/par` (RFC 9449 §7.1, §8.1): `use_dpop_nonce` with a fresh
+    /// `DPoP-Nonce`, or `invalid_dpop_proof`.
+    var oauthError: OAuthHTTPError {
+        guard let nonce else { return OAuthHTTPError(.badRequest, .invalidDPoPProof, description) }
+        return OAuthHTTPError(.badRequest, .useDPoPNonce, description, headers: [.dpopNonce: nonce])
+    }
 }

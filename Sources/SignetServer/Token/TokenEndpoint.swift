@@ -19,14 +19,15 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidRequest("\(oversized.name.prefix(64)) is too long")
         }
         let endpoint = provider.endpoint("/token")
-        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
-        // RFC 9449: a proof of possession binds what is issued to its key.
+        // RFC 9449: a proof of possession binds what is issued to its key. Checked before the
+        // client's assertion, so a request sent again with a server nonce has spent nothing.
         let proof: DPoPProof?
         do {
             proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: endpoint)
         } catch let refusal as DPoPProofVerifier.Refusal {
-            throw OAuthHTTPError(.badRequest, .invalidDPoPProof, refusal.description)
+            throw refusal.oauthError
         }
+        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
         if proof == nil, client.requireDPoP { throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "this client must send a DPoP proof") }
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
             throw OAuthHTTPError.invalidRequest("grant_type is missing")

@@ -52,7 +52,11 @@ struct UserInfoEndpoint: Sendable {
                 proof = try await dpop.verify(
                     request.headers[values: .dpop], method: request.method.rawValue, url: provider.endpoint("/userinfo"), accessToken: token)
             } catch let refusal as DPoPProofVerifier.Refusal {
-                throw Self.challenge(.invalidDPoPProof, refusal.description, status: .unauthorized, dpop: true)
+                let error = Self.challenge(refusal.nonce == nil ? .invalidDPoPProof : .useDPoPNonce, refusal.description, status: .unauthorized, dpop: true)
+                guard let nonce = refusal.nonce else { throw error }
+                var headers = error.headers
+                headers[.dpopNonce] = nonce
+                throw OAuthHTTPError(error.status, error.error, headers: headers)
             }
             guard let proof, proof.jkt == jkt else {
                 throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
