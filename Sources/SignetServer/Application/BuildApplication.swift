@@ -88,19 +88,19 @@ struct SignetRoutes: Sendable {
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
         let discovery = DiscoveryEndpoint(provider: provider)
         let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
+        let requests = AuthorizationRequestReader(
+            provider: provider, validator: validator, pushedRequests: PushedRequests(provider: provider), requestObjects: requestObjects)
         let dpop = DPoPProofVerifier(
             replay: provider.store, clock: provider.clock, lifetime: provider.configuration.dpopProofLifetime, skew: provider.configuration.clockSkew,
             nonces: provider.configuration.dpopNonces ? DPoPNonces(key: provider.csrfKey, clock: provider.clock, window: 300) : nil)
-        let pushed = PushedAuthorizationEndpoint(
-            provider: provider, authenticator: authenticator, validator: validator, requestObjects: requestObjects, dpop: dpop)
-        let authorize = AuthorizeEndpoint(
-            provider: provider, pages: pages, validator: validator, sessions: sessions, pushed: pushed, requestObjects: requestObjects)
+        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, requests: requests)
+        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, requests: requests, sessions: sessions)
         let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
         let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop)
         let userInfo = UserInfoEndpoint(provider: provider, dpop: dpop)
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
-        let native = NativeLoginEndpoint(provider: provider, validator: validator, requestObjects: requestObjects)
+        let native = NativeLoginEndpoint(provider: provider, requests: requests)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(

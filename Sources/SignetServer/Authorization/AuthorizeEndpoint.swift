@@ -8,45 +8,22 @@ import SignetCore
 struct AuthorizeEndpoint: Sendable {
     let provider: Provider
     let pages: PageRenderer
-    let validator: AuthorizationRequestValidator
+    let requests: AuthorizationRequestReader
     let sessions: BrowserSessions
-    let pushed: PushedAuthorizationEndpoint
-    let requestObjects: RequestObjectReader
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        var parameters: FormParameters
+        let parameters: FormParameters
         do {
             parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
         } catch let error as OAuthHTTPError {
             return invalidRequestPage(error.error, status: error.status)
         }
-        // A pushed request (RFC 9126) or a signed request object (RFC 9101) replaces the URL's parameters.
-        var isPushed = false, isSigned = false
-        switch try await pushed.resolve(parameters) {
-        case .refused(let error): return invalidRequestPage(error, status: .badRequest)
-        case .parameters(let resolved, let wasPushed, let wasSigned): (parameters, isPushed, isSigned) = (resolved, wasPushed, wasSigned)
-        }
-        if !isPushed {
-            switch try await requestObjects.read(parameters) {
-            case .refused(let error): return invalidRequestPage(error, status: .badRequest)
-            case .parameters(let read, let wasSigned): (parameters, isSigned) = (read, wasSigned)
-            }
-        }
-        switch try await validator.validate(parameters, pushed: isPushed, signed: isSigned) {
+        switch try await requests.read(parameters, from: .frontChannel).decision {
         case .showError(let error):
             return invalidRequestPage(error, status: .badRequest)
         case .redirectError(let error, let redirectURI, let state):
             return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: provider.issuer))
-        case .valid(var authorization, let client):
-            if let hint = parameters[OAuthParameter.idTokenHint] {
-                guard let claims = await provider.ownTokens.idTokenHint(hint) else {
-                    return redirect(
-                        AuthorizationResponse.errorURL(
-                            OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: authorization.redirectURI,
-                            state: authorization.state, issuer: provider.issuer))
-                }
-                authorization.idTokenHintSubject = claims.sub
-            }
+        case .valid(let authorization, let client):
             return try await decide(authorization, client: client, request: request)
         }
     }

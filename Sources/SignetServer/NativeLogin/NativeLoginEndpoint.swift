@@ -13,8 +13,7 @@ import SignetCore
 /// the login it read, so of concurrent submissions exactly one is applied.
 struct NativeLoginEndpoint: Sendable {
     let provider: Provider
-    let validator: AuthorizationRequestValidator
-    let requestObjects: RequestObjectReader
+    let requests: AuthorizationRequestReader
 
     var runner: LoginRunner { LoginRunner(provider: provider) }
 
@@ -22,18 +21,11 @@ struct NativeLoginEndpoint: Sendable {
 
     func start(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let fields = try await body([String: String].self, request, hint: "the start takes string fields only")
-        var parameters = FormParameters(fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
-        // A request object signed on the service's backend (RFC 9101) carries the parameters.
-        let signed: Bool
-        switch try await requestObjects.read(parameters) {
-        case .refused(let error):
-            throw NativeLoginError(
-                error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)
-        case .parameters(let read, let wasSigned): (parameters, signed) = (read, wasSigned)
-        }
-        var authorization: ValidatedAuthorizationRequest
+        let parameters = FormParameters(fields.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        // The /authorize parameters, or a request object signed on the service's backend (RFC 9101).
+        let authorization: ValidatedAuthorizationRequest
         let client: ClientRecord
-        switch try await validator.validate(parameters, signed: signed) {
+        switch try await requests.read(parameters, from: .native).decision {
         case .showError(let error), .redirectError(let error, _, _):
             throw NativeLoginError(
                 error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)
@@ -47,12 +39,6 @@ struct NativeLoginEndpoint: Sendable {
         // A native login always asks the user, so prompt=none cannot be honoured (OIDC Core §3.1.2.6).
         if authorization.prompt.contains("none") {
             throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
-        }
-        if let hint = parameters[OAuthParameter.idTokenHint] {
-            guard let claims = await provider.ownTokens.idTokenHint(hint) else {
-                throw NativeLoginError(.badRequest, "invalid_request", "id_token_hint is not an ID token issued here", retryable: false)
-            }
-            authorization.idTokenHintSubject = claims.sub
         }
         let scenarios = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: authorization)
         guard !scenarios.isEmpty else {
