@@ -34,12 +34,7 @@ struct PushedAuthorizationEndpoint: Sendable {
         // A DPoP proof here binds the code to its key (RFC 9449 §10.1), like dpop_jkt. Checked
         // first, so a request sent again with a server nonce has spent nothing (no assertion or
         // request-object jti).
-        let proof: DPoPProof?
-        do {
-            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: provider.endpoint("/par"))
-        } catch let refusal as DPoPProofVerifier.Refusal {
-            throw refusal.oauthError
-        }
+        let proof = try await dpop.proof(of: request, at: provider.endpoint("/par"))
         // Client authentication as at the token endpoint; an assertion may name the issuer, the
         // token endpoint or this endpoint as its audience (RFC 9126 §2).
         let client = try await authenticator.authenticate(

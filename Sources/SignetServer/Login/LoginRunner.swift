@@ -41,7 +41,8 @@ struct FinishedLogin: Sendable {
 ///
 /// Each transition's login is stored (over the version it was read at) before its action
 /// runs and before anything is answered; the account's per-day wrong-code budget is charged
-/// before a code check is stored, and its per-hour send budget before a code is made.
+/// after a code check is stored and before its result is answered, and its per-hour send
+/// budget before a code is made.
 struct LoginRunner: Sendable {
     let provider: Provider
 
@@ -136,8 +137,14 @@ struct LoginRunner: Sendable {
                 event = .passwordChecked(check)
             case .makeCode(let knownNumber):
                 guard let userID = current.userID else { return try await abandon(.codeNotSent) }
-                guard let user = try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) else { return try await abandon(.accountChanged) }
-                guard let phoneNumber = knownNumber ?? user.phoneNumber else { return try await abandon(.noSecondFactor) }
+                // Right after this run's password check the user was just read; a resend reads it again
+                // (a lock or new password since then ends the login here, and at finish in any case).
+                var phoneNumber = knownNumber
+                if verifiedStamp == nil {
+                    guard let user = try await currentUser(userID, stamp: current.userStamp) else { return try await abandon(.accountChanged) }
+                    phoneNumber = phoneNumber ?? user.phoneNumber
+                }
+                guard let phoneNumber else { return try await abandon(.noSecondFactor) }
                 if case .spent(let retryAfter) = try await limits.take(.codeSends, userID: userID) {
                     return .refused(.accountLimit(.codeSends, retryAfter: retryAfter), current)
                 }

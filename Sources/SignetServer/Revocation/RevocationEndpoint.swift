@@ -22,7 +22,7 @@ struct RevocationEndpoint: Sendable {
         let now = provider.now()
         if let refresh = try await provider.store.refreshToken(hash: SecretDigest.hex(token)) {
             if refresh.clientID == client.id { try await provider.store.revokeGrant(id: refresh.grantID, at: now) }
-        } else if let claims = try await provider.ownTokens.accessToken(token), claims.clientID == client.id {
+        } else if let claims = try await provider.ownTokens.accessToken(token)?.claims, claims.clientID == client.id {
             try await provider.store.revokeGrant(id: claims.grantID, at: now)
         }
         // RFC 7009 §2.2: unknown or foreign tokens get the same 200, revealing nothing.

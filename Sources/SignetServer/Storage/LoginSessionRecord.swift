@@ -42,14 +42,11 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
 ///
 /// Every change is written with the version it was read at, so of two concurrent
 /// submissions of one step exactly one is applied. The rules that change it live in
-/// ``LoginFlow``. Stored as JSON with explicit keys; ``format`` names the layout (a login
-/// stored in another layout cannot be read, and logins live minutes, so none is migrated).
+/// ``LoginFlow``. Stored as JSON with explicit keys (logins live minutes, so none is migrated
+/// when the layout changes).
 public struct LoginSessionRecord: Sendable, Equatable, Codable {
     /// Where the login happens.
     public enum Channel: String, Sendable, Codable { case page, api }
-
-    /// The stored layout written by this version.
-    public static let formatVersion = 2
 
     /// SHA-256 of the session's handle (the form's hidden value, or the API's `login_session`).
     public var id: String
@@ -83,7 +80,6 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     public var expiresAt: Date
     /// Incremented by every change.
     public var version: Int
-    public var format: Int
 
     public init(id: String, channel: Channel, request: ValidatedAuthorizationRequest, browserBindingHash: String? = nil, csrfToken: String? = nil, step: LoginStep, scenario: LoginScenario? = nil, userID: String? = nil, remembered: Bool = false, rememberMe: Bool = false, passwordAttempts: Int = 0, sms: SMSChallenge? = nil, language: String? = nil, expiresAt: Date, version: Int = 0) {
         self.id = id
@@ -101,11 +97,10 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         self.language = language
         self.expiresAt = expiresAt
         self.version = version
-        self.format = Self.formatVersion
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, channel, request, step, scenario, remembered, sms, language, version, format
+        case id, channel, request, step, scenario, remembered, sms, language, version
         case browserBindingHash = "browser_binding_hash"
         case csrfToken = "csrf_token"
         case userID = "user_id"

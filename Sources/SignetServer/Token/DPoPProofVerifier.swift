@@ -1,6 +1,7 @@
 // Checking DPoP proofs — RFC 9449 §4.3.
 import Crypto
 import Foundation
+import Hummingbird
 import JWTKit
 import SignetCore
 
@@ -88,6 +89,16 @@ struct DPoPProofVerifier: Sendable {
             key: "dpop:\(jkt):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.iat) + lifetime + 2 * skew), now: clock.now())
         guard firstUse else { throw Refusal(description: "the DPoP proof's jti was already used") }
         return DPoPProof(jkt: jkt)
+    }
+
+    /// The proof `request` carries to an endpoint at `url` (`/token`, `/par`), refusals thrown as
+    /// the OAuth errors those endpoints answer with.
+    func proof(of request: Request, at url: String) async throws -> DPoPProof? {
+        do {
+            return try await verify(request.headers[values: .dpop], method: request.method.rawValue, url: url)
+        } catch let refusal as Refusal {
+            throw refusal.oauthError
+        }
     }
 
     /// `htu` compared as RFC 9449 §4.3 says: without query and fragment, scheme and host case-insensitively.

@@ -21,12 +21,7 @@ struct TokenEndpoint: Sendable {
         let endpoint = provider.endpoint("/token")
         // RFC 9449: a proof of possession binds what is issued to its key. Checked before the
         // client's assertion, so a request sent again with a server nonce has spent nothing.
-        let proof: DPoPProof?
-        do {
-            proof = try await dpop.verify(request.headers[values: .dpop], method: "POST", url: endpoint)
-        } catch let refusal as DPoPProofVerifier.Refusal {
-            throw refusal.oauthError
-        }
+        let proof = try await dpop.proof(of: request, at: endpoint)
         let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
         if proof == nil, client.requireDPoP { throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "this client must send a DPoP proof") }
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
@@ -72,8 +67,10 @@ struct TokenEndpoint: Sendable {
             if let bound = stored.dpopJKT, bound != proof?.jkt {
                 throw OAuthHTTPError.invalidGrant("the code is bound to another DPoP key (dpop_jkt)")
             }
-            // The resources asked for are checked before the code is spent, too.
-            if let grant = try await provider.store.grant(id: stored.grantID) { _ = try Self.audiences(parameters, grant: grant, client: client) }
+            // The resources asked for are checked before the code is spent, too (only they can be refused).
+            if parameters[OAuthParameter.resource] != nil, let grant = try await provider.store.grant(id: stored.grantID) {
+                _ = try Self.audiences(parameters, grant: grant, client: client)
+            }
         }
         let record: AuthorizationCodeRecord
         switch try await provider.store.redeemCode(hash: hash, at: now) {

@@ -39,9 +39,10 @@ struct UserInfoEndpoint: Sendable {
                 .unauthorized, .invalidRequest, "an access token is required (Authorization: Bearer)",
                 headers: [.wwwAuthenticate: Self.bareChallenge])
         }
-        guard let claims = try await provider.ownTokens.accessToken(token) else {
+        guard let verified = try await provider.ownTokens.accessToken(token) else {
             throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized, dpop: usedDPoPScheme)
         }
+        let claims = verified.claims
         // RFC 9449 §7: a DPoP-bound token only with the DPoP scheme and a proof of its key.
         if let jkt = claims.cnf?.jkt {
             guard usedDPoPScheme else {
@@ -68,10 +69,7 @@ struct UserInfoEndpoint: Sendable {
         guard scopes.contains("openid") else {
             throw Self.challenge(.insufficientScope, "the openid scope is required", status: .forbidden)
         }
-        guard let user = try await provider.store.user(id: claims.sub), !user.locked else {
-            throw Self.challenge(.invalidToken, "the user no longer exists", status: .unauthorized)
-        }
-        return JSONResponse.make(UserClaims.userInfo(user, scopes: scopes))
+        return JSONResponse.make(UserClaims.userInfo(verified.user, scopes: scopes))
     }
 
     /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).
