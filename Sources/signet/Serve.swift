@@ -67,8 +67,8 @@ struct Serve: AsyncParsableCommand {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
         configuration.trustedProxies = try trustedProxyNetworks()
-        configuration.dpopNonces = dpopNonce || ["1", "true"].contains(Environment.value("DPOP_NONCE")?.lowercased() ?? "")
-        configuration.requirePushedAuthorizationRequests = requirePAR || ["1", "true"].contains(Environment.value("REQUIRE_PAR")?.lowercased() ?? "")
+        configuration.dpopNonces = dpopNonce || Environment.isSet("DPOP_NONCE")
+        configuration.requirePushedAuthorizationRequests = requirePAR || Environment.isSet("REQUIRE_PAR")
         let headerName = (forwardedHeader ?? Environment.value("FORWARDED_HEADER") ?? "x-forwarded-for").lowercased()
         guard let header = ForwardedHeader(rawValue: headerName) else {
             throw ValidationError("--forwarded-header must be x-forwarded-for or forwarded, got '\(headerName)'")

@@ -10,6 +10,9 @@ enum Environment {
     static func value(_ name: String) -> String? {
         ProcessInfo.processInfo.environment["SIGNET_" + name].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// Whether the switch `SIGNET_<name>` is on (`1` or `true`).
+    static func isSet(_ name: String) -> Bool { ["1", "true"].contains(value(name)?.lowercased() ?? "") }
 }
 
 /// `--data-dir` and `--database`.
