@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
+        .library(name: "SignetJOSE", targets: ["SignetJOSE"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetStorage", targets: ["SignetStorage"]),
         .library(name: "SignetRelyingParty", targets: ["SignetRelyingParty"]),
@@ -40,7 +41,13 @@ let package = Package(
     targets: [
         .target(
             name: "SignetCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SignetJOSE",
             dependencies: [
+                "SignetCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -49,7 +56,7 @@ let package = Package(
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetCore",
+                "SignetCore", "SignetJOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -83,7 +90,7 @@ let package = Package(
         .target(
             name: "SignetRelyingParty",
             dependencies: [
-                "SignetCore",
+                "SignetCore", "SignetJOSE",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -92,7 +99,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "SignetClient", dependencies: ["SignetCore"], swiftSettings: strict),
+        .target(
+            name: "SignetClient",
+            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "NativeLoginExample", dependencies: ["SignetClient"], path: "Examples/NativeLoginExample", swiftSettings: strict),
         .target(
             name: "SignetTesting",
@@ -135,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "SignetRelyingPartyTests",
             dependencies: [
-                "SignetRelyingParty", "SignetCore",
+                "SignetRelyingParty", "SignetCore", "SignetJOSE",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

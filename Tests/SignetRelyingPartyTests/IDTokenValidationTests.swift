@@ -4,6 +4,7 @@ import CryptoExtras
 import JWTKit
 import Foundation
 import SignetCore
+import SignetJOSE
 import SignetRelyingParty
 import Testing
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 import SignetRelyingParty
 import Testing
 

@@ -1,12 +1,12 @@
 // The JWT claim sets Signet issues and accepts.
 import Foundation
-import JWTKit
 
 /// The claims of an ID token — OIDC Core §2.
 ///
-/// Signature checks are done by the key collection; claim checks are done by
-/// the caller with an explicit clock, so ``verify(using:)`` checks nothing.
-public struct IDTokenClaims: JWTPayload, Equatable {
+/// Plain `Codable`, so an app can read one without jwt-kit; the server and the relying-party
+/// kit verify signatures through `SignetJOSE`, and claim checks are done by the caller with
+/// an explicit clock.
+public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var sub: String
     public var aud: [String]
@@ -71,12 +71,10 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         email = try container.decodeIfPresent(String.self, forKey: .email)
         phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
     }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// The claims of a JWT access token — RFC 9068 §2.2.
-public struct AccessTokenClaims: JWTPayload, Equatable {
+public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var sub: String
     /// aud — RFC 9068 §3: the resources the token is for (RFC 8707), and the issuer when it
@@ -154,8 +152,6 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         try container.encode(grantID, forKey: .grantID)
         try container.encodeIfPresent(cnf, forKey: .cnf)
     }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// The claims of a client assertion — RFC 7523 §3.
@@ -164,7 +160,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
 /// its token endpoint URL). An array is not decodable here, even one holding only the issuer:
 /// the audience-injection fix of RFC 7523bis (2025), which stops an assertion made for one
 /// server from naming others that would accept it too.
-public struct ClientAssertionClaims: JWTPayload, Equatable {
+public struct ClientAssertionClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var sub: String
     /// aud — RFC 7523 §3 item 3, a single string.
@@ -185,8 +181,6 @@ public struct ClientAssertionClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case iss, sub, aud, exp, iat, nbf, jti }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 extension IDTokenClaims {

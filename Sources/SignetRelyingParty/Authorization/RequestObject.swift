@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 /// The claims of a request object: the request's parameters, and who signed it for whom, when.
 struct RequestObjectClaims: JWTPayload {

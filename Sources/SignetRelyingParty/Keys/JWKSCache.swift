@@ -2,6 +2,7 @@
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 /// The provider's public signing keys, cached with a bounded refetch.
 ///

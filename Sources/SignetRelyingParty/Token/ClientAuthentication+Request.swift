@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 extension RelyingParty {
     /// POSTs `parameters` form-encoded to `endpoint` with this client's authentication added.

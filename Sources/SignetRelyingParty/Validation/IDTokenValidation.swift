@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 /// The result of a finished authorization code flow: the tokens and the validated ID token.
 public struct CompletedAuthorization: Sendable, Equatable {

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 /// The shared registry of signing keys, reread from storage so rotations by
 /// another process (or `signet keys rotate`) are picked up.

@@ -1,6 +1,7 @@
 // Checking tokens this provider issued: access tokens at its endpoints, ID tokens as hints.
 import Foundation
 import SignetCore
+import SignetJOSE
 
 /// Verifies Signet's own JWTs against its key ring.
 struct OwnTokenVerifier: Sendable {

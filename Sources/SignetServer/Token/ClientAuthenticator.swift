@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import JWTKit
 import SignetCore
+import SignetJOSE
 
 /// Decides which client is calling, by the one method it used.
 struct ClientAuthenticator: Sendable {

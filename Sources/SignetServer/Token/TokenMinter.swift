@@ -1,6 +1,7 @@
 // Minting access tokens (RFC 9068), ID tokens (OIDC Core §2) and refresh tokens.
 import Foundation
 import SignetCore
+import SignetJOSE
 
 /// Signs the tokens of a grant and stores its refresh token.
 struct TokenMinter: Sendable {

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import JWTKit
 import SignetCore
+import SignetJOSE
 import SignetRelyingParty
 
 /// A scripted provider behind the ``HTTPTransport`` protocol; records every request.
