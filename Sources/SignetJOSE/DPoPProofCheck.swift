@@ -17,6 +17,8 @@ public struct CheckedDPoPProof: Sendable, Equatable {
     public let iat: Int
     /// nonce — RFC 9449 §8: the server nonce the proof carries, if any.
     public let nonce: String?
+    /// alg — the JWS algorithm the proof is signed with.
+    public let alg: String
 }
 
 /// Why a DPoP proof is refused; the text is safe to send in an error description.
@@ -82,7 +84,7 @@ public struct DPoPProofCheck: Sendable {
             let expected = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString()
             guard let ath = claims.ath, ConstantTime.equals(ath, expected) else { throw DPoPProofRefusal("the DPoP proof's ath does not match the access token") }
         }
-        return CheckedDPoPProof(jkt: jkt, jti: claims.jti, iat: claims.iat, nonce: claims.nonce)
+        return CheckedDPoPProof(jkt: jkt, jti: claims.jti, iat: claims.iat, nonce: claims.nonce, alg: jwt.header.alg)
     }
 
     /// When a proof's `jti` may be forgotten: no proof with that `iat` is accepted any more.

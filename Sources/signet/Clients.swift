@@ -35,6 +35,8 @@ struct Clients: AsyncParsableCommand {
         var resources: [String] = []
         @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
         var appLaunchURLs: [String] = []
+        @Flag(name: .customLong("fapi2"), help: "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md).")
+        var fapi2 = false
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -53,6 +55,7 @@ struct Clients: AsyncParsableCommand {
             new.appLaunchURLs = appLaunchURLs
             new.requireDPoP = requireDPoP
             new.resources = resources
+            new.fapi2 = fapi2
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -78,19 +81,23 @@ struct Clients: AsyncParsableCommand {
         var requireDPoP: Bool?
         @Option(name: .customLong("resource"), help: "Replace the client's resources (RFC 8707; repeatable; the first is its default audience).")
         var resources: [String] = []
+        @Flag(name: .customLong("fapi2"), inversion: .prefixedNo, help: "Hold (or stop holding) this client to the FAPI 2.0 Security Profile (docs/fapi2.md).")
+        var fapi2: Bool?
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
-                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources)
+                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }
             } catch let error as SignetError where error.code == .notFound {
                 throw ValidationError("no client \(id)")
+            } catch let error as SignetError where error.code == .invalidConfiguration {
+                throw ValidationError(error.reason)
             }
             print(
-                "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.requirePushedAuthorizationRequests ? "required" : "optional")")
+                "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.mustPushRequests ? "required" : "optional"), FAPI 2.0 \(client.fapi2 ? "on" : "off")")
         }
     }
 
@@ -127,7 +134,7 @@ struct Clients: AsyncParsableCommand {
             let clients = try await store.withStore { try await $0.listClients() }
             if clients.isEmpty { print("No clients.") }
             for client in clients {
-                print("\(client.id)\t\(client.authMethod.rawValue)\t\(client.name)\t\(client.redirectURIs.joined(separator: " "))")
+                print("\(client.id)\t\(client.authMethod.rawValue)\t\(client.name)\t\(client.redirectURIs.joined(separator: " "))" + (client.fapi2 ? "\tFAPI 2.0" : ""))
             }
         }
     }

@@ -165,7 +165,7 @@ struct PushedAuthorizationTests {
     }
 }
 
-@Suite("The FAPI 2.0 shape through the kit: PAR + signed request + private_key_jwt + DPoP")
+@Suite("FAPI 2.0 through the kit: a fapi2 client with PAR + signed request + private_key_jwt + DPoP")
 struct FAPIShapeTests {
     @Test("the backend pushes a signed request with a DPoP proof, the app carries only the request_uri, and every token is bound", arguments: EndToEndStore.available)
     func fapiFlow(_ kind: EndToEndStore) async throws {
@@ -175,9 +175,8 @@ struct FAPIShapeTests {
         try await withTestProvider(store: store, configure: { $0.dpopNonces = true }) { provider in
             let key = ClientKeyPair()
             var new = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/cb"], jwks: key.publicJWKS)
-            new.requirePushedAuthorizationRequests = true
+            new.fapi2 = true
             new.requireSignedRequestObject = true
-            new.requireDPoP = true
             _ = try await provider.admin.addClient(new)
             let user = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
             let clock = provider.clock
@@ -196,13 +195,17 @@ struct FAPIShapeTests {
             #expect(completed.idToken.sub == user.id)
             #expect(completed.tokens.tokenType == "DPoP")
             #expect(try await bank.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: user.id).sub == user.id)
-            let refreshed = try await bank.refresh(try #require(completed.tokens.refreshToken))
+            let refreshToken = try #require(completed.tokens.refreshToken)
+            let refreshed = try await bank.refresh(refreshToken)
             #expect(refreshed.tokenType == "DPoP")
+            // FAPI 2.0: not rotated, so the same refresh token works again.
+            #expect(refreshed.refreshToken == nil)
+            #expect(try await bank.refresh(refreshToken).tokenType == "DPoP")
             // Without its DPoP key the bank gets nothing.
             let keyless = RelyingParty(
                 configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
-            await #expect(throws: SignetError.self) { _ = try await keyless.refresh(try #require(refreshed.refreshToken)) }
+            await #expect(throws: SignetError.self) { _ = try await keyless.refresh(refreshToken) }
         }
     }
 }

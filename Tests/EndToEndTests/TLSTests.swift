@@ -27,7 +27,7 @@ struct TLSTests {
         return (certificatePath, keyPath)
     }
 
-    @Test("serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least), issues an https issuer, sends HSTS and __Host- Secure cookies")
+    @Test("serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least, AEAD suites only), issues an https issuer, sends HSTS and __Host- Secure cookies")
     func servesTLS() async throws {
         let data = try SignetCommand.dataFolder()
         let files = try Self.selfSignedCertificate(in: data)
@@ -85,5 +85,15 @@ struct TLSTests {
             _ = try await oldClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
         }
         try await oldClient.shutdown()
+        // TLS 1.2 only with BCP 195's AEAD suites (FAPI 2.0 §5.2): a CBC suite is refused.
+        var cbc = TLSConfiguration.makeClientConfiguration()
+        cbc.certificateVerification = .none
+        cbc.maximumTLSVersion = .tlsv12
+        cbc.cipherSuiteValues = [.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA]
+        let cbcClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: cbc))
+        await #expect(throws: (any Error).self) {
+            _ = try await cbcClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+        }
+        try await cbcClient.shutdown()
     }
 }

@@ -41,6 +41,8 @@ public struct SignetAdmin: Sendable {
         public var requireDPoP: Bool = false
         /// See ``ClientRecord/resources``.
         public var resources: [String] = []
+        /// See ``ClientRecord/fapi2`` and ``FAPI2Profile``.
+        public var fapi2: Bool = false
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -95,7 +97,8 @@ public struct SignetAdmin: Sendable {
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
-            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, createdAt: clock.now())
+            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: clock.now())
+        try Self.checkProfile(record)
         try await store.insertClient(record)
         return (record, secret)
     }
@@ -111,11 +114,14 @@ public struct SignetAdmin: Sendable {
         public var requireDPoP: Bool?
         /// Replaces the client's resources (RFC 8707) when given.
         public var resources: [String]?
+        /// Turns the FAPI 2.0 profile on or off (``FAPI2Profile``).
+        public var fapi2: Bool?
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil
         ) {
+            self.fapi2 = fapi2
             self.resources = resources
             self.requireDPoP = requireDPoP
             self.requireSignedRequestObject = requireSignedRequestObject
@@ -143,6 +149,8 @@ public struct SignetAdmin: Sendable {
             try Self.checkResources(resources)
             client.resources = resources
         }
+        if let fapi2 = change.fapi2 { client.fapi2 = fapi2 }
+        try Self.checkProfile(client)
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
     }
@@ -157,6 +165,11 @@ public struct SignetAdmin: Sendable {
                 throw SignetError(.invalidConfiguration, "resource \(resource) must be an absolute URI without a fragment (RFC 8707)")
             }
         }
+    }
+
+    /// A client flagged `fapi2` must fit the profile (``FAPI2Profile/registrationProblems(_:)``).
+    static func checkProfile(_ client: ClientRecord) throws {
+        if let problem = FAPI2Profile.registrationProblems(client).first { throw SignetError(.invalidConfiguration, problem) }
     }
 
     static func checkMinimumACR(_ value: String?) throws {

@@ -54,6 +54,12 @@ public func buildApplication(
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
+        // TLS 1.2 only with the AEAD, forward-secret suites of BCP 195 (RFC 9325 §4.2), as FAPI 2.0
+        // §5.2 asks; TLS 1.3's suites are all of that kind.
+        tls.cipherSuiteValues = [
+            .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+            .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        ]
         server = try .tls(.http1(), tlsConfiguration: tls)
     }
     return Application(

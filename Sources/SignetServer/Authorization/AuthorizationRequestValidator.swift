@@ -77,7 +77,7 @@ public struct AuthorizationRequestValidator: Sendable {
         if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }) {
             return fail(.invalidRequest, "\(oversized.name.prefix(64)) is too long")
         }
-        if !pushed, requirePushedRequests || client.requirePushedAuthorizationRequests {
+        if !pushed, requirePushedRequests || client.mustPushRequests {
             return fail(.invalidRequest, "this client must push its authorization requests to the PAR endpoint (RFC 9126)")
         }
         if !signed, client.requireSignedRequestObject {

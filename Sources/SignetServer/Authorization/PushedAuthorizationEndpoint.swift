@@ -38,7 +38,9 @@ struct PushedAuthorizationEndpoint: Sendable {
         // Client authentication as at the token endpoint; an assertion may name the issuer, the
         // token endpoint or this endpoint as its audience (RFC 9126 §2).
         let client = try await authenticator.authenticate(
-            request, parameters: parameters, audiences: [provider.issuer, provider.endpoint("/token"), provider.endpoint("/par")])
+            request, parameters: parameters, endpoints: [provider.endpoint("/token"), provider.endpoint("/par")])
+        // Optional here (it only binds the code); when sent, held to the client's algorithms.
+        try FAPI2Profile.checkProof(proof, client: client, required: false)
         // RFC 9126 §2.1: a pushed request must not itself point to another.
         if parameters[OAuthParameter.requestURI] != nil {
             throw OAuthHTTPError.invalidRequest("request_uri must not be sent to the pushed authorization request endpoint")

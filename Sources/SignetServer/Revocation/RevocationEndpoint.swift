@@ -13,7 +13,7 @@ struct RevocationEndpoint: Sendable {
         if let duplicated = parameters.duplicatedNames.first {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
-        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, provider.endpoint("/token")])
+        let client = try await authenticator.authenticate(request, parameters: parameters, endpoints: [provider.endpoint("/token")])
         guard let token = parameters[OAuthParameter.token], !token.isEmpty else { throw OAuthHTTPError.invalidRequest("token is missing") }
         guard token.utf8.count <= 8192 else { throw OAuthHTTPError.invalidRequest("token is too long") }
         if let hint = parameters[OAuthParameter.tokenTypeHint], !["access_token", "refresh_token"].contains(hint) {

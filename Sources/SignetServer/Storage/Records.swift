@@ -49,9 +49,13 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var requireDPoP: Bool
     /// The resources (RFC 8707) the client may ask tokens for; the first is its default audience.
     public var resources: [String]
+    /// Whether the client follows the FAPI 2.0 Security Profile: see ``FAPI2Profile`` for every
+    /// rule this turns on, at registration and on each request.
+    public var fapi2: Bool
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], createdAt: Date) {
+    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], fapi2: Bool = false, createdAt: Date) {
+        self.fapi2 = fapi2
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -75,7 +79,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, fapi2, createdAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -98,6 +102,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         appLaunchURLs = try container.decodeIfPresent([String].self, forKey: .appLaunchURLs) ?? []
         requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
         resources = try container.decodeIfPresent([String].self, forKey: .resources) ?? []
+        fapi2 = try container.decodeIfPresent(Bool.self, forKey: .fapi2) ?? false
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }

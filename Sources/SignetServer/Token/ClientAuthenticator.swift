@@ -12,9 +12,10 @@ struct ClientAuthenticator: Sendable {
 
     /// The authenticated client; throws ``OAuthHTTPError`` (401 invalid_client, 400 invalid_request).
     ///
-    /// - Parameter audiences: the values a client assertion's `aud` may be, exactly and as a
-    ///   single string: the issuer and the token endpoint URL (RFC 7523 §3, RFC 7523bis).
-    func authenticate(_ request: Request, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
+    /// - Parameter endpoints: endpoint URLs a client assertion's `aud` may name besides the
+    ///   issuer, exactly and as a single string (RFC 7523 §3, RFC 7523bis); a FAPI 2.0 client's
+    ///   must name the issuer (``FAPI2Profile/assertionAudiences(for:issuer:endpoints:)``).
+    func authenticate(_ request: Request, parameters: FormParameters, endpoints: [String]) async throws -> ClientRecord {
         let basic = request.headers[.authorization].flatMap { header -> String? in
             header.lowercased().hasPrefix("basic ") ? String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces) : nil
         }
@@ -24,7 +25,7 @@ struct ClientAuthenticator: Sendable {
         guard methodsUsed <= 1 else { throw OAuthHTTPError.invalidRequest("use exactly one client authentication method") }
 
         if let basic { return try await authenticateBasic(basic, parameters: parameters) }
-        if let assertion { return try await authenticateAssertion(assertion, parameters: parameters, audiences: audiences) }
+        if let assertion { return try await authenticateAssertion(assertion, parameters: parameters, endpoints: endpoints) }
         guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
             throw Self.invalidClient("client authentication is missing")
         }
@@ -56,7 +57,7 @@ struct ClientAuthenticator: Sendable {
     }
 
     // private_key_jwt — RFC 7523 §3, OIDC Core §9.
-    private func authenticateAssertion(_ assertion: String, parameters: FormParameters, audiences: [String]) async throws -> ClientRecord {
+    private func authenticateAssertion(_ assertion: String, parameters: FormParameters, endpoints: [String]) async throws -> ClientRecord {
         guard parameters[OAuthParameter.clientAssertionType] == OAuthParameter.jwtBearerAssertionType else {
             throw OAuthHTTPError.invalidRequest("client_assertion_type must be \(OAuthParameter.jwtBearerAssertionType)")
         }
@@ -99,7 +100,9 @@ struct ClientAuthenticator: Sendable {
         let nowSeconds = provider.epochSeconds(now)
         let skew = Int(provider.configuration.clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
-        guard audiences.contains(claims.aud) else { throw Self.invalidClient("client_assertion aud must be the issuer or the token endpoint URL") }
+        guard FAPI2Profile.assertionAudiences(for: client, issuer: provider.issuer, endpoints: endpoints).contains(claims.aud) else {
+            throw Self.invalidClient(client.fapi2 ? "client_assertion aud must be the issuer (FAPI 2.0)" : "client_assertion aud must be the issuer or the token endpoint URL")
+        }
         // Compared without adding to the claim, so absurd values cannot overflow.
         guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }
         guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {

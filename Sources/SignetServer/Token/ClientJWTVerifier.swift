@@ -20,7 +20,7 @@ struct ClientJWTVerifier: Sendable {
     /// Throws a ``Refusal`` unless `token` (already parsed into `jwt`) is signed by a key of `client`.
     func verify(_ token: String, _ jwt: CompactJWT, client: ClientRecord, what: String) async throws {
         let header = jwt.header
-        guard JOSEHeader.acceptedAlgorithms.contains(header.alg) else {
+        guard FAPI2Profile.algorithms(for: client).contains(header.alg) else {
             throw Refusal(description: "\(what) alg \(header.alg.prefix(16)) is not accepted")
         }
         func matchingKeys(refresh: Bool) async throws -> [JWK] {

@@ -8,6 +8,8 @@ import SignetJOSE
 struct DPoPProof: Sendable, Equatable {
     /// The SHA-256 thumbprint (RFC 7638) of the proof's public key: what tokens are bound to.
     let jkt: String
+    /// The JWS algorithm it was signed with (a FAPI 2.0 client may use only some).
+    let alg: String
 }
 
 /// Checks the `DPoP` header of a request (RFC 9449 §4.3): the proof's form, signature and
@@ -55,7 +57,7 @@ struct DPoPProofVerifier: Sendable {
         }
         let firstUse = try await replay.recordOnce(key: "dpop:\(checked.jkt):\(checked.jti)", expiresAt: check.replayHorizon(of: checked), now: clock.now())
         guard firstUse else { throw Refusal(description: "the DPoP proof's jti was already used") }
-        return DPoPProof(jkt: checked.jkt)
+        return DPoPProof(jkt: checked.jkt, alg: checked.alg)
     }
 
     /// The proof `request` carries to an endpoint at `url` (`/token`, `/par`), refusals thrown as

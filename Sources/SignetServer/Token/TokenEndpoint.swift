@@ -22,8 +22,8 @@ struct TokenEndpoint: Sendable {
         // RFC 9449: a proof of possession binds what is issued to its key. Checked before the
         // client's assertion, so a request sent again with a server nonce has spent nothing.
         let proof = try await dpop.proof(of: request, at: endpoint)
-        let client = try await authenticator.authenticate(request, parameters: parameters, audiences: [provider.issuer, endpoint])
-        if proof == nil, client.requireDPoP { throw OAuthHTTPError(.badRequest, .invalidDPoPProof, "this client must send a DPoP proof") }
+        let client = try await authenticator.authenticate(request, parameters: parameters, endpoints: [endpoint])
+        try FAPI2Profile.checkProof(proof, client: client)
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
             throw OAuthHTTPError.invalidRequest("grant_type is missing")
         }
@@ -99,6 +99,8 @@ struct TokenEndpoint: Sendable {
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
+    /// A FAPI 2.0 client's refresh token is not rotated (``ClientRecord/rotatesRefreshTokens``):
+    /// it works until it expires or its grant is revoked, and no new one is issued.
     private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?) async throws -> TokenResponse {
         guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
             throw OAuthHTTPError.invalidRequest("refresh_token is missing")
@@ -106,7 +108,8 @@ struct TokenEndpoint: Sendable {
         let now = provider.now()
         let hash = SecretDigest.hex(token)
         // Requests that are wrong on their face are refused before the token is spent.
-        if let stored = try await provider.store.refreshToken(hash: hash), stored.usedAt == nil {
+        let stored = try await provider.store.refreshToken(hash: hash)
+        if let stored, stored.usedAt == nil {
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
             if let bound = stored.dpopJKT, bound != proof?.jkt {
                 throw OAuthHTTPError.invalidGrant("the refresh token is bound to another DPoP key")
@@ -117,21 +120,27 @@ struct TokenEndpoint: Sendable {
             }
         }
         let record: RefreshTokenRecord
-        switch try await provider.store.useRefreshToken(hash: hash, at: now) {
-        case .unknown:
-            throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
-        case .alreadyUsed(let grantID):
-            // Tokens of a revoked grant are spent too; only a live family's reuse by its own client is an alarm.
-            guard let grant = try await provider.store.grant(id: grantID), grant.clientID == client.id else {
+        if !client.rotatesRefreshTokens {
+            // Revoking a grant spends its refresh tokens, so an unspent one is still live.
+            guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
+            record = stored
+        } else {
+            switch try await provider.store.useRefreshToken(hash: hash, at: now) {
+            case .unknown:
                 throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
+            case .alreadyUsed(let grantID):
+                // Tokens of a revoked grant are spent too; only a live family's reuse by its own client is an alarm.
+                guard let grant = try await provider.store.grant(id: grantID), grant.clientID == client.id else {
+                    throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
+                }
+                if grant.revokedAt == nil {
+                    try await provider.store.revokeGrant(id: grantID, at: now)
+                    provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
+                }
+                throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
+            case .redeemed(let redeemed):
+                record = redeemed
             }
-            if grant.revokedAt == nil {
-                try await provider.store.revokeGrant(id: grantID, at: now)
-                provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
-            }
-            throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
-        case .redeemed(let redeemed):
-            record = redeemed
         }
         guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
@@ -143,7 +152,9 @@ struct TokenEndpoint: Sendable {
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
-        return try await provider.tokenMinter.mint(grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, audiences: audiences)
+        return try await provider.tokenMinter.mint(
+            grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, audiences: audiences,
+            newRefreshToken: client.rotatesRefreshTokens)
     }
 
     /// The access token's resources (RFC 8707 §2.2): those asked for here, within what the

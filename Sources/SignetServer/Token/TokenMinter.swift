@@ -23,8 +23,10 @@ struct TokenMinter: Sendable {
     ///   bound to it (`cnf.jkt`, token type `DPoP`), and so is a public client's refresh token.
     /// - Parameter audiences: the resources the access token is for (RFC 8707); with none it is
     ///   for this provider alone. The issuer is added when `openid` lets it be used at UserInfo.
+    /// - Parameter newRefreshToken: `false` when a refresh keeps the refresh token it was sent.
     func mint(
-        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, audiences: [String] = []
+        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, audiences: [String] = [],
+        newRefreshToken: Bool = true
     ) async throws -> TokenResponse {
         let now = clock.now()
         let issuer = issuer()
@@ -50,7 +52,7 @@ struct TokenMinter: Sendable {
         }
 
         var refreshToken: String?
-        if client.allowsRefreshTokens {
+        if client.allowsRefreshTokens, newRefreshToken {
             let token = random.token()
             let expiresAt = min(now.addingTimeInterval(refreshTokenLifetime), grant.expiresAt)
             var record = RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt)
