@@ -17,8 +17,8 @@ struct Bench: AsyncParsableCommand {
             concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
             ID-token validation), native logins through SignetClient (start → scenario → password → code exchange)
             and token-endpoint requests (refresh_token grant with private_key_jwt). Prints
-            requests per second, p50/p99 latency, errors and the server's peak resident memory. Not a test: the
-            figures depend on the machine.
+            requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
+            /proc), errors and the server's peak resident memory. Not a test: the figures depend on the machine.
             """)
 
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
@@ -56,18 +56,18 @@ struct Bench: AsyncParsableCommand {
         let flow = FlowRunner(seed: seed, issuer: issuer, backend: backend)
 
         print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
-        print("| path | concurrency | requests/s | p50 ms | p99 ms | errors |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
         for level in concurrency {
-            let result = try await measure(concurrency: level) { worker in try await flow.fullFlow(as: users[worker]) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await flow.fullFlow(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("full login flow", level))
         }
         let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
         _ = try await app.discover()
         for level in concurrency {
-            let result = try await measure(concurrency: level) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("native login (API, password) + token", level))
         }
@@ -75,7 +75,7 @@ struct Bench: AsyncParsableCommand {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
-            let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: backend) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: backend) }
             totalErrors += result.errors
             print(result.row("token endpoint (refresh, private_key_jwt)", level))
         }
@@ -90,7 +90,7 @@ struct Bench: AsyncParsableCommand {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
-            let result = try await measure(concurrency: level) { worker in try await holders[worker].refresh(with: dpopBackend) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: dpopBackend) }
             totalErrors += result.errors
             print(result.row("token endpoint (refresh, private_key_jwt + DPoP)", level))
         }
@@ -108,8 +108,9 @@ struct Bench: AsyncParsableCommand {
         throw ValidationError("the server did not start")
     }
 
-    /// Runs `work` on `concurrency` workers for `seconds`, timing each call.
-    func measure(concurrency: Int, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
+    /// Runs `work` on `concurrency` workers for `seconds`, timing each call and the server's CPU time.
+    func measure(concurrency: Int, server serverPID: Int32, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
+        let cpuBefore = ProcessCPU.seconds(pid: serverPID)
         let deadline = ContinuousClock.now + .seconds(seconds)
         let start = ContinuousClock.now
         let samples = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
@@ -135,7 +136,9 @@ struct Bench: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - start
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Measurement(latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall)
+        let cpuAfter = ProcessCPU.seconds(pid: serverPID)
+        let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
+        return Measurement(latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall, serverCPUSeconds: cpu)
     }
 }
 
@@ -144,6 +147,8 @@ struct Measurement {
     let latencies: [Double]
     let errors: Int
     let seconds: Double
+    /// The server process's CPU time (user + system) during the row, when /proc tells it.
+    let serverCPUSeconds: Double?
 
     func percentile(_ p: Double) -> Double {
         guard !latencies.isEmpty else { return 0 }
@@ -152,7 +157,8 @@ struct Measurement {
 
     func row(_ name: String, _ concurrency: Int) -> String {
         let rate = Double(latencies.count) / seconds
-        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(errors) |"
+        let cpu = serverCPUSeconds.flatMap { latencies.isEmpty ? nil : String(format: "%.2f", $0 * 1000 / Double(latencies.count)) } ?? "n/a"
+        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(cpu) | \(errors) |"
     }
 }
 
@@ -206,6 +212,21 @@ final class RefreshChain: @unchecked Sendable {
         guard let next = response.refreshToken else { throw SignetError(.malformedMessage, "no rotated refresh token") }
         token = next
         return true
+    }
+}
+
+/// The CPU time a process has used, from Linux's /proc.
+enum ProcessCPU {
+    /// utime + stime of `pid` in seconds, or `nil` where /proc is not available.
+    static func seconds(pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let afterName = stat.range(of: ") ", options: .backwards)
+        else { return nil }
+        // Fields after the command name start at field 3 (state); utime and stime are fields 14 and 15.
+        let fields = stat[afterName.upperBound...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return ticks > 0 ? (user + system) / ticks : nil
     }
 }
 
