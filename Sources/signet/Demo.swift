@@ -26,6 +26,9 @@ struct Demo: AsyncParsableCommand {
     @Flag(help: "Play the native login instead: the app's own screens through SignetClient, with the SMS code from the development outbox.")
     var native = false
 
+    @Flag(help: "Play FAPI 2.0 instead: the backend pushes a signed request with private_key_jwt and DPoP, the app carries only the request_uri, every token is bound to the backend's key.")
+    var fapi = false
+
     func run() async throws {
         let folder = URL(fileURLWithPath: dataDirectory ?? Environment.value("DATA_DIR") ?? ".signet")
         let seed: DemoSeed
@@ -34,6 +37,8 @@ struct Demo: AsyncParsableCommand {
         do {
             if native {
                 try await NativeDemoScript(seed: seed, issuer: issuer ?? seed.issuer, dataDirectory: folder, narrator: narrator).run()
+            } else if fapi {
+                try await FAPIDemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator, signIn: Self.browserSignIn).run()
             } else {
                 try await DemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator).run()
             }
@@ -42,6 +47,27 @@ struct Demo: AsyncParsableCommand {
             narrator.fail("\(error)")
             throw ExitCode.failure
         }
+    }
+}
+
+extension Demo {
+    /// The app's browser: opens the URL, fills the hosted login page, returns where it redirects.
+    static let browserSignIn: FAPIDemoScript.AppSignIn = { url, username, password in
+        let browser = TestBrowser()
+        let page = try await browser.get(url.absoluteString)
+        guard page.status == 200, let fields = LoginForm.fields(in: page.body), let origin = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw SignetError(.malformedMessage, "the authorization endpoint did not show the login page (HTTP \(page.status))")
+        }
+        var login = origin
+        // The login form posts next to the authorization endpoint (the issuer may have a path).
+        login.path = String(login.path.dropLast("authorize".count)) + "login"
+        login.query = nil
+        let answer = try await browser.post(
+            login.string ?? "", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+        guard let location = answer.header("Location").flatMap(URL.init(string:)) else {
+            throw SignetError(.malformedMessage, "the login did not redirect (HTTP \(answer.status))")
+        }
+        return location
     }
 }
 

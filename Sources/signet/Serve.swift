@@ -165,10 +165,13 @@ enum Banner {
                 "Demo data:",
                 "  app client      \(seed.nativeClientID) (public, PKCE; redirect \(seed.nativeRedirectURI))",
                 "  service client  \(seed.backendClientID) (private_key_jwt; key \(seed.backendPrivateJWKPath))",
+            ]
+            if let bank = seed.fapiClientID { lines.append("  FAPI 2.0 client \(bank) (PAR, DPoP, private_key_jwt with the same key; API \(seed.fapiResource ?? ""))") }
+            lines += [
                 showPassword
                     ? "  user            \(seed.username) / \(seed.password)   (shown once; also in \(dataDirectory.appendingPathComponent("demo.json").path))"
                     : "  user            \(seed.username) (password in \(dataDirectory.appendingPathComponent("demo.json").path))",
-                "Try it: swift run signet demo",
+                "Try it: swift run signet demo   (or: demo --native, demo --fapi)",
             ]
         }
         // One write, so the banner arrives whole even when stdout is a pipe.

@@ -133,7 +133,7 @@ struct CommandTests {
         #expect(list.components(separatedBy: "\tretired\t").count == 2)
     }
 
-    @Test("serve seeds the demo and `signet demo` completes every step against it")
+    @Test("serve seeds the demo and `signet demo` (browser, --native, --fapi) completes every step against it")
     func serveAndDemo() async throws {
         let data = try SignetCommand.dataFolder()
         let port = try FreePort.find()
@@ -160,6 +160,11 @@ struct CommandTests {
         #expect(native.status == 0, "\(native.all)")
         #expect(native.stdout.contains("amr [\"pwd\", \"sms\", \"mfa\"]"))
         #expect(native.stdout.contains("All steps passed."))
+        let fapi = try SignetCommand.run(["demo", "--fapi", "--data-dir", data])
+        #expect(fapi.status == 0, "\(fapi.all)")
+        #expect(fapi.stdout.contains("token_type DPoP, cnf.jkt"))
+        #expect(fapi.stdout.contains("is refused"))
+        #expect(fapi.stdout.contains("All steps passed."))
         let outbox = try SignetCommand.run(["outbox", "--data-dir", data, "--last", "1"])
         #expect(outbox.stdout.contains("login_otp"))
         #expect(outbox.stdout.contains("@127.0.0.1 #"))
@@ -169,6 +174,7 @@ struct CommandTests {
         server.waitUntilExit()
         let banner = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(banner.contains("demo-backend"))
+        #expect(banner.contains("FAPI 2.0 client demo-bank"))
         #expect(banner.contains("http://127.0.0.1:\(port)/.well-known/openid-configuration"))
     }
 }

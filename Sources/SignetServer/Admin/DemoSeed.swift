@@ -1,4 +1,4 @@
-// The demo a first `signet serve` seeds: two clients, a user, and the files to use them.
+// The demo a first `signet serve` seeds: three clients, a user, and the files to use them.
 import Foundation
 import SignetCore
 
@@ -13,9 +13,17 @@ public struct DemoSeed: Sendable, Codable, Equatable {
     public var postLogoutRedirectURI: String
     public var username: String
     public var password: String
+    /// The FAPI 2.0 client (`fapi2`, same key as the backend); `nil` in data folders seeded before it existed.
+    public var fapiClientID: String?
+    public var fapiRedirectURI: String?
+    /// The API the FAPI client's tokens are for (RFC 8707), the audience `signet demo --fapi` checks.
+    public var fapiResource: String?
 
     enum CodingKeys: String, CodingKey {
         case issuer, username, password
+        case fapiClientID = "fapi_client_id"
+        case fapiRedirectURI = "fapi_redirect_uri"
+        case fapiResource = "fapi_resource"
         case nativeClientID = "native_client_id"
         case nativeRedirectURI = "native_redirect_uri"
         case backendClientID = "backend_client_id"
@@ -35,7 +43,8 @@ public struct DemoSeed: Sendable, Codable, Equatable {
             issuer: issuer, nativeClientID: "demo-app", nativeRedirectURI: "dev.signet.demo.app:/callback", backendClientID: "demo-backend",
             backendRedirectURIs: ["dev.signet.demo:/callback", "http://127.0.0.1/callback"],
             backendPrivateJWKPath: dataDirectory.appendingPathComponent("demo-backend.private.jwk.json").path,
-            postLogoutRedirectURI: "dev.signet.demo:/signed-out", username: "demo", password: admin.random.token(byteCount: 12))
+            postLogoutRedirectURI: "dev.signet.demo:/signed-out", username: "demo", password: admin.random.token(byteCount: 12),
+            fapiClientID: "demo-bank", fapiRedirectURI: "https://bank.example.com/callback", fapiResource: "https://api.bank.example.com")
         _ = try await admin.addClient(
             .init(
                 id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
@@ -44,6 +53,11 @@ public struct DemoSeed: Sendable, Codable, Equatable {
             .init(
                 id: seed.backendClientID, name: "Signet Demo Service", authMethod: .privateKeyJWT, redirectURIs: seed.backendRedirectURIs,
                 postLogoutRedirectURIs: [seed.postLogoutRedirectURI, "http://127.0.0.1/signed-out"], jwks: keyPair.publicJWKS))
+        var bank = SignetAdmin.NewClient(
+            id: "demo-bank", name: "Signet Demo Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/callback"], jwks: keyPair.publicJWKS)
+        bank.fapi2 = true
+        bank.resources = ["https://api.bank.example.com"]
+        _ = try await admin.addClient(bank)
         try await admin.addUser(username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
         try writePrivate(JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)
         let encoder = JSONEncoder()
