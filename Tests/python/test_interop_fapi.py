@@ -130,3 +130,47 @@ def test_parameters_beside_a_request_uri_are_refused_and_a_request_uri_is_used_o
     assert first.status_code == 200, describe(first)
     again = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(query), allow_redirects=False, timeout=TIMEOUT)
     assert again.status_code == 400 and "invalid_request_uri" in again.text
+
+
+def test_fapi2_client_from_python(signet):
+    """The demo's FAPI 2.0 client (fapi2 flag): the same flow, plus the profile's own rules."""
+    metadata = signet.metadata
+    bank = signet.demo["fapi_client_id"]
+    redirect = signet.demo["fapi_redirect_uri"]
+    par, token_endpoint = metadata["pushed_authorization_request_endpoint"], metadata["token_endpoint"]
+
+    def bank_assertion(audience=None) -> dict:
+        return assertion_params(client_assertion(bank, signet.backend_key, audience or signet.issuer, kid=signet.backend_kid))
+
+    verifier, challenge = make_pkce()
+    request = {"response_type": "code", "client_id": bank, "redirect_uri": redirect, "scope": "openid offline_access",
+               "state": secrets.token_urlsafe(8), "code_challenge": challenge, "code_challenge_method": "S256"}
+    # §5.3.2.2: not pushed → refused back to the client; §5.3.2.1: an assertion naming the token endpoint → invalid_client.
+    plain = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(request), allow_redirects=False, timeout=TIMEOUT)
+    assert plain.status_code == 302 and parse_redirect(plain.headers["Location"])[1]["error"] == "invalid_request", describe(plain)
+    wrong_aud = requests.post(par, data={**request, **bank_assertion(token_endpoint)}, timeout=TIMEOUT)
+    assert wrong_aud.status_code == 401 and oauth_error(wrong_aud) == "invalid_client", describe(wrong_aud)
+
+    pushed = requests.post(par, data={**request, **bank_assertion()}, timeout=TIMEOUT)
+    assert pushed.status_code == 201, describe(pushed)
+    url = metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode({"client_id": bank, "request_uri": pushed.json()["request_uri"]})
+    resp = open_login_page(requests.Session(), url).submit(signet.demo["username"], signet.demo["password"])
+    assert resp.status_code == 303, describe(resp)
+    code = parse_redirect(resp.headers["Location"])[1]["code"]
+
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect, "code_verifier": verifier}
+    # §5.3.2.1: only sender-constrained tokens — no proof, no token (and the code is not spent).
+    bare = requests.post(token_endpoint, data={**form, **bank_assertion()}, timeout=TIMEOUT)
+    assert bare.status_code == 400 and oauth_error(bare) == "invalid_dpop_proof", describe(bare)
+    dpop_key = ECKey.generate_key("P-256")
+    tokens = requests.post(token_endpoint, data={**form, **bank_assertion()}, headers={"DPoP": dpop_proof(dpop_key, "POST", token_endpoint)}, timeout=TIMEOUT)
+    assert tokens.status_code == 200 and tokens.json()["token_type"] == "DPoP", describe(tokens)
+    refresh_token = tokens.json()["refresh_token"]
+
+    # §5.3.2.1: no rotation — the same refresh token works twice and no new one is returned.
+    for _ in range(2):
+        refreshed = requests.post(
+            token_endpoint, data={"grant_type": "refresh_token", "refresh_token": refresh_token, **bank_assertion()},
+            headers={"DPoP": dpop_proof(dpop_key, "POST", token_endpoint)}, timeout=TIMEOUT)
+        assert refreshed.status_code == 200, describe(refreshed)
+        assert "refresh_token" not in refreshed.json() and refreshed.json()["token_type"] == "DPoP"
