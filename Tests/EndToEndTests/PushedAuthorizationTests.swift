@@ -208,4 +208,44 @@ struct FAPIShapeTests {
             await #expect(throws: SignetError.self) { _ = try await keyless.refresh(refreshToken) }
         }
     }
+
+    @Test("50 parallel requests with one DPoP proof: exactly one is served, on every store", arguments: EndToEndStore.available)
+    func oneProofOnce(_ kind: EndToEndStore) async throws {
+        let store = try await kind.open()
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            let key = ClientKeyPair()
+            _ = try await provider.admin.addClient(.init(id: "svc", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["https://svc.example.com/cb"], jwks: key.publicJWKS))
+            _ = try await provider.admin.addUser(username: "carol", password: "a long passphrase")
+            let dpopKey = P256.Signing.PrivateKey()
+            let clock = provider.clock
+            let service = RelyingParty(
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "svc", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID), dpopKey: dpopKey),
+                now: { clock.now })
+            let request = try await service.makeAuthorizationRequest(redirectURI: "https://svc.example.com/cb", scope: "openid")
+            let browser = TestBrowser()
+            let page = try await browser.get(request.url.absoluteString)
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let answer = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "a long passphrase")])
+            let completed = try await service.completeAuthorization(redirect: try #require(answer.header("Location").flatMap(URL.init(string:))), pending: request.pending)
+            let accessToken = completed.tokens.accessToken
+            let userinfo = provider.url("/userinfo")
+            let jwk = PublicJWK(p256: dpopKey.publicKey, kid: "")
+            let proof = try TestJWS.es256(
+                header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": ["kty": "EC", "crv": "P-256", "x": jwk.x ?? "", "y": jwk.y ?? ""]],
+                claims: [
+                    "htm": "GET", "htu": userinfo, "iat": Int(clock.now.timeIntervalSince1970), "jti": UUID().uuidString,
+                    "ath": Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString(),
+                ], key: dpopKey)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)]).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 401 }.count == 49)
+        }
+    }
 }
