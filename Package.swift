@@ -92,7 +92,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "SignetClient", dependencies: ["SignetCore"], swiftSettings: strict),
+        .target(
+            name: "SignetClient", dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .executableTarget(name: "NativeLoginExample", dependencies: ["SignetClient"], path: "Examples/NativeLoginExample", swiftSettings: strict),
         .target(
             name: "SignetTesting",
