@@ -81,14 +81,16 @@ public actor SecureEnclaveDPoPKeyStore: DPoPKeyStore {
             do {
                 let made = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
                 key = try SecureEnclaveDPoPKey(dataRepresentation: made.dataRepresentation)
-                (kind, body) = (.secureEnclave, made.dataRepresentation)
+                kind = .secureEnclave
+                body = made.dataRepresentation
             } catch {
                 throw SignetClientError(.keyUnavailable, isRetryable: false, reason: "the Secure Enclave could not make a key", underlying: error)
             }
         } else if allowSoftwareFallback {
             let made = SoftwareDPoPKey()
             key = made
-            (kind, body) = (.software, made.privateKey.rawRepresentation)
+            kind = .software
+            body = made.privateKey.rawRepresentation
         } else {
             throw SignetClientError(.keyUnavailable, isRetryable: false, reason: "this device has no Secure Enclave and software keys are not allowed")
         }

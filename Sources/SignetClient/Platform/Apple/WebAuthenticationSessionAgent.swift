@@ -56,6 +56,9 @@ public struct WebAuthenticationSessionAgent: ExternalUserAgent {
         session.prefersEphemeralWebBrowserSession = ephemeral
         session.presentationContextProvider = provider
         let box = SessionBox(session: session)
+        // The session must stay referenced while it is shown (it closes when released), and it
+        // holds its presentation context provider weakly: both live until this function returns.
+        defer { withExtendedLifetime((box, provider)) {} }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 pending.wait(continuation)
