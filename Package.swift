@@ -126,7 +126,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SignetCoreTests", dependencies: ["SignetCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SignetCoreTests", dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SignetServerTests",
             dependencies: [

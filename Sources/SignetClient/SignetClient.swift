@@ -3,10 +3,11 @@ import Foundation
 import SignetCore
 
 /// The app SDK's entry point: discovery, authorization requests with PKCE, code exchange,
-/// refresh, and the native login (``NativeLogin``).
+/// refresh, revocation, DPoP, and the native login (``NativeLogin``).
 ///
-/// A value: copies share the cached discovery document. Everything goes through an
-/// ``SignetCore/HTTPTransport`` (``URLSessionTransport`` by default).
+/// A value: copies share the cached discovery document and the DPoP nonces. Everything goes
+/// through an ``SignetCore/HTTPTransport`` (``URLSessionTransport`` by default). For the signed-in
+/// user's tokens over time, wrap it in an ``AuthState``.
 public struct SignetClient: Sendable {
     /// What identifies the app to the provider.
     public struct Configuration: Sendable, Equatable {
@@ -16,24 +17,46 @@ public struct SignetClient: Sendable {
         public var clientID: String
         /// The app's registered redirect URI (private-use scheme, claimed https, or loopback).
         public var redirectURI: String
+        /// post_logout_redirect_uri — RP-Initiated Logout §2: where the provider sends the browser
+        /// after ending its session; must be registered. `nil`: the provider shows its own page.
+        public var postLogoutRedirectURI: String?
 
-        public init(issuer: String, clientID: String, redirectURI: String) {
+        public init(issuer: String, clientID: String, redirectURI: String, postLogoutRedirectURI: String? = nil) {
             self.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
             self.clientID = clientID
             self.redirectURI = redirectURI
+            self.postLogoutRedirectURI = postLogoutRedirectURI
         }
     }
 
     public let configuration: Configuration
     let transport: any HTTPTransport
     let now: @Sendable () -> Date
+    let random: SecureRandom
+    /// Set when the app proves a DPoP key (RFC 9449); `nil`: bearer tokens.
+    let dpop: DPoPState?
     private let discovery = DiscoveryHolder()
 
-    public init(configuration: Configuration, transport: any HTTPTransport = URLSessionTransport(), now: @escaping @Sendable () -> Date = Date.init) {
+    /// - Parameters:
+    ///   - transport: how requests travel (default `URLSession`).
+    ///   - dpopKeyStore: the installation's DPoP key (RFC 9449). When set, authorization requests
+    ///     carry `dpop_jkt`, token requests a proof, and tokens come back bound to the key
+    ///     (`token_type` DPoP); call resources with ``send(_:accessToken:tokenType:)``. `nil`: bearer tokens.
+    ///   - now: the clock, passed in so tests can pin expiry.
+    ///   - random: the source of state, nonce, PKCE verifiers and proof `jti`s.
+    public init(
+        configuration: Configuration, transport: any HTTPTransport = URLSessionTransport(), dpopKeyStore: (any DPoPKeyStore)? = nil,
+        now: @escaping @Sendable () -> Date = Date.init, random: SecureRandom = SecureRandom()
+    ) {
         self.configuration = configuration
         self.transport = transport
         self.now = now
+        self.random = random
+        self.dpop = dpopKeyStore.map { DPoPState(store: $0, random: random) }
     }
+
+    /// Whether this client proves a DPoP key.
+    public var usesDPoP: Bool { dpop != nil }
 
     /// The provider's metadata (cached); its `issuer` must be the configured one exactly.
     public func discover() async throws -> DiscoveryDocument {
@@ -42,51 +65,82 @@ public struct SignetClient: Sendable {
         guard response.isSuccess, let document = try? JSONDecoder().decode(DiscoveryDocument.self, from: response.body) else {
             throw response.isSuccess ? SignetClientError(.invalidResponse, isRetryable: false) : SignetClientError.from(response)
         }
-        guard document.issuer == configuration.issuer else { throw SignetClientError(.responseMismatch, isRetryable: false) }
+        guard document.issuer == configuration.issuer else {
+            throw SignetClientError(.responseMismatch, isRetryable: false, reason: "the discovery document names another issuer")
+        }
         await discovery.store(document)
         return document
     }
 
-    /// A browser authorization request with secure defaults: S256 PKCE, fresh state and nonce.
+    /// A browser authorization request with secure defaults: S256 PKCE, fresh state and nonce,
+    /// and `dpop_jkt` (RFC 9449 §10) when the client proves a DPoP key, so the code is bound to it.
     ///
-    /// Open ``AuthorizationRequest/url`` in `ASWebAuthenticationSession` (or a Custom Tab) and pass
-    /// the redirect it returns to ``exchangeCode(redirect:request:)``.
+    /// ``signIn(agent:scope:acrValues:loginHint:prompt:)`` runs the whole flow; to drive the
+    /// browser yourself, open ``AuthorizationRequest/url`` and pass the redirect it returns to
+    /// ``exchangeCode(redirect:request:)``.
     public func makeAuthorizationRequest(scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil) async throws -> AuthorizationRequest {
         let document = try await discover()
-        let parameters = AuthorizationParameters(clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues)
+        var parameters = AuthorizationParameters(
+            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, random: random)
+        if let dpop { parameters.dpopJKT = try await dpop.key().thumbprint }
         var query = parameters.formParameters
         query.append(OAuthParameter.loginHint, loginHint)
         query.append(OAuthParameter.prompt, prompt)
         guard let url = URL(string: document.authorizationEndpoint + "?" + query.encoded) else {
-            throw SignetClientError(.invalidResponse, isRetryable: false)
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the authorization_endpoint is not a URL")
         }
         return AuthorizationRequest(url: url, parameters: parameters)
     }
 
-    /// Checks a redirect (`state`, `iss`, `error`) and redeems its code with the PKCE verifier.
+    /// Checks a redirect (`state`, `iss`, `error`), redeems its code with the PKCE verifier, and
+    /// validates the tokens (see ``redeem(redirect:request:)``).
     public func exchangeCode(redirect: URL, request: AuthorizationRequest) async throws -> TokenResponse {
+        try await redeem(redirect: redirect, request: request).tokens
+    }
+
+    /// Checks a redirect and redeems its code: the authorization response must carry this
+    /// request's `state` (RFC 6749 §10.12) and, when present, this issuer's `iss` (RFC 9207 §2.4);
+    /// an `error` is thrown as ``SignetClientError/Code/server`` with the provider's words; the
+    /// token response is then checked as ``exchangeCode(_:verifier:acrValues:nonce:)`` says.
+    public func redeem(redirect: URL, request: AuthorizationRequest) async throws -> AuthTokens {
         guard let query = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery,
             let parameters = FormParameters(encoded: query)
-        else { throw SignetClientError(.invalidResponse, isRetryable: false) }
+        else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect has no query") }
+        guard parameters.duplicatedNames.isEmpty else {
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect repeats a parameter")
+        }
         guard let state = parameters[OAuthParameter.state], ConstantTime.equals(state, request.parameters.state) else {
-            throw SignetClientError(.responseMismatch, isRetryable: false)
+            throw SignetClientError(.responseMismatch, isRetryable: false, reason: "state does not match the request's")
         }
         if let issuer = parameters[OAuthParameter.issuer], issuer != configuration.issuer {
-            throw SignetClientError(.responseMismatch, isRetryable: false)
+            throw SignetClientError(.responseMismatch, isRetryable: false, reason: "iss is not the configured issuer (RFC 9207)")
         }
         if let error = parameters[OAuthParameter.error] {
             throw SignetClientError(.server, serverError: OAuthError(OAuthError.Code(rawValue: error), parameters[OAuthParameter.errorDescription]), isRetryable: false)
         }
-        guard let code = parameters[OAuthParameter.code] else { throw SignetClientError(.invalidResponse, isRetryable: false) }
-        return try await exchangeCode(code, verifier: request.parameters.codeVerifier ?? "", acrValues: request.parameters.acrValues)
+        guard let code = parameters[OAuthParameter.code] else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect has no code") }
+        guard let verifier = request.parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier") }
+        return try await redeem(code: code, verifier: verifier, parameters: request.parameters)
     }
 
     /// Redeems an authorization code as a public client (PKCE carries the proof).
     ///
-    /// - Parameter acrValues: the acr_values the authorization asked for; the ID token's `acr`
-    ///   must satisfy them (OIDC Core §3.1.2.1), else `acr_not_satisfied`: the request URL could
-    ///   have been edited to ask for less.
-    public func exchangeCode(_ code: String, verifier: String, acrValues: String? = nil) async throws -> TokenResponse {
+    /// The token response is checked before it is returned: `token_type` (`DPoP` when the client
+    /// proves a key, else `Bearer`), and the ID token's `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`,
+    /// `acr` and `at_hash` (OIDC Core §3.1.3.7; its signature stands on TLS, item 6).
+    ///
+    /// - Parameters:
+    ///   - acrValues: the acr_values the authorization asked for; the ID token's `acr`
+    ///     must satisfy them (OIDC Core §3.1.2.1), else `acr_not_satisfied`: the request URL could
+    ///     have been edited to ask for less.
+    ///   - nonce: the nonce the authorization request sent; the ID token must carry it.
+    public func exchangeCode(_ code: String, verifier: String, acrValues: String? = nil, nonce: String? = nil) async throws -> TokenResponse {
+        let parameters = AuthorizationParameters(
+            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: "", state: "", nonce: nonce, codeChallenge: "", acrValues: acrValues)
+        return try await redeem(code: code, verifier: verifier, parameters: parameters, requiresIDToken: false).tokens
+    }
+
+    func redeem(code: String, verifier: String, parameters: AuthorizationParameters, requiresIDToken: Bool? = nil) async throws -> AuthTokens {
         var form = FormParameters()
         form.append(OAuthParameter.grantType, "authorization_code")
         form.append(OAuthParameter.code, code)
@@ -94,22 +148,24 @@ public struct SignetClient: Sendable {
         form.append(OAuthParameter.codeVerifier, verifier)
         form.append(OAuthParameter.clientID, configuration.clientID)
         let tokens = try await tokenRequest(form)
-        let requested = (acrValues ?? "").split(separator: " ").map(String.init)
-        if !requested.isEmpty {
-            // Straight from the token endpoint over TLS, so its claims may be read unverified (OIDC Core §3.1.3.7 item 6).
-            let acr = tokens.idToken.flatMap(IDTokenClaims.unverified)?.acr
-            guard AssuranceLevel.satisfies(acr: acr, requested: requested) else { throw SignetClientError(.acrNotSatisfied, isRetryable: false) }
-        }
-        return tokens
+        let openid = parameters.scope.split(separator: " ").contains("openid")
+        return try check.check(
+            tokens, .init(nonce: parameters.nonce, acrValues: parameters.acrValues, requiresIDToken: requiresIDToken ?? openid, previous: nil), now: now())
     }
 
-    /// Refreshes (RFC 6749 §6); the answer carries a new, rotated refresh token.
+    /// Refreshes (RFC 6749 §6) with a DPoP proof when the client proves a key; the answer carries
+    /// a new, rotated refresh token. Its token type is checked, and so is its ID token if it has one.
     public func refresh(_ refreshToken: String) async throws -> TokenResponse {
+        try await refresh(refreshToken, previous: nil).tokens
+    }
+
+    func refresh(_ refreshToken: String, previous: IDTokenClaims?) async throws -> AuthTokens {
         var form = FormParameters()
         form.append(OAuthParameter.grantType, "refresh_token")
         form.append(OAuthParameter.refreshToken, refreshToken)
         form.append(OAuthParameter.clientID, configuration.clientID)
-        return try await tokenRequest(form)
+        let tokens = try await tokenRequest(form)
+        return try check.check(tokens, .init(nonce: nil, acrValues: nil, requiresIDToken: false, previous: previous), now: now())
     }
 
     /// Starts a native login (the provider's login as an API), see ``NativeLogin``.
@@ -117,15 +173,22 @@ public struct SignetClient: Sendable {
 
     // MARK: plumbing
 
+    var check: TokenResponseCheck { TokenResponseCheck(issuer: configuration.issuer, clientID: configuration.clientID, usedDPoP: dpop != nil) }
+
+    /// POSTs to the token endpoint, with a DPoP proof when the client has a key, retrying once
+    /// when the provider asks for its nonce (RFC 9449 §8).
     func tokenRequest(_ form: FormParameters) async throws -> TokenResponse {
-        let document = try await discover()
-        let response = try await send(
-            HTTPTransportRequest(
-                method: "POST", url: document.tokenEndpoint, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                body: Data(form.encoded.utf8)))
+        let endpoint = try await discover().tokenEndpoint
+        func attempt() async throws -> HTTPTransportResponse {
+            var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
+            if let dpop { headers.append(("DPoP", try await dpop.proof(method: "POST", url: endpoint, now: now()))) }
+            return try await send(HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(form.encoded.utf8)))
+        }
+        var response = try await attempt()
+        if let dpop, dpop.asksForNonce(response, from: endpoint) { response = try await attempt() }
         guard response.isSuccess else { throw SignetClientError.from(response) }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else {
-            throw SignetClientError(.invalidResponse, isRetryable: false)
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the token response is not the JSON of RFC 6749 section 5.1")
         }
         return tokens
     }

@@ -8,7 +8,11 @@ import SignetCore
 /// `error` / `error_description` are kept in ``serverError`` exactly as sent. ``isRetryable``
 /// tells whether the same operation may succeed if tried again (after ``retryAfter`` seconds,
 /// with other input, or after asking for a new code); when false, start the login again.
-public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// Equality compares ``code``, ``serverError``, ``status``, ``isRetryable``, ``retryAfter`` and
+/// ``attemptsLeft``, as before; ``underlying``, ``idTokenFailures`` and ``reason`` explain the
+/// error and are left out, so a test or a `switch` can match on what the app acts upon.
+public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// Stable error codes.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
@@ -29,6 +33,20 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let notSignedIn = Code(rawValue: "not_signed_in")
         /// The ID token's `acr` is weaker than the acr_values asked for: the tokens are not returned.
         public static let acrNotSatisfied = Code(rawValue: "acr_not_satisfied")
+        /// The ID token failed a check of OIDC Core §3.1.3.7; see ``SignetClientError/idTokenFailures``.
+        /// The tokens are not returned. Final.
+        public static let invalidIDToken = Code(rawValue: "invalid_id_token")
+        /// The token endpoint answered with a `token_type` other than the one asked for: `DPoP` when
+        /// a DPoP proof was sent (RFC 9449 §5), `Bearer` otherwise (RFC 6749 §7.1). Final.
+        public static let unexpectedTokenType = Code(rawValue: "unexpected_token_type")
+        /// The user closed the browser sheet (or the app cancelled the sign-in). Final for that attempt.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The browser sheet could not be shown or failed; see ``SignetClientError/underlying``.
+        public static let userAgent = Code(rawValue: "user_agent")
+        /// The DPoP key could not be loaded, made or used; see ``SignetClientError/underlying``. Final.
+        public static let keyUnavailable = Code(rawValue: "key_unavailable")
+        /// Tokens could not be read from or written to storage; see ``SignetClientError/underlying``.
+        public static let storage = Code(rawValue: "storage")
     }
 
     public var code: Code
@@ -41,19 +59,64 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
     public var retryAfter: Int?
     /// Codes left to try in the SMS step, when the server said.
     public var attemptsLeft: Int?
+    /// Every check an ID token failed, with ``Code/invalidIDToken``.
+    public var idTokenFailures: [IDTokenFailure]
+    /// What went wrong, for people, when the code alone does not say. Never contains secrets.
+    public var reason: String?
+    /// The error that caused this one (a transport, Keychain or CryptoKit error), when there was one.
+    public var underlying: (any Error)?
 
-    public init(_ code: Code, serverError: OAuthError? = nil, status: Int? = nil, isRetryable: Bool, retryAfter: Int? = nil, attemptsLeft: Int? = nil) {
+    public init(
+        _ code: Code, serverError: OAuthError? = nil, status: Int? = nil, isRetryable: Bool, retryAfter: Int? = nil, attemptsLeft: Int? = nil,
+        idTokenFailures: [IDTokenFailure] = [], reason: String? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.serverError = serverError
         self.status = status
         self.isRetryable = isRetryable
         self.retryAfter = retryAfter
         self.attemptsLeft = attemptsLeft
+        self.idTokenFailures = idTokenFailures
+        self.reason = reason
+        self.underlying = underlying
+    }
+
+    public static func == (lhs: SignetClientError, rhs: SignetClientError) -> Bool {
+        lhs.code == rhs.code && lhs.serverError == rhs.serverError && lhs.status == rhs.status && lhs.isRetryable == rhs.isRetryable
+            && lhs.retryAfter == rhs.retryAfter && lhs.attemptsLeft == rhs.attemptsLeft
     }
 
     public var description: String {
-        if let serverError { return "\(code): \(serverError.error.rawValue) — \(serverError.errorDescription ?? "")" }
-        return code.rawValue
+        var text = code.rawValue
+        if let serverError { text += ": \(serverError.error.rawValue) — \(serverError.errorDescription ?? "")" }
+        if !idTokenFailures.isEmpty { text += ": " + idTokenFailures.map(\.rawValue).joined(separator: "; ") }
+        if let reason { text += " (\(reason))" }
+        return text
+    }
+
+    /// A sentence for people (`LocalizedError`); in English, since the wire errors are.
+    public var errorDescription: String? {
+        let summary: String
+        switch code {
+        case .transport: summary = "The network connection to the sign-in service failed."
+        case .server: summary = "The sign-in service refused the request (\(serverError?.error.rawValue ?? "HTTP \(status ?? 0)"))."
+        case .invalidResponse: summary = "The sign-in service sent an answer that could not be understood."
+        case .responseMismatch: summary = "The sign-in response does not belong to this sign-in (state or issuer mismatch)."
+        case .misuse: summary = "The sign-in SDK was used in a way it does not support."
+        case .notSignedIn: summary = "You are not signed in, or your session has ended. Sign in again."
+        case .acrNotSatisfied: summary = "The sign-in was weaker than the app asked for."
+        case .invalidIDToken: summary = "The identity token failed validation: " + idTokenFailures.map(\.rawValue).joined(separator: "; ") + "."
+        case .unexpectedTokenType: summary = "The sign-in service issued a token of an unexpected type."
+        case .cancelled: summary = "The sign-in was cancelled."
+        case .userAgent: summary = "The sign-in browser could not be shown."
+        case .keyUnavailable: summary = "The device key for proof of possession (DPoP) is unavailable."
+        case .storage: summary = "The sign-in state could not be stored."
+        default: summary = "Sign-in failed (\(code.rawValue))."
+        }
+        var parts = [summary]
+        if let detail = serverError?.errorDescription, !detail.isEmpty { parts.append(detail) }
+        if let reason { parts.append(reason) }
+        return parts.joined(separator: " ")
     }
 
     /// The error an unsuccessful answer carries.
@@ -70,7 +133,9 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
 
     static func wrap(_ error: any Error) -> SignetClientError {
         if let error = error as? SignetClientError { return error }
-        if let error = error as? SignetError, error.code == .transportFailure { return SignetClientError(.transport, isRetryable: true) }
-        return SignetClientError(.invalidResponse, isRetryable: false)
+        if let error = error as? SignetError, error.code == .transportFailure {
+            return SignetClientError(.transport, isRetryable: true, reason: error.reason, underlying: error)
+        }
+        return SignetClientError(.invalidResponse, isRetryable: false, underlying: error)
     }
 }

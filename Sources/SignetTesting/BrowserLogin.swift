@@ -82,3 +82,22 @@ extension TestProvider {
                 + clientAuth, headers: headers)
     }
 }
+
+extension TestProvider {
+    /// Follows an authorization URL as a person with a browser would and returns where the
+    /// provider finally redirects: opens it, signs in on the hosted page when one is shown, and
+    /// returns the `Location` of the redirect to the client (with `code`, or with `error`).
+    ///
+    /// For SDK tests: a scripted user agent hands this redirect back to the app.
+    public func browserRedirect(for url: URL, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> URL {
+        var response = try await browser.get(url.absoluteString)
+        if response.status == 200, let fields = LoginForm.fields(in: response.body) {
+            response = try await browser.post(
+                self.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+        }
+        guard [302, 303].contains(response.status), let location = response.header("Location"), let redirect = URL(string: location) else {
+            throw SignetError(.malformedMessage, "the provider did not redirect: \(response.status) \(response.body.prefix(300))")
+        }
+        return redirect
+    }
+}

@@ -25,6 +25,8 @@ public struct AuthorizationParameters: Sendable, Equatable, Codable {
     public var acrValues: String?
     /// ui_locales — OIDC Core §3.1.2.1
     public var uiLocales: String?
+    /// dpop_jkt — RFC 9449 §10: the thumbprint of the DPoP key the code will be redeemed with.
+    public var dpopJKT: String?
 
     /// Fresh parameters: a new PKCE verifier (S256), state and nonce.
     public init(clientID: String, redirectURI: String, scope: String = "openid", acrValues: String? = nil, uiLocales: String? = nil, random: SecureRandom = SecureRandom()) {
@@ -60,6 +62,7 @@ public struct AuthorizationParameters: Sendable, Equatable, Codable {
         parameters.append(OAuthParameter.codeChallengeMethod, PKCE.method)
         parameters.append(OAuthParameter.acrValues, acrValues)
         parameters.append(OAuthParameter.uiLocales, uiLocales)
+        parameters.append(OAuthParameter.dpopJKT, dpopJKT)
         return parameters
     }
 }

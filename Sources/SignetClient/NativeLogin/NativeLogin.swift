@@ -146,7 +146,13 @@ public struct NativeLoginResult: Sendable, Equatable {
     /// Redeems the code as a public client; throws `misuse` when a backend holds the verifier
     /// (send ``code`` to the backend instead).
     public func exchange() async throws -> TokenResponse {
-        guard let verifier = parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false) }
-        return try await client.exchangeCode(code, verifier: verifier, acrValues: parameters.acrValues)
+        try await exchangeForTokens().tokens
+    }
+
+    /// Redeems the code and checks the tokens (token type; the ID token's claims, nonce included,
+    /// as ``SignetClient/exchangeCode(_:verifier:acrValues:nonce:)`` says); to keep in an `AuthState`.
+    public func exchangeForTokens() async throws -> AuthTokens {
+        guard let verifier = parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier") }
+        return try await client.redeem(code: code, verifier: verifier, parameters: parameters)
     }
 }

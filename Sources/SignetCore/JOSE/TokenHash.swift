@@ -9,4 +9,15 @@ public enum TokenHash {
         let digest = Array(SHA256.hash(data: Data(token.utf8)))
         return Data(digest.prefix(16)).base64URLEncodedString()
     }
+
+    /// at_hash of `token` for a JWS signed with `algorithm` — OIDC Core §3.1.3.6: the hash of the
+    /// signing algorithm, SHA-256 for ES256, RS256 and PS256, SHA-384 for ES384, SHA-512 for
+    /// EdDSA over Ed25519.
+    public static func half(of token: String, algorithm: String) -> String {
+        switch algorithm {
+        case "ES384": Data(Array(SHA384.hash(data: Data(token.utf8))).prefix(24)).base64URLEncodedString()
+        case "EdDSA": Data(Array(SHA512.hash(data: Data(token.utf8))).prefix(32)).base64URLEncodedString()
+        default: sha256Half(of: token)
+        }
+    }
 }

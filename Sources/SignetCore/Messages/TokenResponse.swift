@@ -33,3 +33,13 @@ public struct TokenResponse: Sendable, Codable, Equatable {
         case scope
     }
 }
+
+extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The response with every token printed as `****`, so logs and test failures leak none.
+    public var description: String {
+        "TokenResponse(token_type: \(tokenType), access_token: ****, expires_in: \(expiresIn.map(String.init) ?? "none"), "
+            + "refresh_token: \(refreshToken == nil ? "none" : "****"), id_token: \(idToken == nil ? "none" : "****"), scope: \(scope ?? "none"))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+}

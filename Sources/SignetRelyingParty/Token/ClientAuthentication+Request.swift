@@ -39,7 +39,7 @@ extension RelyingParty {
         case .none:
             parameters.append(OAuthParameter.clientID, clientID)
         }
-        if proveKey, let proof = try dpopProof(method: "POST", url: endpoint) { headers.append(("DPoP", proof)) }
+        if proveKey, let proof = try await dpopProof(method: "POST", url: endpoint) { headers.append(("DPoP", proof)) }
         let request = HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(parameters.encoded.utf8))
         return try await send(request)
     }

@@ -90,16 +90,16 @@ extension RelyingParty {
     public func userInfo(accessToken: String, expectedSubject: String? = nil) async throws -> UserInfo {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
-        func request() throws -> HTTPTransportRequest {
+        func request() async throws -> HTTPTransportRequest {
             var headers = [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")]
             // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
-            if let proof = try dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
+            if let proof = try await dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
                 headers = [("Authorization", "DPoP " + accessToken), ("DPoP", proof), ("Accept", "application/json")]
             }
             return HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
         }
-        var response = try await send(try request())
-        if asksForDPoPNonce(response) { response = try await send(try request()) }
+        var response = try await send(try await request())
+        if asksForDPoPNonce(response) { response = try await send(try await request()) }
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
                 throw SignetError(.oauth, "the UserInfo endpoint refused the token (HTTP \(response.status))", oauthError: oauthError)
@@ -118,42 +118,8 @@ extension RelyingParty {
         return UserInfo(sub: sub, claims: claims)
     }
 
-    /// The `error` and `error_description` of a Bearer challenge — RFC 6750 §3.
+    /// The `error` and `error_description` of a Bearer or DPoP challenge — RFC 6750 §3, RFC 9449 §7.1.
     static func bearerError(in challenge: String) -> OAuthError? {
-        var parameters: [String: String] = [:]
-        var rest = Substring(challenge)
-        // Bearer (RFC 6750 §3) or DPoP (RFC 9449 §7.1) challenges carry the same parameters.
-        if rest.lowercased().hasPrefix("bearer") {
-            rest = rest.dropFirst("bearer".count)
-        } else if rest.lowercased().hasPrefix("dpop") {
-            rest = rest.dropFirst("dpop".count)
-        } else {
-            return nil
-        }
-        while let equals = rest.firstIndex(of: "=") {
-            let name = rest[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: " ,")).lowercased()
-            rest = rest[rest.index(after: equals)...]
-            var value = ""
-            if rest.first == "\"" {
-                rest = rest.dropFirst()
-                while let character = rest.first, character != "\"" {
-                    rest = rest.dropFirst()
-                    if character == "\\", let escaped = rest.first {
-                        value.append(escaped)
-                        rest = rest.dropFirst()
-                    } else {
-                        value.append(character)
-                    }
-                }
-                rest = rest.dropFirst()
-            } else {
-                let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                value = rest[..<end].trimmingCharacters(in: .whitespaces)
-                rest = rest[end...]
-            }
-            parameters[name] = value
-        }
-        guard let error = parameters["error"], !error.isEmpty else { return nil }
-        return OAuthError(OAuthError.Code(rawValue: error), parameters["error_description"])
+        AuthenticationChallenge(challenge)?.oauthError
     }
 }

@@ -25,7 +25,7 @@ public struct KeychainAuthStateStorage: AuthStateStorage {
         var item: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &item)
         if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let data = item as? Data else { throw SignetClientError(.misuse, isRetryable: false) }
+        guard status == errSecSuccess, let data = item as? Data else { throw SignetClientError(.storage, isRetryable: true, reason: "Keychain status \(status)") }
         return try JSONDecoder().decode(AuthState.StoredTokens.self, from: data)
     }
 
@@ -34,12 +34,13 @@ public struct KeychainAuthStateStorage: AuthStateStorage {
         var item = query
         item[kSecValueData as String] = try JSONEncoder().encode(tokens)
         item[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-        guard SecItemAdd(item as CFDictionary, nil) == errSecSuccess else { throw SignetClientError(.misuse, isRetryable: false) }
+        let status = SecItemAdd(item as CFDictionary, nil)
+        guard status == errSecSuccess else { throw SignetClientError(.storage, isRetryable: true, reason: "Keychain status \(status)") }
     }
 
     public func clear() throws {
         let status = SecItemDelete(query as CFDictionary)
-        guard status == errSecSuccess || status == errSecItemNotFound else { throw SignetClientError(.misuse, isRetryable: false) }
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw SignetClientError(.storage, isRetryable: true, reason: "Keychain status \(status)") }
     }
 }
 #endif
