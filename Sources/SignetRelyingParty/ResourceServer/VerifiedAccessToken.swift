@@ -31,6 +31,25 @@ public struct VerifiedAccessToken: Sendable, Equatable {
     /// request; `nil` for a bearer token.
     public let dpopThumbprint: String?
 
+    /// A verified token with the given claims: for the verifier, and for tests of an API's routes.
+    public init(
+        issuer: String, subject: String, clientID: String, audience: [String], scopes: [String], expiresAt: Date, issuedAt: Date,
+        tokenID: String? = nil, acr: String? = nil, amr: [String]? = nil, authTime: Date? = nil, dpopThumbprint: String? = nil
+    ) {
+        self.issuer = issuer
+        self.subject = subject
+        self.clientID = clientID
+        self.audience = audience
+        self.scopes = scopes
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.tokenID = tokenID
+        self.acr = acr
+        self.amr = amr
+        self.authTime = authTime
+        self.dpopThumbprint = dpopThumbprint
+    }
+
     /// Whether every scope in `required` was granted.
     public func hasScopes(_ required: some Sequence<String>) -> Bool {
         let granted = Set(scopes)
