@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetStorage", targets: ["SignetStorage"]),
         .library(name: "SignetRelyingParty", targets: ["SignetRelyingParty"]),
+        .library(name: "SignetResourceServer", targets: ["SignetResourceServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
         .library(name: "SignetTesting", targets: ["SignetTesting"]),
         .executable(name: "signet", targets: ["signet"]),
@@ -100,6 +101,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SignetResourceServer",
+            dependencies: [
+                "SignetRelyingParty", "SignetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ProtectedAPIExample",
+            dependencies: [
+                "SignetResourceServer", "SignetRelyingParty", "SignetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ProtectedAPIExample",
+            swiftSettings: strict
+        ),
+        .target(
             name: "SignetClient",
             dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
@@ -152,6 +173,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SignetResourceServerTests",
+            dependencies: [
+                "SignetResourceServer", "ProtectedAPIExample", "SignetRelyingParty", "SignetTesting", "SignetServer", "SignetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

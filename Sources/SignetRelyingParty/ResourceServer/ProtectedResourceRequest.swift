@@ -1,0 +1,91 @@
+// The parts of an HTTP request to an API that decide whether its access token is accepted.
+
+/// What ``AccessTokenVerifier`` reads from a request: its method and public URL, and the headers
+/// that carry the token and its DPoP proof.
+///
+/// Framework-neutral: the Hummingbird middleware in `SignetResourceServer` fills it in, and any
+/// other server can too.
+public struct ProtectedResourceRequest: Sendable {
+    /// The request method, e.g. `GET` — compared with the proof's `htm` (RFC 9449 §4.3).
+    public var method: String
+    /// The resource's public URL without query or fragment, e.g. `https://api.example.com/accounts`
+    /// — compared with the proof's `htu` (RFC 9449 §4.3).
+    ///
+    /// Build it from the API's configured public base URL, never from the `Host` header, which
+    /// the caller chooses: a proof made for another server must not pass here.
+    public var url: String
+    /// Every `Authorization` header value, in order — RFC 6750 §2.1, RFC 9449 §7.1.
+    public var authorization: [String]
+    /// Every `DPoP` header value, in order — RFC 9449 §4.1.
+    public var dpop: [String]
+    /// Whether an `access_token` was also sent in the query or a form body (RFC 6750 §2.2, §2.3).
+    ///
+    /// Never accepted (FAPI 2.0 Security Profile §5.3.4 allows the header only); such a request
+    /// is refused with `invalid_request`.
+    public var hasAccessTokenParameter: Bool
+
+    /// A request with the given parts.
+    public init(method: String, url: String, authorization: [String], dpop: [String] = [], hasAccessTokenParameter: Bool = false) {
+        self.method = method
+        self.url = url
+        self.authorization = authorization
+        self.dpop = dpop
+        self.hasAccessTokenParameter = hasAccessTokenParameter
+    }
+
+    /// A request for `path` under the API's public base URL, e.g. `https://api.example.com` and `/accounts`.
+    ///
+    /// A trailing `/` of `publicBaseURL` is dropped, so the two join with exactly one.
+    public init(method: String, publicBaseURL: String, path: String, authorization: [String], dpop: [String] = [], hasAccessTokenParameter: Bool = false) {
+        let base = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
+        let tail = path.hasPrefix("/") ? path : "/" + path
+        self.init(method: method, url: base + tail, authorization: authorization, dpop: dpop, hasAccessTokenParameter: hasAccessTokenParameter)
+    }
+}
+
+/// The `Authorization` header of a request to a resource, read — RFC 7235 §2.1, RFC 6750 §2.1, RFC 9449 §7.1.
+enum PresentedCredentials: Equatable {
+    /// The scheme the token came with.
+    enum Scheme: Equatable { case bearer, dpop }
+
+    case none
+    case token(String, Scheme)
+    case refused(AccessTokenFailure)
+
+    /// Reads `values`: exactly one header, scheme `Bearer` or `DPoP` (case-insensitive), one or
+    /// more spaces, and a token68 (RFC 7235 §2.1) no longer than `maximumSize` bytes.
+    static func read(_ values: [String], maximumSize: Int) -> PresentedCredentials {
+        guard !values.isEmpty else { return .none }
+        guard values.count == 1, let value = values.first else {
+            return .refused(.init(.repeatedAuthorization, "send exactly one Authorization header"))
+        }
+        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let scheme: Scheme
+        switch parts.first?.lowercased() {
+        case "bearer": scheme = .bearer
+        case "dpop": scheme = .dpop
+        default: return .refused(.init(.unsupportedScheme, "use the DPoP or Bearer authorization scheme"))
+        }
+        let token = parts.count == 2 ? parts[1].drop(while: { $0 == " " }) : ""
+        guard !token.isEmpty else { return .refused(.init(.malformedAuthorization, "the Authorization header carries no token")) }
+        guard token.utf8.count <= maximumSize else { return .refused(.init(.malformedToken, "the access token is too large")) }
+        guard isToken68(token) else {
+            return .refused(.init(.malformedAuthorization, "the access token is not a token68 (RFC 7235 section 2.1)"))
+        }
+        return .token(String(token), scheme)
+    }
+
+    /// token68 — RFC 7235 §2.1: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+    static func isToken68(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        let body = bytes.prefix { $0 != UInt8(ascii: "=") }
+        guard !body.isEmpty, bytes[body.count...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
+        return body.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+    }
+}
