@@ -46,7 +46,7 @@ final class DPoPState: Sendable {
         case 401:
             return response.headers.contains { header in
                 header.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame
-                    && AuthenticationChallenge(header.value).map { $0.scheme == "dpop" && $0.oauthError?.error == .useDPoPNonce } == true
+                    && AuthenticationChallenge(header.value).map { $0.scheme == "DPoP" && $0.oauthError?.error == .useDPoPNonce } == true
             }
         default: return false
         }

@@ -155,29 +155,3 @@ public struct AccessTokenFailure: Error, Sendable, Hashable, CustomStringConvert
     public static func == (lhs: AccessTokenFailure, rhs: AccessTokenFailure) -> Bool { lhs.reason == rhs.reason }
     public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
 }
-
-/// One challenge of a `WWW-Authenticate` field — RFC 7235 §4.1: a scheme and quoted attributes.
-public struct AuthenticationChallenge: Sendable, Equatable {
-    /// The auth-scheme, e.g. `DPoP` or `Bearer`.
-    public var scheme: String
-    /// auth-params in order; values are quoted.
-    public var attributes: [(String, String)]
-
-    public init(scheme: String, attributes: [(String, String)]) {
-        self.scheme = scheme
-        self.attributes = attributes
-    }
-
-    /// The challenge as a field value, e.g. `DPoP algs="ES256", error="invalid_token"`.
-    ///
-    /// Values are made wire-safe (``SignetCore/OAuthError/wireSafe(_:)``): no `"` or `\` can
-    /// end the quoted string early, and nothing outside RFC 6749 §5.2's characters is sent.
-    public var headerValue: String {
-        guard !attributes.isEmpty else { return scheme }
-        return scheme + " " + attributes.map { name, value in "\(name)=\"\(OAuthError.wireSafe(value))\"" }.joined(separator: ", ")
-    }
-
-    public static func == (lhs: AuthenticationChallenge, rhs: AuthenticationChallenge) -> Bool {
-        lhs.scheme == rhs.scheme && lhs.attributes.elementsEqual(rhs.attributes) { $0 == $1 }
-    }
-}
