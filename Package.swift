@@ -138,8 +138,9 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient",
+                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetResourceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -35,6 +35,8 @@ struct Clients: AsyncParsableCommand {
         var resources: [String] = []
         @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
         var appLaunchURLs: [String] = []
+        @Option(name: .customLong("scope"), help: "An API scope the client may ask for besides the OpenID ones (repeatable), e.g. accounts.")
+        var apiScopes: [String] = []
         @Flag(name: .customLong("fapi2"), help: "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md).")
         var fapi2 = false
 
@@ -56,6 +58,7 @@ struct Clients: AsyncParsableCommand {
             new.requireDPoP = requireDPoP
             new.resources = resources
             new.fapi2 = fapi2
+            new.apiScopes = apiScopes
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -83,11 +86,14 @@ struct Clients: AsyncParsableCommand {
         var resources: [String] = []
         @Flag(name: .customLong("fapi2"), inversion: .prefixedNo, help: "Hold (or stop holding) this client to the FAPI 2.0 Security Profile (docs/fapi2.md).")
         var fapi2: Bool?
+        @Option(name: .customLong("scope"), help: "Replace the client's API scopes (repeatable; --scope none removes them all).")
+        var apiScopes: [String] = []
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
-                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2)
+                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2,
+                apiScopes: apiScopes.isEmpty ? nil : apiScopes == ["none"] ? [] : apiScopes)
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }
@@ -134,7 +140,10 @@ struct Clients: AsyncParsableCommand {
             let clients = try await store.withStore { try await $0.listClients() }
             if clients.isEmpty { print("No clients.") }
             for client in clients {
-                print("\(client.id)\t\(client.authMethod.rawValue)\t\(client.name)\t\(client.redirectURIs.joined(separator: " "))" + (client.fapi2 ? "\tFAPI 2.0" : ""))
+                let apiScopes = client.allowedScopes.filter { !AuthorizationRequestValidator.supportedScopes.contains($0) }
+                print(
+                    "\(client.id)\t\(client.authMethod.rawValue)\t\(client.name)\t\(client.redirectURIs.joined(separator: " "))"
+                        + (apiScopes.isEmpty ? "" : "\tscopes \(apiScopes.joined(separator: " "))") + (client.fapi2 ? "\tFAPI 2.0" : ""))
             }
         }
     }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import SignetClient
 import SignetCore
 import SignetRelyingParty
 import SignetServer
@@ -38,7 +39,9 @@ struct Demo: AsyncParsableCommand {
             if native {
                 try await NativeDemoScript(seed: seed, issuer: issuer ?? seed.issuer, dataDirectory: folder, narrator: narrator).run()
             } else if fapi {
-                try await FAPIDemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator, signIn: Self.browserSignIn).run()
+                let user = (seed.username, seed.password)
+                let userAgent = ScriptedUserAgent { url, _ in try await Self.browserSignIn(url, user.0, user.1) }
+                try await FAPIDemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator, userAgent: userAgent).run()
             } else {
                 try await DemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator).run()
             }
@@ -52,7 +55,7 @@ struct Demo: AsyncParsableCommand {
 
 extension Demo {
     /// The app's browser: opens the URL, fills the hosted login page, returns where it redirects.
-    static let browserSignIn: FAPIDemoScript.AppSignIn = { url, username, password in
+    static let browserSignIn: @Sendable (_ url: URL, _ username: String, _ password: String) async throws -> URL = { url, username, password in
         let browser = TestBrowser()
         let page = try await browser.get(url.absoluteString)
         guard page.status == 200, let fields = LoginForm.fields(in: page.body), let origin = URLComponents(url: url, resolvingAgainstBaseURL: false) else {

@@ -3,23 +3,22 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetClient
 import SignetServer
 import SignetTesting
 
 /// The backend pushes a signed request and binds everything to its DPoP key; the app only
-/// carries `client_id` and `request_uri` through the browser; the API accepts the token only
-/// with a proof of that key.
+/// carries `client_id` and `request_uri` through the browser (the SDK's ``ExternalUserAgent``);
+/// the API accepts the token only with a proof of that key.
 struct FAPIDemoScript {
     let seed: DemoSeed
     let issuer: String
     let narrator: Narrator
-    let signIn: AppSignIn
-
-    /// How the app opens the authorization URL and returns the redirect it ends at.
-    typealias AppSignIn = @Sendable (_ url: URL, _ username: String, _ password: String) async throws -> URL
+    /// The app's browser; in the demo a script plays the user on the hosted login page.
+    let userAgent: any ExternalUserAgent
 
     func run() async throws {
-        guard let clientID = seed.fapiClientID, let redirectURI = seed.fapiRedirectURI else {
+        guard let clientID = seed.fapiClientID, let redirectURI = seed.fapiRedirectURI, let resource = seed.fapiResource else {
             throw SignetError(
                 .notFound,
                 "this data folder was seeded before the FAPI 2.0 demo client existed: start `signet serve` with a fresh --data-dir, or register one with `signet clients add … --fapi2`")
@@ -35,13 +34,13 @@ struct FAPIDemoScript {
         }
         narrator.step("Discovery", "PAR at \(document.pushedAuthorizationRequestEndpoint ?? ""), DPoP with \(document.dpopSigningAlgValuesSupported?.joined(separator: " ") ?? "")")
 
-        let request = try await backend.pushAuthorizationRequest(redirectURI: redirectURI, scope: "openid profile offline_access", signed: true)
+        let request = try await backend.pushAuthorizationRequest(redirectURI: redirectURI, scope: "openid profile offline_access accounts", signed: true)
         narrator.step(
             "Backend pushed a signed request object (RFC 9126 + RFC 9101) with private_key_jwt (aud = issuer) and a DPoP proof binding the code",
             "the app gets only: \(request.url.absoluteString)")
 
-        let redirect = try await signIn(request.url, seed.username, seed.password)
-        narrator.step("App opened it in the browser; the user signed in; the browser came back", redirect.absoluteString.prefix(100) + "…")
+        let redirect = try await userAgent.present(request.url, redirectURI: URL(string: redirectURI)!)
+        narrator.step("App opened it in the browser (SignetClient's ExternalUserAgent); the user signed in; the browser came back", redirect.absoluteString.prefix(100) + "…")
 
         let completed = try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
         let claims = try Self.accessTokenClaims(completed.tokens.accessToken)
@@ -57,9 +56,17 @@ struct FAPIDemoScript {
         let info = try await backend.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: completed.idToken.sub)
         narrator.step("UserInfo with the DPoP scheme and a proof of the key (ath = the token's hash)", "sub \(info.sub)")
 
-        let stolen = try await TestBrowser().get(document.userinfoEndpoint, headers: [("Authorization", "Bearer \(completed.tokens.accessToken)")])
-        guard stolen.status == 401 else { throw SignetError(.malformedMessage, "a stolen DPoP-bound token was accepted as a bearer token") }
-        narrator.step("The same token without the key (as a thief would send it) is refused", "HTTP 401, \(stolen.header("WWW-Authenticate")?.prefix(60) ?? "")")
+        let accessToken = completed.tokens.accessToken
+        try await DemoAPI(issuer: issuer, audience: resource).run { api in
+            let accounts = try await backend.send(HTTPTransportRequest(method: "GET", url: api + "/accounts"), accessToken: accessToken)
+            guard accounts.status == 200 else { throw SignetError(.malformedMessage, "the API refused the bound token (HTTP \(accounts.status))") }
+            narrator.step(
+                "The bank API (SignetResourceServer, audience \(resource), scope accounts) accepted the token with a proof",
+                String(decoding: accounts.body, as: UTF8.self))
+            let stolen = try await TestBrowser().get(api + "/accounts", headers: [("Authorization", "Bearer \(accessToken)")])
+            guard stolen.status == 401 else { throw SignetError(.malformedMessage, "a stolen DPoP-bound token was accepted as a bearer token") }
+            narrator.step("The same token without the key (as a thief would send it) is refused", "HTTP 401, \(stolen.header("WWW-Authenticate")?.prefix(60) ?? "")")
+        }
 
         guard let refreshToken = completed.tokens.refreshToken else { throw SignetError(.malformedMessage, "no refresh token") }
         let first = try await backend.refresh(refreshToken)

@@ -163,6 +163,8 @@ struct CommandTests {
         let fapi = try SignetCommand.run(["demo", "--fapi", "--data-dir", data])
         #expect(fapi.status == 0, "\(fapi.all)")
         #expect(fapi.stdout.contains("token_type DPoP, cnf.jkt"))
+        #expect(fapi.stdout.contains("accepted the token with a proof"))
+        #expect(fapi.stdout.contains("\"accounts\":[\"everyday\",\"savings\"]"))
         #expect(fapi.stdout.contains("is refused"))
         #expect(fapi.stdout.contains("All steps passed."))
         let outbox = try SignetCommand.run(["outbox", "--data-dir", data, "--last", "1"])

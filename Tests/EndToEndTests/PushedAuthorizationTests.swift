@@ -195,6 +195,13 @@ struct FAPIShapeTests {
             #expect(completed.idToken.sub == user.id)
             #expect(completed.tokens.tokenType == "DPoP")
             #expect(try await bank.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: user.id).sub == user.id)
+            // Any resource through the kit: the DPoP scheme and a proof with ath (the provider's UserInfo here).
+            let resource = try await bank.send(HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken)
+            #expect(resource.status == 200)
+            let bearerOnly = RelyingParty(
+                configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                now: { clock.now })
+            #expect(try await bearerOnly.send(HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken).status == 401)
             let refreshToken = try #require(completed.tokens.refreshToken)
             let refreshed = try await bank.refresh(refreshToken)
             #expect(refreshed.tokenType == "DPoP")

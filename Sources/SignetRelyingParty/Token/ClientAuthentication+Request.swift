@@ -14,7 +14,7 @@ extension RelyingParty {
     func postForm(_ parameters: FormParameters, to endpoint: String, proveKey: Bool = false) async throws -> HTTPTransportResponse {
         let response = try await postFormOnce(parameters, to: endpoint, proveKey: proveKey)
         // A provider that wants a server nonce says so once; the request is made anew (fresh assertion and proof).
-        if proveKey, asksForDPoPNonce(response) { return try await postFormOnce(parameters, to: endpoint, proveKey: proveKey) }
+        if proveKey, asksForDPoPNonce(response, from: endpoint) { return try await postFormOnce(parameters, to: endpoint, proveKey: proveKey) }
         return response
     }
 

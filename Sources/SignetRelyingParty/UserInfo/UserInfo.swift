@@ -99,7 +99,7 @@ extension RelyingParty {
             return HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
         }
         var response = try await send(try await request())
-        if asksForDPoPNonce(response) { response = try await send(try await request()) }
+        if asksForDPoPNonce(response, from: endpoint) { response = try await send(try await request()) }
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
                 throw SignetError(.oauth, "the UserInfo endpoint refused the token (HTTP \(response.status))", oauthError: oauthError)

@@ -57,6 +57,7 @@ public struct DemoSeed: Sendable, Codable, Equatable {
             id: "demo-bank", name: "Signet Demo Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/callback"], jwks: keyPair.publicJWKS)
         bank.fapi2 = true
         bank.resources = ["https://api.bank.example.com"]
+        bank.apiScopes = ["accounts"]
         _ = try await admin.addClient(bank)
         try await admin.addUser(username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
         try writePrivate(JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)

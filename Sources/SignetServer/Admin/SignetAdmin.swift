@@ -43,6 +43,8 @@ public struct SignetAdmin: Sendable {
         public var resources: [String] = []
         /// See ``ClientRecord/fapi2`` and ``FAPI2Profile``.
         public var fapi2: Bool = false
+        /// API scopes the client may ask for besides the OpenID ones (RFC 6749 §3.3), e.g. `accounts`.
+        public var apiScopes: [String] = []
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -85,6 +87,7 @@ public struct SignetAdmin: Sendable {
         }
         try Self.checkMinimumACR(new.minimumACR)
         try Self.checkResources(new.resources)
+        try Self.checkScopes(new.apiScopes)
         for url in new.appLaunchURLs {
             guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https", components.host?.isEmpty == false, components.fragment == nil else {
                 throw SignetError(.invalidConfiguration, "app launch URL \(url) must be an https URL without a fragment")
@@ -95,7 +98,7 @@ public struct SignetAdmin: Sendable {
         let record = ClientRecord(
             id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
-            jwksURI: new.jwksURI, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
+            jwksURI: new.jwksURI, allowedScopes: Self.openIDScopes + new.apiScopes, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
             appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: clock.now())
         try Self.checkProfile(record)
@@ -116,12 +119,15 @@ public struct SignetAdmin: Sendable {
         public var resources: [String]?
         /// Turns the FAPI 2.0 profile on or off (``FAPI2Profile``).
         public var fapi2: Bool?
+        /// Replaces the client's API scopes when given (the OpenID scopes stay).
+        public var apiScopes: [String]?
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil, apiScopes: [String]? = nil
         ) {
             self.fapi2 = fapi2
+            self.apiScopes = apiScopes
             self.resources = resources
             self.requireDPoP = requireDPoP
             self.requireSignedRequestObject = requireSignedRequestObject
@@ -150,6 +156,10 @@ public struct SignetAdmin: Sendable {
             client.resources = resources
         }
         if let fapi2 = change.fapi2 { client.fapi2 = fapi2 }
+        if let apiScopes = change.apiScopes {
+            try Self.checkScopes(apiScopes)
+            client.allowedScopes = client.allowedScopes.filter(Self.openIDScopes.contains) + apiScopes
+        }
         try Self.checkProfile(client)
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         return client
@@ -157,6 +167,20 @@ public struct SignetAdmin: Sendable {
 
     /// The assurance levels a client may require.
     public static let assuranceLevels = [AuthorizationRequestValidator.acrOneFactor, AuthorizationRequestValidator.acrTwoFactors]
+
+    /// The scopes every client may ask for.
+    static let openIDScopes = AuthorizationRequestValidator.supportedScopes
+
+    /// API scopes are scope-tokens (RFC 6749 §3.3: printable ASCII but space, `"` and `\`) of at
+    /// most 64 characters, and not one of the OpenID scopes.
+    static func checkScopes(_ scopes: [String]) throws {
+        for scope in scopes {
+            guard !scope.isEmpty, scope.utf8.count <= 64, scope.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" }) else {
+                throw SignetError(.invalidConfiguration, "scope \(scope) must be 1–64 printable ASCII characters without spaces, quotes or backslashes (RFC 6749 §3.3)")
+            }
+            guard !openIDScopes.contains(scope) else { throw SignetError(.invalidConfiguration, "\(scope) is an OpenID scope every client has") }
+        }
+    }
 
     /// Resource indicators are absolute URIs without a fragment (RFC 8707 §2).
     static func checkResources(_ resources: [String]) throws {

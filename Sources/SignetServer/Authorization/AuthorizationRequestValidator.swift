@@ -110,7 +110,10 @@ public struct AuthorizationRequestValidator: Sendable {
         guard !requestedScopes.isEmpty else { return fail(.invalidScope, "scope is missing") }
         var scopes: [String] = []
         for scope in requestedScopes where !scopes.contains(scope) {
-            guard Self.supportedScopes.contains(scope) else { return fail(.invalidScope, "unknown scope \(scope.prefix(64))") }
+            // The OpenID scopes, or an API scope registered for this client (`clients add --scope`).
+            guard Self.supportedScopes.contains(scope) || client.allowedScopes.contains(scope) else {
+                return fail(.invalidScope, "unknown scope \(scope.prefix(64))")
+            }
             guard client.allowedScopes.contains(scope) else { return fail(.invalidScope, "scope \(scope) is not allowed for this client") }
             scopes.append(scope)
         }

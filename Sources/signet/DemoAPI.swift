@@ -1,0 +1,45 @@
+// The API `signet demo --fapi` calls: a Hummingbird app behind the resource-server middleware.
+import Foundation
+import Hummingbird
+import Logging
+import SignetCore
+import SignetRelyingParty
+import SignetResourceServer
+import SignetTesting
+
+/// A tiny bank API on a loopback port: `GET /accounts` needs a DPoP-bound token for `audience`
+/// with the scope `accounts`, as `Examples/ProtectedAPIExample` does.
+struct DemoAPI {
+    let issuer: String
+    let audience: String
+
+    /// Runs the API while `body` runs, passing it the API's base URL.
+    func run<Result: Sendable>(_ body: @Sendable (String) async throws -> Result) async throws -> Result {
+        let port = try FreePort.find()
+        let baseURL = "http://127.0.0.1:\(port)"
+        let verifier = AccessTokenVerifier(configuration: AccessTokenVerifierConfiguration(issuer: issuer, audience: audience))
+        let router = Router(context: BasicAccessTokenRequestContext.self)
+        router.group("accounts")
+            .add(middleware: AccessTokenMiddleware(verifier: verifier, publicBaseURL: baseURL, requiredScopes: ["accounts"]))
+            .get { _, context in
+                let token = try context.requireAccessToken()
+                return "{\"sub\":\"\(token.subject)\",\"accounts\":[\"everyday\",\"savings\"]}"
+            }
+        var logger = Logger(label: "signet.demo-api")
+        logger.logLevel = .critical
+        let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            onServerRunning: { _ in readiness.yield() }, logger: logger)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await app.runService()
+                return nil
+            }
+            for await _ in ready { break }
+            let result = try await body(baseURL)
+            group.cancelAll()
+            return result
+        }
+    }
+}
