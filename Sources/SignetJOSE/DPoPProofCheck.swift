@@ -72,7 +72,7 @@ public struct DPoPProofCheck: Sendable {
             throw DPoPProofRefusal("the DPoP proof's signature does not verify with its jwk")
         }
 
-        guard let claims = try? JSONDecoder().decode(DPoPClaims.self, from: jwt.claims) else { throw DPoPProofRefusal("the DPoP proof's claims are malformed") }
+        guard let claims = try? JSONDecoder().decode(DPoPProofClaims.self, from: jwt.claims) else { throw DPoPProofRefusal("the DPoP proof's claims are malformed") }
         guard claims.htm == method else { throw DPoPProofRefusal("the DPoP proof's htm is not this request's method") }
         guard Self.sameURL(claims.htu, url) else { throw DPoPProofRefusal("the DPoP proof's htu is not this endpoint") }
         let seconds = now.timeIntervalSince1970
@@ -81,8 +81,7 @@ public struct DPoPProofCheck: Sendable {
         }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw DPoPProofRefusal("the DPoP proof has no jti") }
         if let accessToken {
-            let expected = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString()
-            guard let ath = claims.ath, ConstantTime.equals(ath, expected) else { throw DPoPProofRefusal("the DPoP proof's ath does not match the access token") }
+            guard let ath = claims.ath, ConstantTime.equals(ath, DPoPProofMaker.accessTokenHash(accessToken)) else { throw DPoPProofRefusal("the DPoP proof's ath does not match the access token") }
         }
         return CheckedDPoPProof(jkt: jkt, jti: claims.jti, iat: claims.iat, nonce: claims.nonce, alg: jwt.header.alg)
     }
@@ -109,14 +108,4 @@ public struct DPoPProofCheck: Sendable {
         default: return nil
         }
     }
-}
-
-/// The claims of a DPoP proof — RFC 9449 §4.2.
-struct DPoPClaims: Decodable {
-    let jti: String
-    let htm: String
-    let htu: String
-    let iat: Int
-    let ath: String?
-    let nonce: String?
 }

@@ -39,34 +39,16 @@ public func withTestProvider<Result: Sendable>(
     var logger = Logger(label: "signet.test")
     logger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
     let bound = BoundIssuer()
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let application = try await buildApplication(
-        configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox, boundIssuer: bound,
-        onServerRunning: { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        })
-    let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard await iterator.next() != nil, let issuer = bound.value else {
-            await services.triggerGracefulShutdown()
-            throw SignetError(.transportFailure, "the test provider did not start")
-        }
+    return try await withRunningService("the test provider", logger: logger) { listening in
+        try await buildApplication(
+            configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox, boundIssuer: bound,
+            onServerRunning: listening)
+    } _: { _ in
+        guard let issuer = bound.value else { throw SignetError(.transportFailure, "the test provider did not learn its issuer") }
         configuration.issuer = issuer
         let provider = TestProvider(
             issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
             configuration: configuration, outbox: outbox)
-        do {
-            let result = try await body(provider)
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await services.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
+        return try await body(provider)
     }
 }

@@ -27,19 +27,12 @@ struct DemoAPI {
             }
         var logger = Logger(label: "signet.demo-api")
         logger.logLevel = .critical
-        let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
-            onServerRunning: { _ in readiness.yield() }, logger: logger)
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await app.runService()
-                return nil
-            }
-            for await _ in ready { break }
-            let result = try await body(baseURL)
-            group.cancelAll()
-            return result
+        return try await withRunningService("the demo API", logger: logger) { [logger] listening in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
+                onServerRunning: { _ in await listening(port) }, logger: logger)
+        } _: { _ in
+            try await body(baseURL)
         }
     }
 }

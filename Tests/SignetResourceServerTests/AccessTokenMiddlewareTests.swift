@@ -2,7 +2,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import SignetCore
 import SignetRelyingParty
 import SignetResourceServer
@@ -30,31 +29,12 @@ func withNotesAPI<Result: Sendable>(verifier: AccessTokenVerifier, _ body: (_ ba
     router.get("unguarded") { _, context in try context.requireAccessToken().subject }
     var logger = Logger(label: "notes.test")
     logger.logLevel = .critical
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let application = Application(
-        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        }, logger: logger)
-    let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            await services.triggerGracefulShutdown()
-            throw SignetError(.transportFailure, "the notes API did not start")
-        }
-        do {
-            let result = try await body("http://127.0.0.1:\(port)")
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await services.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
+    return try await withRunningService("the notes API", logger: logger) { [logger] listening in
+        Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) }, logger: logger)
+    } _: { port in
+        try await body("http://127.0.0.1:\(port)")
     }
 }
 

@@ -3,7 +3,6 @@
 import Crypto
 import Foundation
 import Logging
-import ServiceLifecycle
 import SignetCore
 import SignetRelyingParty
 import SignetServer
@@ -28,32 +27,13 @@ func withProtectedAPI<Result: Sendable>(
     let environment = ["SIGNET_ISSUER": provider.issuer, "API_AUDIENCE": API.audience, "API_PUBLIC_URL": API.publicURL, "API_PORT": "0"]
         .merging(extra) { $1 }
     let configuration = try ProtectedAPIConfiguration(environment: environment)
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let clock = provider.clock
     var logger = Logger(label: "protected-api.test")
     logger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
-    let application = buildApplication(configuration: configuration, now: { clock.now }, logger: logger) { port in
-        continuation.yield(port)
-        continuation.finish()
-    }
-    let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            await services.triggerGracefulShutdown()
-            throw SignetError(.transportFailure, "the protected API did not start")
-        }
-        do {
-            let result = try await body("http://127.0.0.1:\(port)")
-            await services.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await services.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
+    return try await withRunningService("the protected API", logger: logger) { [logger] listening in
+        buildApplication(configuration: configuration, now: { clock.now }, logger: logger, onServerRunning: listening)
+    } _: { port in
+        try await body("http://127.0.0.1:\(port)")
     }
 }
 

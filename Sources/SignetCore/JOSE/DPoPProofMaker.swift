@@ -70,7 +70,7 @@ public struct DPoPProofMaker: Sendable {
     ///   - nonce: nonce — the server's latest `DPoP-Nonce` (§8, §9), if it gave one.
     public func proof(method: String, url: String, issuedAt: Date, accessToken: String? = nil, nonce: String? = nil) async throws -> String {
         let header = Header(typ: "dpop+jwt", alg: key.algorithm, jwk: key.publicJWK)
-        let claims = Claims(
+        let claims = DPoPProofClaims(
             jti: random.token(byteCount: 16), htm: method, htu: Self.htu(url), iat: Int(issuedAt.timeIntervalSince1970.rounded(.down)),
             ath: accessToken.map(Self.accessTokenHash), nonce: nonce)
         let encoder = JSONEncoder()
@@ -99,12 +99,30 @@ public struct DPoPProofMaker: Sendable {
         let jwk: [String: String]
     }
 
-    struct Claims: Encodable {
-        let jti: String
-        let htm: String
-        let htu: String
-        let iat: Int
-        let ath: String?
-        let nonce: String?
+}
+
+/// The claims of a DPoP proof — RFC 9449 §4.2: written by ``DPoPProofMaker``, read by the
+/// provider's and the resource server's checks.
+public struct DPoPProofClaims: Codable, Sendable, Equatable {
+    /// jti — a unique identifier of this proof.
+    public let jti: String
+    /// htm — the request's method.
+    public let htm: String
+    /// htu — the request's URL without query and fragment.
+    public let htu: String
+    /// iat — when the proof was made, in seconds since 1970.
+    public let iat: Int
+    /// ath — base64url(SHA-256(access token)), at a resource.
+    public let ath: String?
+    /// nonce — the server's nonce (RFC 9449 §8, §9).
+    public let nonce: String?
+
+    public init(jti: String, htm: String, htu: String, iat: Int, ath: String?, nonce: String?) {
+        self.jti = jti
+        self.htm = htm
+        self.htu = htu
+        self.iat = iat
+        self.ath = ath
+        self.nonce = nonce
     }
 }
