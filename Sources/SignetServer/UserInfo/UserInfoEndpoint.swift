@@ -75,13 +75,13 @@ struct UserInfoEndpoint: Sendable {
     /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).
     static let bareChallenge = #"Bearer realm="signet""#
 
-    /// An error with the `WWW-Authenticate: Bearer` challenge of RFC 6750 §3.
-    ///
-    /// The header quotes the error's own (wire-safe) text, which holds no `"` or `\` to break out of the quoted string.
+    /// An error with the `WWW-Authenticate` challenge of RFC 6750 §3 (Bearer) or RFC 9449 §7.1
+    /// (DPoP), written by ``SignetCore/AuthenticationChallenge`` as the kit's verifier writes it.
     static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status, dpop: Bool = false) -> OAuthHTTPError {
         let error = OAuthError(code, description)
-        let scheme = dpop ? #"DPoP algs="\#(JOSEHeader.acceptedAlgorithms.sorted().joined(separator: " "))""# : #"Bearer realm="signet""#
-        let header = #"\#(scheme), error="\#(error.error.rawValue)", error_description="\#(error.errorDescription ?? "")""#
-        return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: header])
+        let first = dpop ? ("algs", JOSEHeader.acceptedAlgorithms.sorted().joined(separator: " ")) : ("realm", "signet")
+        let challenge = AuthenticationChallenge(
+            scheme: dpop ? "DPoP" : "Bearer", attributes: [first, ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")])
+        return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: challenge.headerValue])
     }
 }
