@@ -154,6 +154,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "SignetServer", "SignetTesting", "SignetCore",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -47,7 +47,9 @@ struct ProtectedAPIConfiguration: Sendable {
 
     /// The settings of the token verifier.
     var verifier: AccessTokenVerifierConfiguration {
-        AccessTokenVerifierConfiguration(issuer: issuer, audience: audience, requireSenderConstrained: requireSenderConstrained)
+        // FAPI 2.0 §5.4: PS256, ES256 and EdDSA only, for the tokens and the callers' proofs.
+        AccessTokenVerifierConfiguration(
+            issuer: issuer, audience: audience, algorithms: ["PS256", "ES256", "EdDSA"], requireSenderConstrained: requireSenderConstrained)
     }
 }
 

@@ -61,12 +61,21 @@ public struct SignetClient: Sendable {
     /// The provider's metadata (cached); its `issuer` must be the configured one exactly.
     public func discover() async throws -> DiscoveryDocument {
         if let cached = await discovery.document { return cached }
+        try Self.requireSecure(configuration.issuer, name: "the issuer")
         let response = try await send(HTTPTransportRequest(method: "GET", url: configuration.issuer + "/.well-known/openid-configuration"))
         guard response.isSuccess, let document = try? JSONDecoder().decode(DiscoveryDocument.self, from: response.body) else {
             throw response.isSuccess ? SignetClientError(.invalidResponse, isRetryable: false) : SignetClientError.from(response)
         }
         guard document.issuer == configuration.issuer else {
             throw SignetClientError(.responseMismatch, isRetryable: false, reason: "the discovery document names another issuer")
+        }
+        // Tokens go only where TLS authenticates the answer: the ID token's signature is not
+        // checked because it comes straight from the token endpoint (OIDC Core §3.1.3.7 item 6).
+        try Self.requireSecure(document.authorizationEndpoint, name: "authorization_endpoint")
+        try Self.requireSecure(document.tokenEndpoint, name: "token_endpoint")
+        for (url, name) in [(document.userinfoEndpoint, "userinfo_endpoint"), (document.revocationEndpoint, "revocation_endpoint"), (document.endSessionEndpoint, "end_session_endpoint")]
+        where !url.isEmpty {
+            try Self.requireSecure(url, name: name)
         }
         await discovery.store(document)
         return document
@@ -112,8 +121,13 @@ public struct SignetClient: Sendable {
         guard let state = parameters[OAuthParameter.state], ConstantTime.equals(state, request.parameters.state) else {
             throw SignetClientError(.responseMismatch, isRetryable: false, reason: "state does not match the request's")
         }
-        if let issuer = parameters[OAuthParameter.issuer], issuer != configuration.issuer {
-            throw SignetClientError(.responseMismatch, isRetryable: false, reason: "iss is not the configured issuer (RFC 9207)")
+        if let issuer = parameters[OAuthParameter.issuer] {
+            guard issuer == configuration.issuer else {
+                throw SignetClientError(.responseMismatch, isRetryable: false, reason: "iss is not the configured issuer (RFC 9207)")
+            }
+        } else if try await discover().authorizationResponseIssParameterSupported {
+            // RFC 9207 §2.4: a provider that says it sends iss must have sent it.
+            throw SignetClientError(.responseMismatch, isRetryable: false, reason: "the redirect has no iss though the provider sends one (RFC 9207)")
         }
         if let error = parameters[OAuthParameter.error] {
             throw SignetClientError(.server, serverError: OAuthError(OAuthError.Code(rawValue: error), parameters[OAuthParameter.errorDescription]), isRetryable: false)
@@ -195,6 +209,15 @@ public struct SignetClient: Sendable {
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         do { return try await transport.send(request) } catch { throw SignetClientError.wrap(error) }
+    }
+}
+
+extension SignetClient {
+    /// Throws `invalid_configuration` unless `url` is https (or http on loopback): ``SignetCore/SecureEndpoint``.
+    static func requireSecure(_ url: String, name: String) throws {
+        do { try SecureEndpoint.check(url, name: name) } catch let error as SignetError {
+            throw SignetClientError(.misuse, isRetryable: false, reason: error.reason, underlying: error)
+        }
     }
 }
 

@@ -1,22 +1,29 @@
 // Checking a JWS with one given public JWK.
 import Foundation
 import JWTKit
+import SignetCore
 
 /// Signature checks with a single key, so jwt-kit can never fall back to another one.
 public enum JWKSignature {
-    /// Whether `token` is signed with `jwk` (a JSON object) under the algorithm `alg` of its header.
+    /// Whether `token` is signed with `jwk` (a JSON object) under `alg`, its header's algorithm.
     ///
-    /// The key is bound to `alg` when the JWK names none, so one key is never tried with
-    /// several algorithms.
+    /// The key must fit `alg` (``SignetCore/JOSEHeader/algorithms(keyType:curve:)``) and, when it
+    /// names an `alg` of its own, name this one (RFC 7517 §4.4); it is then used with `alg` and
+    /// nothing else. jwt-kit would otherwise verify with the key's own `alg`, whatever the
+    /// header says (RFC 8725 §3.1: one key, one algorithm, the one that was checked).
     public static func verifies(_ token: String, jwk object: [String: Any], alg: String) async -> Bool {
         guard var jwk = try? JSONDecoder().decode(JWK.self, from: JSONSerialization.data(withJSONObject: object)) else { return false }
         return await verifies(token, jwk: &jwk, alg: alg)
     }
 
-    /// Whether `token` is signed with `jwk` (see ``verifies(_:jwk:alg:)-(_,[String:Any],_)``).
+    /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:)-(_,[String:Any],_)``).
     public static func verifies(_ token: String, jwk: inout JWK, alg: String) async -> Bool {
+        guard let object = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(jwk))) as? [String: Any],
+            JOSEHeader.algorithms(keyType: object["kty"] as? String, curve: object["crv"] as? String).contains(alg)
+        else { return false }
+        if let declared = jwk.algorithm, declared.rawValue != alg { return false }
+        jwk.algorithm = JWK.Algorithm(rawValue: alg)
         if jwk.keyIdentifier == nil { jwk.keyIdentifier = JWKIdentifier(string: "key") }
-        if jwk.algorithm == nil { jwk.algorithm = JWK.Algorithm(rawValue: alg) }
         let keys = JWTKeyCollection()
         do {
             try await keys.add(jwk: jwk)

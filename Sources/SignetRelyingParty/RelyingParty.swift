@@ -115,15 +115,7 @@ extension RelyingParty {
     ///
     /// OIDC Discovery §3 and RFC 6749 §3.2 require TLS; an empty endpoint means the provider does not offer it.
     static func checkedEndpoint(_ url: String, name: String) throws -> String {
-        guard !url.isEmpty else { throw SignetError(.invalidConfiguration, "the provider offers no \(name)") }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty, components.fragment == nil
-        else { throw SignetError(.invalidConfiguration, "\(name) is not an absolute URL") }
-        switch scheme {
-        case "https": return url
-        case "http" where ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()): return url
-        default: throw SignetError(.invalidConfiguration, "\(name) must use https")
-        }
+        try SecureEndpoint.check(url, name: name)
     }
 
     /// `endpoint` with `parameters` added to its query — RFC 6749 §3.1: the endpoint's own query is kept.

@@ -5,6 +5,7 @@ import Logging
 import SignetCore
 import SignetRelyingParty
 import SignetResourceServer
+import SignetServer
 import SignetTesting
 
 /// A tiny bank API on a loopback port: `GET /accounts` needs a DPoP-bound token for `audience`
@@ -17,7 +18,7 @@ struct DemoAPI {
     func run<Result: Sendable>(_ body: @Sendable (String) async throws -> Result) async throws -> Result {
         let port = try FreePort.find()
         let baseURL = "http://127.0.0.1:\(port)"
-        let verifier = AccessTokenVerifier(configuration: AccessTokenVerifierConfiguration(issuer: issuer, audience: audience))
+        let verifier = AccessTokenVerifier(configuration: AccessTokenVerifierConfiguration(issuer: issuer, audience: audience, algorithms: FAPI2Profile.algorithms))
         let router = Router(context: BasicAccessTokenRequestContext.self)
         router.group("accounts")
             .add(middleware: AccessTokenMiddleware(verifier: verifier, publicBaseURL: baseURL, requiredScopes: ["accounts"]))

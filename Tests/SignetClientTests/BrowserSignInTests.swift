@@ -94,6 +94,42 @@ struct BrowserSignInTests {
         }
     }
 
+    @Test("a redirect without iss is refused when the provider says it sends one (RFC 9207 §2.4)")
+    func issuerMissing() async throws {
+        try await withTestProvider { provider in
+            try await TestApp.seed(provider)
+            let transport = RecordingTransport()
+            let client = TestApp.client(provider, transport: transport)
+            let dropIss: @Sendable (URL) -> URL = { url in
+                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+                components.queryItems = components.queryItems?.filter { $0.name != "iss" }
+                return components.url!
+            }
+            do {
+                _ = try await client.signIn(agent: TestApp.agent(provider, edit: dropIss))
+                Issue.record("a redirect without iss must be refused")
+            } catch let error as SignetClientError {
+                #expect(error.code == .responseMismatch)
+                #expect(error.reason?.contains("iss") == true)
+            }
+            #expect(transport.requests(to: "/token").isEmpty)
+        }
+    }
+
+    @Test("an http issuer or endpoint off loopback is refused before anything is sent: the ID token's signature is skipped only because TLS authenticates the token endpoint")
+    func plainHTTPRefused() async throws {
+        let transport = RecordingTransport()
+        let client = SignetClient(configuration: .init(issuer: "http://id.example.com", clientID: "app", redirectURI: "com.example.app:/cb"), transport: transport)
+        do {
+            _ = try await client.discover()
+            Issue.record("an http issuer off loopback must be refused")
+        } catch let error as SignetClientError {
+            #expect(error.code == .misuse)
+            #expect(error.reason?.contains("https") == true)
+        }
+        #expect(transport.requests(to: "/.well-known/openid-configuration").isEmpty)
+    }
+
     @Test("an error redirect (prompt=none without a session: login_required) is thrown with the provider's error")
     func errorRedirect() async throws {
         try await withTestProvider { provider in

@@ -52,6 +52,30 @@ struct SignOutTests {
         }
     }
 
+    @Test("without a refresh token, signOut revokes the access token, which ends the grant: the token no longer works at UserInfo")
+    func revokesAccessTokenWithoutRefreshToken() async throws {
+        try await withTestProvider { provider in
+            try await TestApp.seed(provider)
+            var client = try #require(try await provider.store.client(id: "app"))
+            client.allowsRefreshTokens = false
+            _ = try await provider.store.replaceClient(client)
+            let transport = RecordingTransport()
+            let app = TestApp.client(provider, transport: transport)
+            let state = try await AuthState(client: app, storage: MemoryAuthStateStorage())
+            let tokens = try await state.signIn(agent: TestApp.agent(provider))
+            #expect(tokens.tokens.refreshToken == nil)
+            let userinfo = HTTPTransportRequest(method: "GET", url: try await app.discover().userinfoEndpoint)
+            #expect(try await app.send(userinfo, authorizedWith: tokens).status == 200)
+
+            let result = try await state.signOut()
+            #expect(result.revoked)
+            let revocation = try #require(transport.requests(to: "/revoke").first)
+            #expect(RecordingTransport.form(revocation)["token"] == tokens.accessToken)
+            #expect(RecordingTransport.form(revocation)["token_type_hint"] == "access_token")
+            #expect(try await app.send(userinfo, authorizedWith: tokens).status == 401)
+        }
+    }
+
     @Test("the tokens are forgotten even when revocation fails; the failure is reported, not thrown")
     func revocationFails() async throws {
         try await withTestProvider { provider in

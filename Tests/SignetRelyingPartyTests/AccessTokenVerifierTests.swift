@@ -340,7 +340,7 @@ struct DPoPReplayCacheTests {
 
     @Test("bounded: when full of live entries a new proof is refused (not a live one forgotten); once entries expire they are swept")
     func bounded() async {
-        let cache = MemoryDPoPReplayCache(capacity: 3)
+        let cache = MemoryDPoPReplayCache(capacity: 3, perKeyLimit: 3)
         let expiry = start.addingTimeInterval(180)
         for jti in ["a", "b", "c"] { #expect(await cache.recordFirstUse(jti: jti, jkt: "k", expiry: expiry, now: start) == .firstUse) }
         #expect(await cache.recordFirstUse(jti: "d", jkt: "k", expiry: expiry, now: start.addingTimeInterval(1)) == .full)
@@ -350,6 +350,24 @@ struct DPoPReplayCacheTests {
         let later = expiry.addingTimeInterval(1)
         #expect(await cache.recordFirstUse(jti: "d", jkt: "k", expiry: later.addingTimeInterval(180), now: later) == .firstUse)
         #expect(await cache.count == 1)
+    }
+
+    @Test("one key flooding valid proofs fills its own share, not the cache: others are still recorded and nothing live is forgotten")
+    func fairShare() async {
+        let cache = MemoryDPoPReplayCache(capacity: 8, perKeyLimit: 2)
+        #expect(cache.perKeyLimit == 2)
+        let expiry = start.addingTimeInterval(180)
+        for jti in ["1", "2"] { #expect(await cache.recordFirstUse(jti: jti, jkt: "flooder", expiry: expiry, now: start) == .firstUse) }
+        for n in 3...20 { #expect(await cache.recordFirstUse(jti: "\(n)", jkt: "flooder", expiry: expiry, now: start) == .full) }
+        for user in ["alice", "bob", "carol"] {
+            #expect(await cache.recordFirstUse(jti: "a", jkt: user, expiry: expiry, now: start) == .firstUse)
+            #expect(await cache.recordFirstUse(jti: "a", jkt: user, expiry: expiry, now: start) == .replayed)
+        }
+        #expect(await cache.recordFirstUse(jti: "1", jkt: "flooder", expiry: expiry, now: start) == .replayed)
+        // Once the flooder's entries expire, its share is free again.
+        let later = expiry.addingTimeInterval(1)
+        #expect(await cache.recordFirstUse(jti: "21", jkt: "flooder", expiry: later.addingTimeInterval(180), now: later) == .firstUse)
+        #expect(MemoryDPoPReplayCache().perKeyLimit == 25_000)
     }
 
     @Test("1 000 concurrent uses of one jti: exactly one first use")

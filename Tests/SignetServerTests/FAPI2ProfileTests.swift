@@ -1,5 +1,6 @@
 // The FAPI 2.0 Security Profile for clients flagged fapi2 (docs/fapi2.md).
 import Crypto
+import CryptoExtras
 import Foundation
 import SignetCore
 import SignetServer
@@ -244,6 +245,87 @@ struct FAPI2ProfileTests {
             let first = try await TestBrowser().post(provider.url("/token"), form: try form())
             #expect(try first.decode(TokenResponse.self).refreshToken != nil)
             #expect(try await TestBrowser().post(provider.url("/token"), form: try form()).oauthError == "invalid_grant")
+        }
+    }
+}
+
+/// An RSA key that signs DPoP proofs with PKCS #1 v1.5 (RS256) or PSS (PS256).
+struct RSATestKey {
+    let key: _RSA.Signing.PrivateKey
+
+    init() throws { key = try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    func publicJWK(alg: String? = nil) throws -> [String: Any] {
+        let primitives = try key.publicKey.getKeyPrimitives()
+        var jwk: [String: Any] = ["kty": "RSA", "n": primitives.modulus.base64URLEncodedString(), "e": primitives.publicExponent.base64URLEncodedString()]
+        if let alg { jwk["alg"] = alg }
+        return jwk
+    }
+
+    /// A DPoP proof whose header says `headerAlg`, signed with PSS when `pss`, else PKCS #1 v1.5.
+    func proof(headerAlg: String, jwkAlg: String? = nil, pss: Bool, method: String = "POST", url: String, at date: Date, accessToken: String? = nil) throws -> String {
+        var claims: [String: Any] = ["htm": method, "htu": url, "iat": Int(date.timeIntervalSince1970), "jti": UUID().uuidString]
+        if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString() }
+        let header: [String: Any] = ["typ": "dpop+jwt", "alg": headerAlg, "jwk": try publicJWK(alg: jwkAlg)]
+        let input = try JSONSerialization.data(withJSONObject: header, options: .sortedKeys).base64URLEncodedString() + "."
+            + JSONSerialization.data(withJSONObject: claims, options: .sortedKeys).base64URLEncodedString()
+        let signature = try key.signature(for: Data(input.utf8), padding: pss ? .PSS : .insecurePKCS1v1_5)
+        return input + "." + signature.rawRepresentation.base64URLEncodedString()
+    }
+}
+
+@Suite("DPoP proofs: the header's alg is the one the signature is checked with")
+struct DPoPAlgorithmConfusionTests {
+    @Test("a proof whose jwk names another alg than its header, or whose key does not fit the header's alg, is refused at /token for every client")
+    func jwkAlgorithmMustMatchHeader() async throws {
+        try await withTestProvider { provider in
+            let bank = try await FAPI2ProfileTests.Bank(provider)
+            let rsa = try RSATestKey()
+            let token = provider.url("/token")
+            let authorization = TestAuthorization(clientID: "legacy", redirectURI: FAPI2ProfileTests.redirect)
+            let code = try await provider.signIn(authorization, username: "bob", password: bank.password)
+            func redeem(_ proof: String) async throws -> TestResponse {
+                try await provider.redeem(code, authorization, clientAuth: try bank.assertion(client: "legacy"), headers: [("DPoP", proof)])
+            }
+            // Header PS256, key saying RS256, signed RS256: jwt-kit would verify with the key's alg.
+            let confused = try await redeem(try rsa.proof(headerAlg: "PS256", jwkAlg: "RS256", pss: false, url: token, at: provider.clock.now))
+            #expect(confused.oauthError == "invalid_dpop_proof")
+            // Header ES256 over a P-384 key saying ES384, signed ES384.
+            let now = Int(provider.clock.now.timeIntervalSince1970)
+            let curve = try bank.p384.es384(
+                header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": bank.p384.publicJWK.merging(["alg": "ES384"]) { $1 }],
+                claims: ["htm": "POST", "htu": token, "iat": now, "jti": UUID().uuidString])
+            #expect(try await redeem(curve).oauthError == "invalid_dpop_proof")
+            // Header ES384 over a P-256 key without alg.
+            let p256 = DPoPKey()
+            #expect(try await redeem(try p256.proof("POST", token, at: provider.clock.now, header: ["alg": "ES384"])).oauthError == "invalid_dpop_proof")
+            // The honest RS256 proof of a plain client still works (and the refusals did not spend the code).
+            let honest = try await redeem(try rsa.proof(headerAlg: "RS256", jwkAlg: "RS256", pss: false, url: token, at: provider.clock.now))
+            #expect(honest.status == 200, "\(honest.body)")
+        }
+    }
+
+    @Test("§5.4 at /userinfo: a FAPI 2.0 client's token bound to an RSA key is refused with an RS256 proof and served with PS256")
+    func fapiAlgorithmsAtUserInfo() async throws {
+        try await withTestProvider { provider in
+            let bank = try await FAPI2ProfileTests.Bank(provider)
+            let rsa = try RSATestKey()
+            let authorization = TestAuthorization(clientID: "bank", redirectURI: FAPI2ProfileTests.redirect)
+            let code = try await bank.code(authorization)
+            let response = try await provider.redeem(
+                code, authorization, clientAuth: try bank.assertion(),
+                headers: [("DPoP", try rsa.proof(headerAlg: "PS256", pss: true, url: provider.url("/token"), at: provider.clock.now))])
+            #expect(response.status == 200, "\(response.body)")
+            let accessToken = try response.decode(TokenResponse.self).accessToken
+            let userinfo = provider.url("/userinfo")
+            func call(pss: Bool) async throws -> TestResponse {
+                let proof = try rsa.proof(headerAlg: pss ? "PS256" : "RS256", pss: pss, method: "GET", url: userinfo, at: provider.clock.now, accessToken: accessToken)
+                return try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)])
+            }
+            let rs256 = try await call(pss: false)
+            #expect(rs256.status == 401)
+            #expect(rs256.header("WWW-Authenticate")?.contains("invalid_dpop_proof") == true)
+            #expect(try await call(pss: true).status == 200)
         }
     }
 }

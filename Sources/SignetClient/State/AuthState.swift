@@ -127,7 +127,8 @@ public actor AuthState {
     }
 
     /// Signs out: forgets the tokens (storage too), revokes the refresh token at the provider
-    /// (RFC 7009) and, when `endSession` is true, makes the end-session URL (RP-Initiated Logout §2)
+    /// (RFC 7009; the access token when there is no refresh token — Signet then ends the whole
+    /// grant either way) and, when `endSession` is true, makes the end-session URL (RP-Initiated Logout §2)
     /// for the app to open in its ``ExternalUserAgent``.
     ///
     /// The tokens are forgotten even when revocation fails (offline, provider down): a user who
@@ -139,9 +140,10 @@ public actor AuthState {
         let tokens = current
         try await forget()
         var result = SignOutResult(revoked: true)
-        if let refreshToken = tokens?.tokens.refreshToken {
+        let revocable = tokens?.tokens.refreshToken.map { ($0, "refresh_token") } ?? tokens.map { ($0.tokens.accessToken, "access_token") }
+        if let (token, hint) = revocable {
             do {
-                try await client.revoke(refreshToken)
+                try await client.revoke(token, hint: hint)
             } catch {
                 result.revoked = false
                 result.revocationError = SignetClientError.wrap(error)

@@ -22,4 +22,17 @@ public struct JOSEHeader: Sendable, Equatable, Decodable {
 
     /// The asymmetric algorithms Signet accepts on anything it verifies.
     public static let acceptedAlgorithms: Set<String> = ["ES256", "ES384", "RS256", "PS256", "EdDSA"]
+
+    /// The accepted algorithms a key of type `kty` (and curve `crv`) can sign with — RFC 7518 §3.1,
+    /// RFC 8037 §3.1. A key is used only with these, so a header cannot make a key of one kind
+    /// verify under another algorithm (RFC 8725 §3.1).
+    public static func algorithms(keyType kty: String?, curve crv: String?) -> Set<String> {
+        switch (kty, crv) {
+        case ("EC", "P-256"): return ["ES256"]
+        case ("EC", "P-384"): return ["ES384"]
+        case ("RSA", _): return ["RS256", "PS256"]
+        case ("OKP", "Ed25519"): return ["EdDSA"]
+        default: return []
+        }
+    }
 }

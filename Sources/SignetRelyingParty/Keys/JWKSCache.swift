@@ -35,14 +35,7 @@ public actor JWKSCache {
 
         /// The algorithms of ``SignetCore/JOSEHeader/acceptedAlgorithms`` that fit `jwk`'s type, curve and `alg`.
         static func algorithms(for jwk: PublicJWK) -> [String] {
-            let fitting: [String]
-            switch (jwk.kty, jwk.crv) {
-            case ("EC", "P-256"): fitting = ["ES256"]
-            case ("EC", "P-384"): fitting = ["ES384"]
-            case ("RSA", _): fitting = ["RS256", "PS256"]
-            case ("OKP", "Ed25519"): fitting = ["EdDSA"]
-            default: fitting = []
-            }
+            let fitting = JOSEHeader.algorithms(keyType: jwk.kty, curve: jwk.crv).sorted()
             return fitting.filter { JOSEHeader.acceptedAlgorithms.contains($0) && (jwk.alg == nil || jwk.alg == $0) }
         }
     }

@@ -62,6 +62,10 @@ struct UserInfoEndpoint: Sendable {
             guard let proof, proof.jkt == jkt else {
                 throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
             }
+            // FAPI 2.0 §5.4 holds for every proof of a FAPI 2.0 client (the client is read only then).
+            if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await provider.store.client(id: claims.clientID), client.fapi2 {
+                throw Self.challenge(.invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
+            }
         } else if usedDPoPScheme {
             throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
         }
