@@ -37,25 +37,12 @@ actor FakeGateway {
         }
         var logger = Logger(label: "gateway")
         logger.logLevel = .critical
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = await iterator.next() ?? 0
-            do {
-                let result = try await body(gateway, "http://127.0.0.1:\(port)/sms")
-                await services.triggerGracefulShutdown()
-                try await group.waitForAll()
-                return result
-            } catch {
-                await services.triggerGracefulShutdown()
-                try? await group.waitForAll()
-                throw error
-            }
+        return try await withRunningService("the fake gateway", logger: logger) { [logger] listening in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) }, logger: logger)
+        } _: { port in
+            try await body(gateway, "http://127.0.0.1:\(port)/sms")
         }
     }
 }
