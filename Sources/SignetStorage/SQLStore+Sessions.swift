@@ -102,6 +102,7 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await database.raw("DELETE FROM signet_replay WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_limits WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_pushed_requests WHERE expires_at < \(bind: now)").run()
+        try await database.raw("DELETE FROM signet_device_instances WHERE expires_at < \(bind: now)").run()
         let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottlePolicy().window))
         try await database.raw("DELETE FROM signet_throttle WHERE last_failure_at < \(bind: throttleHorizon)").run()
     }

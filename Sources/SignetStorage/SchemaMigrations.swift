@@ -67,6 +67,10 @@ enum SchemaMigrations {
             // Pushed authorization requests (RFC 9126), used once.
             "CREATE TABLE signet_pushed_requests (uri_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
         ],
+        [
+            // App installations' instance ids before activation (issue 8).
+            "CREATE TABLE signet_device_instances (id TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

@@ -63,6 +63,20 @@ struct StoreContractTests {
         }
     }
 
+    @Test("device instances: insert, read back, unknown ids are nil, expired ones are purged", arguments: StoreBackend.available)
+    func deviceInstances(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let instance = DeviceInstanceRecord(id: "inst-1", clientID: "app", createdAt: now, expiresAt: now.addingTimeInterval(600))
+            try await store.insertDeviceInstance(instance)
+            #expect(try await store.deviceInstance(id: "inst-1") == instance)
+            #expect(try await store.deviceInstance(id: "inst-2") == nil)
+            try await store.purgeExpired(before: now.addingTimeInterval(599))
+            #expect(try await store.deviceInstance(id: "inst-1") == instance)
+            try await store.purgeExpired(before: now.addingTimeInterval(601))
+            #expect(try await store.deviceInstance(id: "inst-1") == nil)
+        }
+    }
+
     @Test("signing keys: insert, update status, delete", arguments: StoreBackend.available)
     func signingKeys(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -25,6 +25,8 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var preferredUsername: String?
     public var email: String?
     public var phoneNumber: String?
+    /// instance_id — the app installation a login with scope `device` activates (Signet, issue 8).
+    public var instanceID: String?
 
     public init(iss: String, sub: String, aud: [String], azp: String?, exp: Int, iat: Int, authTime: Int?, nonce: String?, acr: String?, amr: [String]?, atHash: String?, sid: String? = nil) {
         self.iss = iss
@@ -47,6 +49,7 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
         case atHash = "at_hash"
         case preferredUsername = "preferred_username"
         case phoneNumber = "phone_number"
+        case instanceID = "instance_id"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -70,6 +73,7 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
         preferredUsername = try container.decodeIfPresent(String.self, forKey: .preferredUsername)
         email = try container.decodeIfPresent(String.self, forKey: .email)
         phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        instanceID = try container.decodeIfPresent(String.self, forKey: .instanceID)
     }
 }
 

@@ -9,6 +9,7 @@ public enum OAuthParameter {
     public static let scope = "scope"                       // RFC 6749 §3.3
     public static let state = "state"                       // RFC 6749 §4.1.1
     public static let nonce = "nonce"                       // OIDC Core §3.1.2.1
+    public static let claims = "claims"                     // OIDC Core §5.5
     public static let prompt = "prompt"                     // OIDC Core §3.1.2.1
     public static let maxAge = "max_age"                    // OIDC Core §3.1.2.1
     public static let loginHint = "login_hint"              // OIDC Core §3.1.2.1

@@ -89,8 +89,8 @@ struct SignetRoutes: Sendable {
         let pages = PageRenderer(issuer: { [provider] in provider.issuer })
         let sessions = BrowserSessions(provider: provider)
         let validator = AuthorizationRequestValidator(
-            clients: provider.store, maxParameterLength: provider.configuration.maxParameterLength,
-            requirePushedRequests: provider.configuration.requirePushedAuthorizationRequests)
+            clients: provider.store, devices: provider.store, maxParameterLength: provider.configuration.maxParameterLength,
+            requirePushedRequests: provider.configuration.requirePushedAuthorizationRequests, now: { [provider] in provider.now() })
         let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
         let discovery = DiscoveryEndpoint(provider: provider)
         let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
@@ -107,6 +107,7 @@ struct SignetRoutes: Sendable {
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, requests: requests)
+        let instances = DeviceInstances(provider: provider)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(
@@ -114,6 +115,7 @@ struct SignetRoutes: Sendable {
                 endpoints: [
                     "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
                     "/par": .init(methods: [.post], requiresForm: true),
+                    "/devices/instances": .init(methods: [.post], requiresForm: false),
                     "/userinfo": .init(methods: [.get, .post], requiresForm: false),
                 ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
 
@@ -132,6 +134,7 @@ struct SignetRoutes: Sendable {
         router.post("/revoke", use: revocation.handle)
         router.get("/logout", use: logout.handle)
         router.post("/logout", use: logout.handle)
+        router.post("/devices/instances", use: instances.create)
         router.post("/login/native/start", use: native.start)
         router.post("/login/native/scenario", use: native.selectScenario)
         router.post("/login/native/username_password", use: native.usernamePassword)

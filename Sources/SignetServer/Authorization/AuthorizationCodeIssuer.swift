@@ -33,6 +33,7 @@ public struct AuthorizationCodeIssuer: Sendable {
         var stamped = grant
         stamped.userStamp = authentication.userStamp
         stamped.resources = request.resources
+        stamped.instanceID = request.instanceID
         try await store.insertGrant(stamped)
         let code = random.token()
         try await store.insertCode(

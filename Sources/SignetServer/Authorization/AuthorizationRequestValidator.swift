@@ -25,12 +25,18 @@ public struct AuthorizationRequestValidator: Sendable {
     public static let supportedUILocales = ["en"]
 
     let clients: any ClientStore
+    /// Where instance ids are looked up for scope `device`; without it that scope is refused.
+    let devices: (any DeviceStore)?
     let maxParameterLength: Int
     /// Whether every client must push its requests (RFC 9126 §5).
     let requirePushedRequests: Bool
+    /// The current time, for instance ids' expiry.
+    let now: @Sendable () -> Date
 
-    public init(clients: any ClientStore, maxParameterLength: Int, requirePushedRequests: Bool = false) {
+    public init(clients: any ClientStore, devices: (any DeviceStore)? = nil, maxParameterLength: Int, requirePushedRequests: Bool = false, now: @escaping @Sendable () -> Date = Date.init) {
         self.clients = clients
+        self.devices = devices
+        self.now = now
         self.maxParameterLength = maxParameterLength
         self.requirePushedRequests = requirePushedRequests
     }
@@ -170,6 +176,10 @@ public struct AuthorizationRequestValidator: Sendable {
             }
             request.dpopJKT = jkt
         }
+        switch try await instanceBinding(parameters, scopes: scopes, client: client) {
+        case .success(let instanceID): request.instanceID = instanceID
+        case .failure(let refusal): return fail(.invalidRequest, refusal.description)
+        }
         if let launch = parameters[OAuthParameter.appLaunchURL] {
             guard let url = URLComponents(string: launch), url.scheme?.lowercased() == "https", url.host?.isEmpty == false, url.fragment == nil else {
                 return fail(.invalidRequest, "app_launch_url must be an https URL without a fragment")
@@ -178,6 +188,34 @@ public struct AuthorizationRequestValidator: Sendable {
             request.appLaunchURL = launch
         }
         return .valid(request, client)
+    }
+
+    /// Why a request cannot be refused on its face for its device part.
+    struct DeviceRefusal: Error, CustomStringConvertible { let description: String }
+
+    /// The instance id a login with scope `device` activates (issue 8, MEPi's rule): the `nonce`,
+    /// or the value of `instance_id` asked for in the `claims` parameter's `id_token` member (OIDC
+    /// Core §5.5). It must be a live instance id issued to this client. `nil` without scope
+    /// `device`; a `claims` parameter is checked to be JSON in any case, its other members ignored.
+    func instanceBinding(_ parameters: FormParameters, scopes: [String], client: ClientRecord) async throws -> Result<String?, DeviceRefusal> {
+        var requested: String?
+        if let claims = parameters[OAuthParameter.claims] {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any] else {
+                return .failure(DeviceRefusal(description: "claims must be a JSON object (OIDC Core §5.5)"))
+            }
+            if let idToken = object["id_token"] as? [String: Any], let member = idToken[DeviceInstances.claim] as? [String: Any] {
+                guard let value = member["value"] as? String else { return .failure(DeviceRefusal(description: "claims id_token.instance_id needs a value")) }
+                requested = value
+            }
+        }
+        guard scopes.contains(DeviceInstances.scope) else { return .success(nil) }
+        guard let instanceID = requested ?? parameters[OAuthParameter.nonce] else {
+            return .failure(DeviceRefusal(description: "scope device needs the instance id as nonce or in claims (instance_id)"))
+        }
+        guard DeviceInstances.isWellFormed(instanceID), let devices, let instance = try await devices.deviceInstance(id: instanceID),
+            instance.clientID == client.id, instance.expiresAt > now()
+        else { return .failure(DeviceRefusal(description: "the instance id is unknown, expired or another client's")) }
+        return .success(instanceID)
     }
 
     /// Why `resources` cannot be asked for by `client` (RFC 8707 §2: absolute URIs without a

@@ -42,6 +42,9 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     public var dpopJKT: String?
     /// resource — RFC 8707 §2: the resources the tokens are for.
     public var resources: [String]?
+    /// The app installation this login activates (scope `device`): its instance id, sent as the
+    /// `nonce` or in a `claims` request for `instance_id`.
+    public var instanceID: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
         self.clientID = clientID

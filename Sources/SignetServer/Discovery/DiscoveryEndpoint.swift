@@ -27,13 +27,14 @@ struct DiscoveryEndpoint: Sendable {
             codeChallengeMethodsSupported: [PKCE.method],
             claimsSupported: [
                 "iss", "sub", "aud", "azp", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "sid", "name",
-                "preferred_username", "email", "phone_number",
+                "preferred_username", "email", "phone_number", DeviceInstances.claim,
             ],
             promptValuesSupported: ["none", "login"],
             acrValuesSupported: [AuthorizationRequestValidator.acrOneFactor, AuthorizationRequestValidator.acrTwoFactors],
             uiLocalesSupported: AuthorizationRequestValidator.supportedUILocales,
             authorizationResponseIssParameterSupported: true,
-            claimsParameterSupported: false,
+            // Only a request for instance_id (issue 8) is acted on; other members are voluntary and ignored (OIDC Core §5.5).
+            claimsParameterSupported: true,
             requestParameterSupported: true,
             requestURIParameterSupported: false)
         document.pushedAuthorizationRequestEndpoint = provider.endpoint("/par")

@@ -19,40 +19,16 @@ struct AccountLimits: Sendable {
     let policy: SMSPolicy
     let clock: SignetClock
 
-    /// Whether a use was taken, or how long until one is free.
-    enum Decision: Sendable, Equatable {
-        case taken
-        case spent(retryAfter: TimeInterval)
-    }
+    typealias Decision = SlidingWindow.Decision
 
     func take(_ limit: AccountLimit, userID: String) async throws -> Decision {
         let (maximum, window) = bounds(limit)
-        let key = Self.key(limit, userID: userID)
-        // Compare-and-swap; contention means another use was just recorded, so retrying converges.
-        for _ in 0..<50 {
-            let now = clock.now()
-            let stored = try await store.limit(key: key)
-            let live = (stored?.uses ?? []).filter { $0 > now.addingTimeInterval(-window) }
-            if live.count >= maximum {
-                let oldest = live[live.count - maximum]
-                return .spent(retryAfter: max(1, oldest.addingTimeInterval(window).timeIntervalSince(now)))
-            }
-            let next = LimitRecord(key: key, uses: live + [now], version: (stored?.version ?? 0) + 1, expiresAt: now.addingTimeInterval(window))
-            if try await store.replaceLimit(next, expectedVersion: stored?.version) { return .taken }
-        }
-        throw SignetError(.storageFailure, "the account limit \(limit.rawValue) stayed contended")
+        return try await SlidingWindow(store: store, clock: clock).take(Self.key(limit, userID: userID), maximum: maximum, window: window)
     }
 
     /// Returns the newest use taken (after a right code, or a request that lost its race).
     func giveBack(_ limit: AccountLimit, userID: String) async throws {
-        let key = Self.key(limit, userID: userID)
-        for _ in 0..<50 {
-            guard let stored = try await store.limit(key: key), !stored.uses.isEmpty else { return }
-            var next = stored
-            next.uses.removeLast()
-            next.version += 1
-            if try await store.replaceLimit(next, expectedVersion: stored.version) { return }
-        }
+        try await SlidingWindow(store: store, clock: clock).giveBack(Self.key(limit, userID: userID))
     }
 
     private func bounds(_ limit: AccountLimit) -> (Int, TimeInterval) {

@@ -18,6 +18,7 @@ public actor MemoryStore: SignetStore {
     private var throttles: [String: ThrottleRecord] = [:]
     private var limits: [String: LimitRecord] = [:]
     private var pushedRequests: [String: PushedRequestRecord] = [:]
+    private var deviceInstances: [String: DeviceInstanceRecord] = [:]
 
     public init() {}
 
@@ -149,6 +150,9 @@ public actor MemoryStore: SignetStore {
     public func insertPushedRequest(_ request: PushedRequestRecord) { pushedRequests[request.uriHash] = request }
     public func consumePushedRequest(uriHash: String) -> PushedRequestRecord? { pushedRequests.removeValue(forKey: uriHash) }
 
+    public func insertDeviceInstance(_ instance: DeviceInstanceRecord) { deviceInstances[instance.id] = instance }
+    public func deviceInstance(id: String) -> DeviceInstanceRecord? { deviceInstances[id] }
+
     public func limit(key: String) -> LimitRecord? { limits[key] }
     public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) -> Bool {
         guard limits[record.key]?.version == expectedVersion else { return false }
@@ -159,6 +163,7 @@ public actor MemoryStore: SignetStore {
     public func purgeExpired(before date: Date) {
         limits = limits.filter { $0.value.expiresAt >= date }
         pushedRequests = pushedRequests.filter { $0.value.expiresAt >= date }
+        deviceInstances = deviceInstances.filter { $0.value.expiresAt >= date }
         loginSessions = loginSessions.filter { $0.value.expiresAt >= date }
         rememberTokens = rememberTokens.filter { $0.value.expiresAt >= date }
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.

@@ -194,6 +194,8 @@ public struct GrantRecord: Sendable, Equatable, Codable {
     public var acr: String
     public var amr: [String]
     public var sessionID: String?
+    /// The app installation this grant activates (scope `device`), when it does.
+    public var instanceID: String?
     public var createdAt: Date
     /// After this no refresh is possible, however often the token was rotated.
     public var expiresAt: Date

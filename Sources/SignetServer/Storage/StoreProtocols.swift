@@ -123,6 +123,13 @@ public protocol PushedRequestStore: Sendable {
     func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord?
 }
 
+/// App installations: instance ids before activation (and, later, activated devices).
+public protocol DeviceStore: Sendable {
+    func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws
+    /// The instance with this id, expired or not (the caller compares `expiresAt`).
+    func deviceInstance(id: String) async throws -> DeviceInstanceRecord?
+}
+
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).
 public protocol LimitStore: Sendable {
     func limit(key: String) async throws -> LimitRecord?
@@ -138,4 +145,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore

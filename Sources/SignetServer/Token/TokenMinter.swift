@@ -48,6 +48,7 @@ struct TokenMinter: Sendable {
                 exp: issuedAt + Int(idTokenLifetime), iat: issuedAt, authTime: authTime,
                 nonce: nonce, acr: grant.acr, amr: grant.amr, atHash: TokenHash.sha256Half(of: accessToken), sid: grant.sessionID)
             UserClaims.apply(user, scopes: scopes, to: &claims)
+            claims.instanceID = grant.instanceID
             idToken = try await keys.sign(claims, type: "JWT")
         }
 

@@ -254,6 +254,9 @@ struct GatedStore: SignetStore {
         try await base.consumePushedRequest(uriHash: uriHash)
     }
 
+    func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws { try await base.insertDeviceInstance(instance) }
+    func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
+
     func deleteSessions(userID: String) async throws -> Int {
         try await base.deleteSessions(userID: userID)
     }

@@ -1,0 +1,67 @@
+// Instance ids: the identity an app installation gets before it activates (issue 8, step 1).
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// `POST /devices/instances` (form body `client_id`): an app asks for an instance id for its client.
+///
+/// The id is 256 random bits, lives ``lifetime`` unless activated, and belongs to the client,
+/// which must be allowed the scope `device` (`signet clients add|update --scope device`). The
+/// user then logs in with it as the `nonce` (or in a `claims` request for `instance_id`) and
+/// scope `device`; the grant and the ID token carry it. Requests are counted per client
+/// address (IPv6 by /64) in a sliding window, so nobody can fill the table.
+struct DeviceInstances: Sendable {
+    let provider: Provider
+
+    /// The scope a login must ask for to activate an installation.
+    static let scope = "device"
+    /// The ID token claim (and `claims` request member) naming the installation.
+    static let claim = "instance_id"
+    /// How long an instance id waits for its activation.
+    static let lifetime: TimeInterval = 600
+    /// How many instance ids one address may ask for per ``window``.
+    static let perAddress = 60
+    static let window: TimeInterval = 600
+
+    /// Whether `id` can be an instance id: 43 base64url characters.
+    static func isWellFormed(_ id: String) -> Bool {
+        id.utf8.count == 43 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
+    func create(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let clientID = try await Self.clientID(of: request, maxBodySize: provider.configuration.maxBodySize)
+        guard let client = try await provider.store.client(id: clientID) else { throw OAuthHTTPError(.unauthorized, .invalidClient, "unknown client_id") }
+        guard client.allowedScopes.contains(Self.scope) else {
+            throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not activate devices (it lacks the scope device)")
+        }
+        let limits = SlidingWindow(store: provider.store, clock: provider.clock)
+        if case .spent(let retryAfter) = try await limits.take(
+            "device-instances:" + ClientAddress.throttleGroup(context.sourceAddress), maximum: Self.perAddress, window: Self.window)
+        {
+            let seconds = Int(retryAfter.rounded(.up))
+            throw OAuthHTTPError(.tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s", headers: [.retryAfter: String(seconds)])
+        }
+        let now = provider.now()
+        let instance = DeviceInstanceRecord(id: provider.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        try await provider.store.insertDeviceInstance(instance)
+        return JSONResponse.make(InstanceAnswer(instanceID: instance.id, expiresIn: Int(Self.lifetime)), status: .created)
+    }
+
+    /// `client_id` from the form body, once (a JSON body is refused as at the OAuth endpoints).
+    static func clientID(of request: Request, maxBodySize: Int) async throws -> String {
+        let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
+        if let repeated = parameters.duplicatedNames.first { throw OAuthHTTPError.invalidRequest("\(repeated.prefix(64)) must not be repeated") }
+        guard let id = parameters[OAuthParameter.clientID], !id.isEmpty, id.utf8.count <= 128 else { throw OAuthHTTPError.invalidRequest("client_id is missing") }
+        return id
+    }
+
+    /// The answer: `201 {instance_id, expires_in}`.
+    struct InstanceAnswer: Encodable {
+        let instanceID: String
+        let expiresIn: Int
+        enum CodingKeys: String, CodingKey {
+            case instanceID = "instance_id"
+            case expiresIn = "expires_in"
+        }
+    }
+}
