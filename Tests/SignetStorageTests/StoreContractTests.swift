@@ -77,6 +77,30 @@ struct StoreContractTests {
         }
     }
 
+    @Test("an instance id is consumed once by 50 racers; devices are unique by instance and certificate; CAs come newest first", arguments: StoreBackend.available)
+    func devices(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let instance = DeviceInstanceRecord(id: "inst-9", clientID: "app", createdAt: now, expiresAt: now.addingTimeInterval(600))
+            try await store.insertDeviceInstance(instance)
+            let winners = try await withThrowingTaskGroup(of: DeviceInstanceRecord?.self) { group in
+                for _ in 0..<50 { group.addTask { try await store.consumeDeviceInstance(id: "inst-9") } }
+                return try await group.reduce(into: [DeviceInstanceRecord]()) { if let won = $1 { $0.append(won) } }
+            }
+            #expect(winners == [instance])
+            let device = DeviceRecord(
+                instanceID: "inst-9", clientID: "app", userID: "u1", grantID: "g1", certificateSerial: "01", certificateThumbprint: "t1",
+                certificateNotAfter: now.addingTimeInterval(86_400), createdAt: now)
+            try await store.insertDevice(device)
+            #expect(try await store.device(instanceID: "inst-9") == device)
+            await #expect(throws: SignetError.self) { try await store.insertDevice(device) }
+            for (id, age) in [("old", 100.0), ("new", 10.0)] {
+                try await store.insertDeviceCA(
+                    DeviceCARecord(id: id, privateKeyPEM: "k", certificatePEM: "c", createdAt: now.addingTimeInterval(-age), notAfter: now.addingTimeInterval(1_000)))
+            }
+            #expect(try await store.deviceCAs().map(\.id) == ["new", "old"])
+        }
+    }
+
     @Test("signing keys: insert, update status, delete", arguments: StoreBackend.available)
     func signingKeys(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -19,6 +19,8 @@ public actor MemoryStore: SignetStore {
     private var limits: [String: LimitRecord] = [:]
     private var pushedRequests: [String: PushedRequestRecord] = [:]
     private var deviceInstances: [String: DeviceInstanceRecord] = [:]
+    private var devices: [String: DeviceRecord] = [:]
+    private var deviceAuthorities: [DeviceCARecord] = []
 
     public init() {}
 
@@ -152,6 +154,14 @@ public actor MemoryStore: SignetStore {
 
     public func insertDeviceInstance(_ instance: DeviceInstanceRecord) { deviceInstances[instance.id] = instance }
     public func deviceInstance(id: String) -> DeviceInstanceRecord? { deviceInstances[id] }
+    public func consumeDeviceInstance(id: String) -> DeviceInstanceRecord? { deviceInstances.removeValue(forKey: id) }
+    public func insertDevice(_ device: DeviceRecord) throws {
+        guard devices[device.instanceID] == nil else { throw SignetError(.conflict, "the device exists") }
+        devices[device.instanceID] = device
+    }
+    public func device(instanceID: String) -> DeviceRecord? { devices[instanceID] }
+    public func insertDeviceCA(_ authority: DeviceCARecord) { deviceAuthorities.append(authority) }
+    public func deviceCAs() -> [DeviceCARecord] { deviceAuthorities.sorted { $0.createdAt > $1.createdAt } }
 
     public func limit(key: String) -> LimitRecord? { limits[key] }
     public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) -> Bool {

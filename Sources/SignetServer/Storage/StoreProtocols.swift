@@ -128,6 +128,13 @@ public protocol DeviceStore: Sendable {
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws
     /// The instance with this id, expired or not (the caller compares `expiresAt`).
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord?
+    /// Removes and returns the instance; exactly one concurrent caller gets it (activation is single use).
+    func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord?
+    func insertDevice(_ device: DeviceRecord) async throws
+    func device(instanceID: String) async throws -> DeviceRecord?
+    func insertDeviceCA(_ authority: DeviceCARecord) async throws
+    /// Every stored device CA, newest first.
+    func deviceCAs() async throws -> [DeviceCARecord]
 }
 
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).

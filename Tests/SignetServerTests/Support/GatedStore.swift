@@ -256,6 +256,11 @@ struct GatedStore: SignetStore {
 
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws { try await base.insertDeviceInstance(instance) }
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
+    func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
+    func insertDevice(_ device: DeviceRecord) async throws { try await base.insertDevice(device) }
+    func device(instanceID: String) async throws -> DeviceRecord? { try await base.device(instanceID: instanceID) }
+    func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }
+    func deviceCAs() async throws -> [DeviceCARecord] { try await base.deviceCAs() }
 
     func deleteSessions(userID: String) async throws -> Int {
         try await base.deleteSessions(userID: userID)
