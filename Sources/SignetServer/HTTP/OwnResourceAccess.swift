@@ -1,0 +1,92 @@
+// Reading and checking the access token a request to one of the provider's own resources
+// carries (UserInfo, device activation) — RFC 6750 §2, RFC 9449 §7.
+import Foundation
+import Hummingbird
+import SignetCore
+
+/// The provider's own resource-server check: token signature, expiry and revocation through
+/// ``OwnTokenVerifier``, the scheme against the token's binding, and the DPoP proof.
+struct OwnResourceAccess: Sendable {
+    let provider: Provider
+    let dpop: DPoPProofVerifier
+
+    /// The verified access token `request` carries to the resource at `path`: Bearer, or the DPoP
+    /// scheme with a proof of the bound key (RFC 9449 §7); for `/userinfo` also in a form body
+    /// (RFC 6750 §2.2) when `formBody` is true. Refusals are thrown as RFC 6750 §3 challenges.
+    func verify(_ request: Request, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedAccessToken {
+        var token: String?
+        var usedDPoPScheme = false
+        if let header = request.headers[.authorization] {
+            if header.count > 7, header.prefix(7).lowercased() == "bearer " {
+                token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            } else if header.count > 5, header.prefix(5).lowercased() == "dpop " {
+                token = String(header.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+                usedDPoPScheme = true
+            } else {
+                throw Self.challenge(.invalidRequest, "use the Bearer or DPoP scheme", status: .badRequest)
+            }
+        }
+        if formBody, request.method == .post, request.headers[.contentType] != nil {
+            // RFC 6750 §2.2: the token may come in a form body instead.
+            let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+            if let duplicated = parameters.duplicatedNames.first {
+                throw Self.challenge(.invalidRequest, "\(duplicated.prefix(64)) must not be repeated", status: .badRequest)
+            }
+            if let bodyToken = parameters["access_token"] {
+                guard token == nil else { throw Self.challenge(.invalidRequest, "send the token one way only", status: .badRequest) }
+                token = bodyToken
+            }
+        }
+        guard let token else {
+            // RFC 6750 §3.1: a request with no credentials gets a challenge without an error code;
+            // the JSON body still says what is missing, as every error of this endpoint does.
+            throw OAuthHTTPError(
+                .unauthorized, .invalidRequest, "an access token is required (Authorization: Bearer)",
+                headers: [.wwwAuthenticate: Self.bareChallenge])
+        }
+        guard let verified = try await provider.ownTokens.accessToken(token) else {
+            throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized, dpop: usedDPoPScheme)
+        }
+        let claims = verified.claims
+        // RFC 9449 §7: a DPoP-bound token only with the DPoP scheme and a proof of its key.
+        if let jkt = claims.cnf?.jkt {
+            guard usedDPoPScheme else {
+                throw Self.challenge(.invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
+            }
+            let proof: DPoPProof?
+            do {
+                proof = try await dpop.verify(
+                    request.headers[values: .dpop], method: request.method.rawValue, url: provider.endpoint(path), accessToken: token)
+            } catch let refusal as DPoPProofVerifier.Refusal {
+                let error = Self.challenge(refusal.nonce == nil ? .invalidDPoPProof : .useDPoPNonce, refusal.description, status: .unauthorized, dpop: true)
+                guard let nonce = refusal.nonce else { throw error }
+                var headers = error.headers
+                headers[.dpopNonce] = nonce
+                throw OAuthHTTPError(error.status, error.error, headers: headers)
+            }
+            guard let proof, proof.jkt == jkt else {
+                throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
+            }
+            // FAPI 2.0 §5.4 holds for every proof of a FAPI 2.0 client (the client is read only then).
+            if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await provider.store.client(id: claims.clientID), client.fapi2 {
+                throw Self.challenge(.invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
+            }
+        } else if usedDPoPScheme {
+            throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
+        }
+        return verified
+    }
+
+    /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).
+    static let bareChallenge = #"Bearer realm="signet""#
+
+    /// An error with the `WWW-Authenticate` challenge of RFC 6750 §3 (Bearer) or RFC 9449 §7.1
+    /// (DPoP), written by ``SignetCore/AuthenticationChallenge`` as the kit's verifier writes it.
+    static func challenge(_ code: OAuthError.Code, _ description: String, status: HTTPResponse.Status, dpop: Bool = false) -> OAuthHTTPError {
+        let error = OAuthError(code, description)
+        let first = dpop ? ("algs", JOSEHeader.acceptedAlgorithms.sorted().joined(separator: " ")) : ("realm", "signet")
+        let challenge = AuthenticationChallenge(
+            scheme: dpop ? "DPoP" : "Bearer", attributes: [first, ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")])
+        return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: challenge.headerValue])
+    }
+}
