@@ -60,7 +60,7 @@ extension Provider {
 /// SHA-256 as lower-case hex: how codes, tokens, session ids and secrets are stored.
 public enum SecretDigest {
     public static func hex(_ value: String) -> String {
-        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(value.utf8)).hexEncodedString()
     }
 }
 

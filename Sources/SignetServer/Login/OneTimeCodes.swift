@@ -19,7 +19,7 @@ public enum OneTimeCodes {
     /// HMAC-SHA256 of the code bound to the login session, hex: what is stored instead of the code.
     public static func digest(_ code: String, session: String, key: SymmetricKey) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(session):\(code)".utf8), using: key)
-        return Data(mac).map { String(format: "%02x", $0) }.joined()
+        return Data(mac).hexEncodedString()
     }
 
     /// The text of the message: names the service and the purpose, and ends with the

@@ -50,7 +50,7 @@ public struct WebhookMessageSender: MessageSender {
         var signed = Data("\(timestamp).".utf8)
         signed.append(body)
         let mac = HMAC<SHA256>.authenticationCode(for: signed, using: key)
-        return "t=\(timestamp),v1=" + Data(mac).map { String(format: "%02x", $0) }.joined()
+        return "t=\(timestamp),v1=" + Data(mac).hexEncodedString()
     }
 
     public func send(_ message: OutgoingMessage) async throws {
