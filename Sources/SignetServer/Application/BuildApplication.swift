@@ -108,6 +108,10 @@ struct SignetRoutes: Sendable {
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, requests: requests)
         let instances = DeviceInstances(provider: provider)
+        let activation = DeviceActivation(
+            provider: provider, access: OwnResourceAccess(provider: provider, dpop: dpop),
+            authorities: DeviceAuthorities(store: provider.store, clock: provider.clock, random: provider.random),
+            certificateValidity: provider.configuration.deviceCertificateValidity)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(
@@ -116,6 +120,7 @@ struct SignetRoutes: Sendable {
                     "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
                     "/par": .init(methods: [.post], requiresForm: true),
                     "/devices/instances": .init(methods: [.post], requiresForm: false),
+                    "/devices/activation": .init(methods: [.post], requiresForm: false, bodyTypes: DeviceActivation.bodyTypes),
                     "/userinfo": .init(methods: [.get, .post], requiresForm: false),
                 ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
 
@@ -135,6 +140,8 @@ struct SignetRoutes: Sendable {
         router.get("/logout", use: logout.handle)
         router.post("/logout", use: logout.handle)
         router.post("/devices/instances", use: instances.create)
+        router.post("/devices/activation", use: activation.activate)
+        router.get("/devices/ca.pem", use: activation.caCertificates)
         router.post("/login/native/start", use: native.start)
         router.post("/login/native/scenario", use: native.selectScenario)
         router.post("/login/native/username_password", use: native.usernamePassword)

@@ -61,6 +61,8 @@ public struct SignetConfiguration: Sendable {
     /// Whether every client must push its authorization requests (RFC 9126 §5). Default false;
     /// a client can also be required to on its own (`ClientRecord.requirePushedAuthorizationRequests`).
     public var requirePushedAuthorizationRequests: Bool = false
+    /// How long device client certificates are valid (issue 8): 90 days.
+    public var deviceCertificateValidity: TimeInterval = 90 * 24 * 3600
     /// How old a DPoP proof's `iat` may be (RFC 9449 §11.1). Default 60 s.
     public var dpopProofLifetime: TimeInterval = 60
     /// Whether DPoP proofs must carry a server-provided nonce (RFC 9449 §8). Default false.

@@ -24,6 +24,8 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         var methods: [HTTPRequest.Method]
         /// Whether a POST must carry a form body (`/token`, `/revoke`); otherwise one is optional (`/userinfo`).
         var requiresForm: Bool
+        /// Media types taken instead of a form (device activation's certificate request); `nil`: forms only.
+        var bodyTypes: Set<String>? = nil
     }
 
     /// The endpoints by path.
@@ -56,6 +58,12 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         if let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") {
             throw OAuthHTTPError.invalidRequest("the body must be form-encoded (application/x-www-form-urlencoded), not JSON (RFC 6749 section 3.2)")
+        }
+        if let bodyTypes = endpoint.bodyTypes {
+            guard let mediaType, bodyTypes.contains(mediaType) else {
+                throw OAuthHTTPError(.unsupportedMediaType, .invalidRequest, "the body must be one of \(bodyTypes.sorted().joined(separator: ", "))")
+            }
+            return
         }
         if endpoint.requiresForm || contentType != nil, !RequestParameters.isForm(contentType) {
             throw OAuthHTTPError(.unsupportedMediaType, .invalidRequest, "the body must be application/x-www-form-urlencoded")

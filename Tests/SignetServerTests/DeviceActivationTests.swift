@@ -1,0 +1,108 @@
+// Activation: the device key's certificate from the device CA (issue 8, step 3).
+import Crypto
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+import X509
+
+@Suite("Devices: activation issues a client certificate once per instance id")
+struct DeviceActivationTests {
+    let instances = DeviceInstanceTests()
+
+    /// A PEM PKCS#10 request for a fresh P-256 key.
+    static func csr(_ key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> String {
+        try CertificateSigningRequest(
+            version: .v1, subject: try DistinguishedName { CommonName("my phone") }, privateKey: Certificate.PrivateKey(key),
+            attributes: CertificateSigningRequest.Attributes(), signatureAlgorithm: .ecdsaWithSHA256
+        ).serializeAsPEM().pemString
+    }
+
+    /// Signs alice in on the wallet with scope device and the instance id as nonce; returns the access token.
+    func deviceToken(_ provider: TestProvider, instance: String, scope: String = "openid device") async throws -> String {
+        var authorization = TestAuthorization(clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, scope: scope)
+        authorization.nonce = instance
+        let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+        return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")]).decode(TokenResponse.self).accessToken
+    }
+
+    func activate(_ provider: TestProvider, token: String, body: String) async throws -> TestResponse {
+        try await TestBrowser().send(
+            "POST", provider.url("/devices/activation"), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
+    }
+
+    @Test("activation: a CSR and the device token give a certificate for urn:signet:device:<instance id> from the published CA, and a stored device")
+    func activation() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let instance = try await instances.newInstance(provider)
+            let token = try await deviceToken(provider, instance: instance)
+            let key = P256.Signing.PrivateKey()
+            let answer = try await activate(provider, token: token, body: try Self.csr(key))
+            #expect(answer.status == 201, "\(answer.body)")
+            let chain = try #require(answer.json["certificate_chain"] as? [String])
+            #expect(chain.count == 2)
+            let certificate = try Certificate(pemEncoded: chain[0])
+            #expect(certificate.publicKey == Certificate.PublicKey(key.publicKey))
+            #expect(DeviceCertificateAuthority.instanceID(of: certificate) == instance)
+            let published = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            #expect(published.status == 200)
+            #expect(published.body.contains(chain[1].trimmingCharacters(in: .whitespacesAndNewlines)))
+            let ca = try Certificate(pemEncoded: chain[1])
+            #expect(ca.publicKey.isValidSignature(certificate.signature, for: certificate))
+            let device = try #require(try await provider.store.device(instanceID: instance))
+            #expect(device.clientID == "wallet")
+            #expect(device.certificateThumbprint == (try DeviceCertificateAuthority.x5tS256(of: certificate)))
+            #expect((answer.json["device"] as? [String: Any])?["status"] as? String == "activated")
+            // The instance id is spent: the same token cannot activate another key.
+            let again = try await activate(provider, token: token, body: try Self.csr())
+            #expect(again.oauthError == "invalid_grant")
+        }
+    }
+
+    @Test("50 parallel activations of one instance id (each with its own key): exactly one certificate")
+    func singleUse() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let token = try await deviceToken(provider, instance: try await instances.newInstance(provider))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await activate(provider, token: token, body: try Self.csr()).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 201 }.count == 1)
+            #expect(statuses.filter { $0 == 400 }.count == 49)
+        }
+    }
+
+    @Test("refusals: no media type, no token, a token without scope device, a garbage or tampered CSR (which does not spend the instance id), an expired instance id")
+    func refusals() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let untyped = try await TestBrowser().send("POST", provider.url("/devices/activation"), body: try Self.csr(), headers: [])
+            #expect(untyped.status == 415)
+            let noToken = try await TestBrowser().send(
+                "POST", provider.url("/devices/activation"), body: try Self.csr(), headers: [("Content-Type", "application/pem-certificate-chain")])
+            #expect(noToken.status == 401)
+            let plain = try await deviceToken(provider, instance: "not-an-instance", scope: "openid")
+            let withoutScope = try await activate(provider, token: plain, body: try Self.csr())
+            #expect(withoutScope.status == 403)
+            #expect(withoutScope.header("WWW-Authenticate")?.contains("insufficient_scope") == true)
+
+            let instance = try await instances.newInstance(provider)
+            let token = try await deviceToken(provider, instance: instance)
+            #expect(try await activate(provider, token: token, body: "not a CSR").oauthError == "invalid_request")
+            var tampered = Array(try Self.csr().utf8)
+            tampered[tampered.count / 2] = tampered[tampered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(try await activate(provider, token: token, body: String(decoding: tampered, as: UTF8.self)).oauthError == "invalid_request")
+            #expect(try await activate(provider, token: token, body: try Self.csr()).status == 201, "refused requests did not spend the instance id")
+
+            // Logged in just before the instance id expires, activated just after (the token is still valid).
+            let late = try await instances.newInstance(provider)
+            provider.clock.advance(by: 590)
+            let lateToken = try await deviceToken(provider, instance: late)
+            provider.clock.advance(by: 20)
+            #expect(try await activate(provider, token: lateToken, body: try Self.csr()).oauthError == "invalid_grant")
+        }
+    }
+}
