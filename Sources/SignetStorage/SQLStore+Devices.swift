@@ -33,6 +33,11 @@ extension SQLStore: DeviceStore {
         try Self.record(DeviceRecord.self, from: try await database.raw("SELECT data FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
     }
 
+    public func devices(userID: String) async throws -> [DeviceRecord] {
+        try await database.raw("SELECT data FROM signet_devices WHERE user_id = \(bind: userID)").all()
+            .compactMap { try Self.record(DeviceRecord.self, from: $0) }.sorted { $0.createdAt < $1.createdAt }
+    }
+
     public func insertDeviceCA(_ authority: DeviceCARecord) async throws {
         try await database.raw(
             "INSERT INTO signet_device_cas (id, created_at, data) VALUES (\(bind: authority.id), \(bind: Self.millis(authority.createdAt)), \(bind: try Self.json(authority)))"

@@ -105,4 +105,27 @@ struct DeviceActivationTests {
             #expect(try await activate(provider, token: lateToken, body: try Self.csr()).oauthError == "invalid_grant")
         }
     }
+
+    @Test("CA rotation: the new CA issues, the old one stays published and trusted, both in /devices/ca.pem")
+    func rotation() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let first = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            let oldCA = try #require((first.json["certificate_chain"] as? [String])?.last)
+            let authorities = DeviceAuthorities(store: provider.store, clock: provider.clock.signetClock)
+            provider.clock.advance(by: 1)
+            let rotated = try await authorities.rotate()
+            let second = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            let chain = try #require(second.json["certificate_chain"] as? [String])
+            #expect(chain.last == rotated.certificatePEM)
+            #expect(chain.last != oldCA)
+            let published = try await TestBrowser().get(provider.url("/devices/ca.pem")).body
+            #expect(published.contains(rotated.certificatePEM.trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(published.contains(oldCA.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let trusted = try await authorities.trusted()
+            #expect(trusted.count == 2)
+            let oldCertificate = try Certificate(pemEncoded: try #require((first.json["certificate_chain"] as? [String])?.first))
+            #expect(trusted.contains { if case .valid = $0.verify(oldCertificate, now: provider.clock.now) { true } else { false } })
+        }
+    }
 }

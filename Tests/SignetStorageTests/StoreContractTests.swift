@@ -92,6 +92,8 @@ struct StoreContractTests {
                 certificateNotAfter: now.addingTimeInterval(86_400), createdAt: now)
             try await store.insertDevice(device)
             #expect(try await store.device(instanceID: "inst-9") == device)
+            #expect(try await store.devices(userID: "u1") == [device])
+            #expect(try await store.devices(userID: "u2").isEmpty)
             await #expect(throws: SignetError.self) { try await store.insertDevice(device) }
             for (id, age) in [("old", 100.0), ("new", 10.0)] {
                 try await store.insertDeviceCA(

@@ -160,6 +160,7 @@ public actor MemoryStore: SignetStore {
         devices[device.instanceID] = device
     }
     public func device(instanceID: String) -> DeviceRecord? { devices[instanceID] }
+    public func devices(userID: String) -> [DeviceRecord] { devices.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt } }
     public func insertDeviceCA(_ authority: DeviceCARecord) { deviceAuthorities.append(authority) }
     public func deviceCAs() -> [DeviceCARecord] { deviceAuthorities.sorted { $0.createdAt > $1.createdAt } }
 

@@ -132,6 +132,8 @@ public protocol DeviceStore: Sendable {
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord?
     func insertDevice(_ device: DeviceRecord) async throws
     func device(instanceID: String) async throws -> DeviceRecord?
+    /// A user's devices, oldest first.
+    func devices(userID: String) async throws -> [DeviceRecord]
     func insertDeviceCA(_ authority: DeviceCARecord) async throws
     /// Every stored device CA, newest first.
     func deviceCAs() async throws -> [DeviceCARecord]

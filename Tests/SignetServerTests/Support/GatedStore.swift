@@ -259,6 +259,7 @@ struct GatedStore: SignetStore {
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
     func insertDevice(_ device: DeviceRecord) async throws { try await base.insertDevice(device) }
     func device(instanceID: String) async throws -> DeviceRecord? { try await base.device(instanceID: instanceID) }
+    func devices(userID: String) async throws -> [DeviceRecord] { try await base.devices(userID: userID) }
     func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }
     func deviceCAs() async throws -> [DeviceCARecord] { try await base.deviceCAs() }
 
