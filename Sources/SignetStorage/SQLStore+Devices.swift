@@ -14,6 +14,18 @@ extension SQLStore: DeviceStore {
         ).run()
     }
 
+    public func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool {
+        guard var instance = try await deviceInstance(id: id), instance.expiresAt > now else { return false }
+        instance.userID = userID
+        // One statement decides between concurrent logins of two users: the first user_id written stays.
+        return try await database.raw(
+            """
+            UPDATE signet_device_instances SET user_id = \(bind: userID), data = \(bind: try Self.json(instance))
+            WHERE id = \(bind: id) AND expires_at > \(bind: Self.millis(now)) AND (user_id IS NULL OR user_id = \(bind: userID)) RETURNING id
+            """
+        ).first() != nil
+    }
+
     public func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? {
         try Self.record(DeviceInstanceRecord.self, from: try await database.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
     }

@@ -69,7 +69,7 @@ enum SchemaMigrations {
         ],
         [
             // App installations' instance ids before activation (issue 8).
-            "CREATE TABLE signet_device_instances (id TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_device_instances (id TEXT PRIMARY KEY, client_id TEXT NOT NULL, user_id TEXT, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
             // Activated installations, by instance id; found by certificate for mutual TLS.
             "CREATE TABLE signet_devices (instance_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, thumbprint TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
             "CREATE INDEX signet_devices_user ON signet_devices (user_id)",

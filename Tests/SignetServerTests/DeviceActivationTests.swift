@@ -32,6 +32,26 @@ struct DeviceActivationTests {
             "POST", provider.url("/devices/activation"), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
     }
 
+    @Test("no CA is made by reading /devices/ca.pem; a token that also names another API cannot activate")
+    func noCAOnReadAndProviderAudienceOnly() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await TestBrowser().get(provider.url("/devices/ca.pem")).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 404 })
+            #expect(try await provider.store.deviceCAs().isEmpty)
+            _ = try await provider.admin.updateClient(id: "wallet", .init(resources: ["https://api.example.com"]))
+            let instance = try await instances.newInstance(provider)
+            let token = try await deviceToken(provider, instance: instance)
+            let refused = try await activate(provider, token: token, body: try Self.csr())
+            #expect(refused.status == 401)
+            #expect(refused.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            #expect(try await provider.store.deviceInstance(id: instance) != nil, "not spent")
+        }
+    }
+
     @Test("activation: a CSR and the device token give a certificate for urn:signet:device:<instance id> from the published CA, and a stored device")
     func activation() async throws {
         try await withTestProvider { provider in
@@ -47,7 +67,7 @@ struct DeviceActivationTests {
             #expect(certificate.publicKey == Certificate.PublicKey(key.publicKey))
             #expect(DeviceCertificateAuthority.instanceID(of: certificate) == instance)
             let published = try await TestBrowser().get(provider.url("/devices/ca.pem"))
-            #expect(published.status == 200)
+            #expect(published.status == 200, "made by the first activation")
             #expect(published.body.contains(chain[1].trimmingCharacters(in: .whitespacesAndNewlines)))
             let ca = try Certificate(pemEncoded: chain[1])
             #expect(ca.publicKey.isValidSignature(certificate.signature, for: certificate))
@@ -126,6 +146,9 @@ struct DeviceActivationTests {
             #expect(trusted.count == 2)
             let oldCertificate = try Certificate(pemEncoded: try #require((first.json["certificate_chain"] as? [String])?.first))
             #expect(trusted.contains { if case .valid = $0.verify(oldCertificate, now: provider.clock.now) { true } else { false } })
+            // Once what the old CA issued has expired (90 days after it stopped issuing), it is no longer trusted.
+            provider.clock.advance(by: 90 * 24 * 3600 + 2)
+            #expect(try await authorities.trusted().map(\.certificatePEM) == [rotated.certificatePEM])
         }
     }
 }

@@ -147,4 +147,28 @@ struct DeviceInstanceTests {
             #expect(try idTokenClaims(try await provider.redeem(code, plain, clientAuth: [("client_id", "wallet")])).instanceID == nil)
         }
     }
+
+    @Test("the first user whose login binds an instance id keeps it: another user's login with it is refused, and a claims request without a value is legal")
+    func firstUserKeepsIt() async throws {
+        try await withTestProvider { provider in
+            try await seed(provider)
+            _ = try await provider.admin.addUser(username: "mallory", password: "mallorys passphrase")
+            let instance = try await newInstance(provider)
+            var authorization = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid device")
+            authorization.nonce = instance
+            _ = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            #expect(try await provider.store.deviceInstance(id: instance)?.userID != nil)
+            let mallory = try await provider.submitLogin(authorization, browser: TestBrowser(), username: "mallory", password: "mallorys passphrase")
+            #expect(mallory.status == 403, "\(mallory.body.prefix(200))")
+            #expect(mallory.locationParameters?["code"] == nil)
+            // Alice may log in with it again (a retry).
+            _ = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+
+            // OIDC Core §5.5.1: essential without a value is a legal request; without scope device it changes nothing.
+            let plain = TestAuthorization(clientID: "plain", redirectURI: Self.redirect, scope: "openid")
+            let code = try await provider.signIn(
+                plain, username: "alice", password: Fixture.password, extra: [("claims", #"{"id_token":{"instance_id":{"essential":true}}}"#)])
+            #expect(!code.isEmpty)
+        }
+    }
 }

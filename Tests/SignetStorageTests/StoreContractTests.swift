@@ -70,8 +70,19 @@ struct StoreContractTests {
             try await store.insertDeviceInstance(instance)
             #expect(try await store.deviceInstance(id: "inst-1") == instance)
             #expect(try await store.deviceInstance(id: "inst-2") == nil)
+            // The first user's login keeps it; of two users racing, one wins.
+            let claims = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for user in ["u1", "u2"] { group.addTask { (user, try await store.claimDeviceInstance(id: "inst-1", userID: user, now: now)) } }
+                return try await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(claims.values.filter { $0 }.count == 1)
+            let owner = try #require(claims.first { $0.value }?.key)
+            #expect(try await store.claimDeviceInstance(id: "inst-1", userID: owner, now: now))
+            #expect(try await store.deviceInstance(id: "inst-1")?.userID == owner)
+            #expect(try await !store.claimDeviceInstance(id: "inst-1", userID: owner, now: now.addingTimeInterval(601)), "expired")
+            #expect(try await !store.claimDeviceInstance(id: "inst-2", userID: owner, now: now), "unknown")
             try await store.purgeExpired(before: now.addingTimeInterval(599))
-            #expect(try await store.deviceInstance(id: "inst-1") == instance)
+            #expect(try await store.deviceInstance(id: "inst-1")?.id == "inst-1")
             try await store.purgeExpired(before: now.addingTimeInterval(601))
             #expect(try await store.deviceInstance(id: "inst-1") == nil)
         }

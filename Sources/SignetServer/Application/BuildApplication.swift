@@ -110,7 +110,8 @@ struct SignetRoutes: Sendable {
         let instances = DeviceInstances(provider: provider)
         let activation = DeviceActivation(
             provider: provider, access: OwnResourceAccess(provider: provider, dpop: dpop),
-            authorities: DeviceAuthorities(store: provider.store, clock: provider.clock, random: provider.random),
+            authorities: DeviceAuthorities(
+                store: provider.store, clock: provider.clock, random: provider.random, certificateValidity: provider.configuration.deviceCertificateValidity),
             certificateValidity: provider.configuration.deviceCertificateValidity)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.

@@ -14,7 +14,7 @@ public struct IssuedCode: Sendable, CustomStringConvertible {
 
 /// Creates a grant and the single-use code that redeems it.
 public struct AuthorizationCodeIssuer: Sendable {
-    let store: any GrantStore
+    let store: any GrantStore & DeviceStore
     let clock: SignetClock
     let random: SecureRandom
     let grantLifetime: TimeInterval
@@ -26,6 +26,10 @@ public struct AuthorizationCodeIssuer: Sendable {
     /// and authentication.
     public func issue(for request: ValidatedAuthorizationRequest, authentication: Authentication) async throws -> IssuedCode {
         let now = clock.now()
+        // The first user whose login binds an instance id keeps it: nobody else can activate it.
+        if let instanceID = request.instanceID, try await !store.claimDeviceInstance(id: instanceID, userID: authentication.userID, now: now) {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "this instance id is being activated by another user, or has expired")
+        }
         let grant = GrantRecord(
             id: random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr, sessionID: authentication.sessionID,

@@ -203,9 +203,10 @@ public struct AuthorizationRequestValidator: Sendable {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any] else {
                 return .failure(DeviceRefusal(description: "claims must be a JSON object (OIDC Core §5.5)"))
             }
+            // Only a string `value` names an instance; `null`, `essential` or `values` alone are
+            // legal requests (OIDC Core §5.5.1) and leave the nonce to name it.
             if let idToken = object["id_token"] as? [String: Any], let member = idToken[DeviceInstances.claim] as? [String: Any] {
-                guard let value = member["value"] as? String else { return .failure(DeviceRefusal(description: "claims id_token.instance_id needs a value")) }
-                requested = value
+                requested = member["value"] as? String
             }
         }
         guard scopes.contains(DeviceInstances.scope) else { return .success(nil) }

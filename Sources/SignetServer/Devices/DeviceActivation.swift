@@ -28,6 +28,10 @@ struct DeviceActivation: Sendable {
         guard claims.scope.split(separator: " ").contains(Substring(DeviceInstances.scope)) else {
             throw OwnResourceAccess.challenge(.insufficientScope, "activation needs a token with the scope device", status: .forbidden)
         }
+        // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
+        guard Set(claims.aud) == [provider.issuer] else {
+            throw OwnResourceAccess.challenge(.invalidToken, "activation needs a token for this provider alone, not one that names other resources", status: .unauthorized)
+        }
         guard let grant = try await provider.store.grant(id: claims.grantID), let instanceID = grant.instanceID, grant.clientID == claims.clientID else {
             throw OAuthHTTPError.invalidRequest("this token's login bound no instance id (log in with scope device and the instance id as nonce)")
         }
@@ -45,8 +49,8 @@ struct DeviceActivation: Sendable {
         guard let instance = try await provider.store.consumeDeviceInstance(id: instanceID) else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id was already activated or has expired")
         }
-        guard instance.clientID == claims.clientID, instance.expiresAt > now else {
-            throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired or is another client's")
+        guard instance.clientID == claims.clientID, instance.userID == claims.sub, instance.expiresAt > now else {
+            throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired, or is another client's or user's")
         }
         let device = DeviceRecord(
             instanceID: instanceID, clientID: claims.clientID, userID: claims.sub, grantID: grant.id,
@@ -62,9 +66,10 @@ struct DeviceActivation: Sendable {
     }
 
     /// `GET /devices/ca.pem`: the trusted device CA certificates, for TLS terminators and apps.
+    /// Nothing is made here: the first CA is made by the first activation (or `signet ca rotate`).
     func caCertificates(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        _ = try await authorities.issuing()
         let pems = try await authorities.trusted().map(\.certificatePEM).joined(separator: "\n")
+        guard !pems.isEmpty else { throw HTTPError(.notFound, message: "no device CA yet") }
         return Response(
             status: .ok, headers: [.contentType: "application/pem-certificate-chain", .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(string: pems)))

@@ -4,18 +4,23 @@ import SignetCore
 
 /// Loads the device CAs from the store and makes the first one when there is none.
 ///
-/// The newest CA issues; every CA whose certificate has not expired is trusted and published
-/// (`/devices/ca.pem`), so a rotation never strands certificates issued before it. Two
+/// The newest CA issues; an older one stays trusted and published (`/devices/ca.pem`) until
+/// the certificates it issued have expired, so a rotation strands no device and a rotated-out
+/// (perhaps leaked) CA is dropped after at most one certificate lifetime. Two
 /// instances starting on an empty store may each make one; both are kept and trusted.
 public struct DeviceAuthorities: Sendable {
     let store: any DeviceStore
     let clock: SignetClock
     let random: SecureRandom
 
-    public init(store: any DeviceStore, clock: SignetClock = .system, random: SecureRandom = SecureRandom()) {
+    /// The longest validity of a device certificate: how long a CA is trusted after it stops issuing.
+    let certificateValidity: TimeInterval
+
+    public init(store: any DeviceStore, clock: SignetClock = .system, random: SecureRandom = SecureRandom(), certificateValidity: TimeInterval = 90 * 24 * 3600) {
         self.store = store
         self.clock = clock
         self.random = random
+        self.certificateValidity = certificateValidity
     }
     /// How long a new CA certificate is valid (longer than any device certificate it issues).
     static let caValidity: TimeInterval = 5 * 365 * 24 * 3600
@@ -39,11 +44,17 @@ public struct DeviceAuthorities: Sendable {
         return made
     }
 
-    /// Every CA whose certificate is still valid, newest first.
+    /// The CAs trusted now, newest (issuing) first: the newest, and each older one until the
+    /// certificates it issued have expired — its successor's creation plus the longest
+    /// certificate validity — and never past its own certificate.
     public func trusted() async throws -> [DeviceCertificateAuthority] {
         let now = clock.now()
-        return try await store.deviceCAs().filter { $0.notAfter > now }.map {
-            try DeviceCertificateAuthority(privateKeyPEM: $0.privateKeyPEM, certificatePEM: $0.certificatePEM, random: random)
+        let records = try await store.deviceCAs()
+        return try records.enumerated().filter { index, record in
+            guard record.notAfter > now else { return false }
+            return index == 0 || records[index - 1].createdAt.addingTimeInterval(certificateValidity) > now
+        }.map { _, record in
+            try DeviceCertificateAuthority(privateKeyPEM: record.privateKeyPEM, certificatePEM: record.certificatePEM, random: random)
         }
     }
 }

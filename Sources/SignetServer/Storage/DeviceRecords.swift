@@ -14,6 +14,8 @@ public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
     public var createdAt: Date
     /// When it is forgotten unless activated.
     public var expiresAt: Date
+    /// The user whose login first bound it; nobody else's login may.
+    public var userID: String?
 
     public init(id: String, clientID: String, createdAt: Date, expiresAt: Date) {
         self.id = id
@@ -27,6 +29,7 @@ public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
         case clientID = "client_id"
         case createdAt = "created_at"
         case expiresAt = "expires_at"
+        case userID = "user_id"
     }
 }
 

@@ -155,6 +155,12 @@ public actor MemoryStore: SignetStore {
     public func insertDeviceInstance(_ instance: DeviceInstanceRecord) { deviceInstances[instance.id] = instance }
     public func deviceInstance(id: String) -> DeviceInstanceRecord? { deviceInstances[id] }
     public func consumeDeviceInstance(id: String) -> DeviceInstanceRecord? { deviceInstances.removeValue(forKey: id) }
+    public func claimDeviceInstance(id: String, userID: String, now: Date) -> Bool {
+        guard var instance = deviceInstances[id], instance.expiresAt > now, instance.userID == nil || instance.userID == userID else { return false }
+        instance.userID = userID
+        deviceInstances[id] = instance
+        return true
+    }
     public func insertDevice(_ device: DeviceRecord) throws {
         guard devices[device.instanceID] == nil else { throw SignetError(.conflict, "the device exists") }
         devices[device.instanceID] = device

@@ -128,6 +128,9 @@ public protocol DeviceStore: Sendable {
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws
     /// The instance with this id, expired or not (the caller compares `expiresAt`).
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord?
+    /// Binds the live instance to `userID` unless another user's login bound it first; `false` then
+    /// (or when it is unknown or expired). Atomic: of concurrent logins of two users one wins.
+    func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool
     /// Removes and returns the instance; exactly one concurrent caller gets it (activation is single use).
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord?
     func insertDevice(_ device: DeviceRecord) async throws

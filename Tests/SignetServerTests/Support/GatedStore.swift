@@ -257,6 +257,7 @@ struct GatedStore: SignetStore {
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws { try await base.insertDeviceInstance(instance) }
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
+    func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool { try await base.claimDeviceInstance(id: id, userID: userID, now: now) }
     func insertDevice(_ device: DeviceRecord) async throws { try await base.insertDevice(device) }
     func device(instanceID: String) async throws -> DeviceRecord? { try await base.device(instanceID: instanceID) }
     func devices(userID: String) async throws -> [DeviceRecord] { try await base.devices(userID: userID) }
