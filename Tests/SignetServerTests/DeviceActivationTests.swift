@@ -75,6 +75,11 @@ struct DeviceActivationTests {
             #expect(device.clientID == "wallet")
             #expect(device.certificateThumbprint == (try DeviceCertificateAuthority.x5tS256(of: certificate)))
             #expect((answer.json["device"] as? [String: Any])?["status"] as? String == "activated")
+            // The user is told, so an activation by someone else does not go unnoticed.
+            let notices = await provider.outbox.messages.filter { $0.purpose == "device_activated" }
+            #expect(notices.count == 1)
+            #expect(notices.first?.to == "+4511111111")
+            #expect(notices.first?.body.contains("Wallet") == true)
             // The instance id is spent: the same token cannot activate another key.
             let again = try await activate(provider, token: token, body: try Self.csr())
             #expect(again.oauthError == "invalid_grant")

@@ -15,7 +15,7 @@ struct DeviceInstanceTests {
         wallet.apiScopes = ["device"]
         _ = try await provider.admin.addClient(wallet)
         _ = try await provider.admin.addClient(.init(id: "plain", name: "Plain", authMethod: .none, redirectURIs: [Self.redirect]))
-        _ = try await provider.admin.addUser(username: "alice", password: Fixture.password)
+        _ = try await provider.admin.addUser(username: "alice", password: Fixture.password, phoneNumber: "+4511111111")
     }
 
     func newInstance(_ provider: TestProvider, client: String = "wallet") async throws -> String {

@@ -57,12 +57,33 @@ struct DeviceActivation: Sendable {
             certificateSerial: certificate.serialNumber.bytes.hexEncodedString(), certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
             certificateNotAfter: certificate.notValidAfter, createdAt: now)
         try await provider.store.insertDevice(device)
-        provider.logger.info("device activated", metadata: ["event": "device.activated", "client_id": .string(device.clientID)])
+        provider.logger.info(
+            "device activated",
+            metadata: [
+                "event": "device.activated", "client_id": .string(device.clientID), "sub": .string(device.userID), "instance_id": .string(instanceID),
+                "serial": .string(device.certificateSerial), "ca": .string(authority.fingerprint),
+            ])
+        await notify(device)
         return JSONResponse.make(
             ActivationAnswer(
                 certificateChain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM],
                 device: .init(device)),
             status: .created)
+    }
+
+    /// Tells the user a device was activated (issue 8: a stranger's activation should not go
+    /// unnoticed), by the message sender, when the user has a phone number. A failed delivery is
+    /// logged; the activation stands.
+    private func notify(_ device: DeviceRecord) async {
+        guard let user = try? await provider.store.user(id: device.userID), let phone = user.phoneNumber else { return }
+        let clientName = (try? await provider.store.client(id: device.clientID))?.name ?? device.clientID
+        let message = OutgoingMessage(
+            id: provider.random.token(byteCount: 16), to: phone,
+            body: "A new device was activated for \(clientName). If it was not you, contact support.", purpose: "device_activated",
+            createdAt: provider.now())
+        do { try await provider.messages.send(message) } catch {
+            provider.logger.warning("device notice failed", metadata: ["event": "device.notice_failed", "error": .string(String(describing: error))])
+        }
     }
 
     /// `GET /devices/ca.pem`: the trusted device CA certificates, for TLS terminators and apps.
