@@ -18,9 +18,7 @@ public enum JWKSignature {
 
     /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:)-(_,[String:Any],_)``).
     public static func verifies(_ token: String, jwk: inout JWK, alg: String) async -> Bool {
-        guard let object = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(jwk))) as? [String: Any],
-            JOSEHeader.algorithms(keyType: object["kty"] as? String, curve: object["crv"] as? String).contains(alg)
-        else { return false }
+        guard JOSEHeader.algorithms(keyType: jwk.keyType.rawValue, curve: jwk.curve?.rawValue).contains(alg) else { return false }
         if let declared = jwk.algorithm, declared.rawValue != alg { return false }
         jwk.algorithm = JWK.Algorithm(rawValue: alg)
         if jwk.keyIdentifier == nil { jwk.keyIdentifier = JWKIdentifier(string: "key") }

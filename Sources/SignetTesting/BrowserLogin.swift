@@ -85,15 +85,25 @@ extension TestProvider {
 
 extension TestProvider {
     /// Follows an authorization URL as a person with a browser would and returns where the
-    /// provider finally redirects: opens it, signs in on the hosted page when one is shown, and
-    /// returns the `Location` of the redirect to the client (with `code`, or with `error`).
+    /// provider finally redirects (see ``LoginForm/redirect(for:browser:username:password:)``).
     ///
     /// For SDK tests: a scripted user agent hands this redirect back to the app.
     public func browserRedirect(for url: URL, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> URL {
+        try await LoginForm.redirect(for: url, browser: browser, username: username, password: password)
+    }
+}
+
+extension LoginForm {
+    /// Opens an authorization URL, signs in on the hosted page when one is shown (the form posts
+    /// to `login` beside the authorization endpoint), and returns the `Location` of the redirect
+    /// to the client (with `code`, or with `error`). Used by tests, the demo and the benchmark.
+    public static func redirect(for url: URL, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> URL {
         var response = try await browser.get(url.absoluteString)
-        if response.status == 200, let fields = LoginForm.fields(in: response.body) {
+        if response.status == 200, let fields = fields(in: response.body), var login = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            login.path = String(login.path.dropLast("authorize".count)) + "login"
+            login.query = nil
             response = try await browser.post(
-                self.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+                login.string ?? "", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
         }
         guard [302, 303].contains(response.status), let location = response.header("Location"), let redirect = URL(string: location) else {
             throw SignetError(.malformedMessage, "the provider did not redirect: \(response.status) \(response.body.prefix(300))")

@@ -53,7 +53,7 @@ struct Bench: AsyncParsableCommand {
         let backend = RelyingParty(
             configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()
-        let flow = FlowRunner(seed: seed, issuer: issuer, backend: backend)
+        let flow = FlowRunner(seed: seed, backend: backend)
 
         print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
         print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
@@ -85,7 +85,7 @@ struct Bench: AsyncParsableCommand {
                 issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
                 dpopKey: P256.Signing.PrivateKey()))
         _ = try await dpopBackend.discover()
-        let dpopFlow = FlowRunner(seed: seed, issuer: issuer, backend: dpopBackend)
+        let dpopFlow = FlowRunner(seed: seed, backend: dpopBackend)
         for level in concurrency {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
@@ -165,17 +165,11 @@ struct Measurement {
 /// One full login: authorize, hosted page, password, code, tokens, ID-token validation.
 struct FlowRunner: Sendable {
     let seed: DemoSeed
-    let issuer: String
     let backend: RelyingParty
 
     func fullFlow(as user: BenchUser) async throws -> CompletedAuthorization {
         let request = try await backend.makeAuthorizationRequest(redirectURI: seed.backendRedirectURIs[0], scope: "openid profile")
-        let browser = TestBrowser()
-        let page = try await browser.get(request.url.absoluteString)
-        guard let fields = LoginForm.fields(in: page.body) else { throw SignetError(.malformedMessage, "no login form (HTTP \(page.status))") }
-        let login = try await browser.post(
-            issuer + "/login", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", user.username), ("password", user.password)])
-        guard let redirect = login.header("Location").flatMap(URL.init(string:)) else { throw SignetError(.malformedMessage, "login failed (HTTP \(login.status))") }
+        let redirect = try await LoginForm.redirect(for: request.url, username: user.username, password: user.password)
         return try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
     }
 }

@@ -40,7 +40,7 @@ struct Demo: AsyncParsableCommand {
                 try await NativeDemoScript(seed: seed, issuer: issuer ?? seed.issuer, dataDirectory: folder, narrator: narrator).run()
             } else if fapi {
                 let user = (seed.username, seed.password)
-                let userAgent = ScriptedUserAgent { url, _ in try await Self.browserSignIn(url, user.0, user.1) }
+                let userAgent = ScriptedUserAgent { url, _ in try await LoginForm.redirect(for: url, username: user.0, password: user.1) }
                 try await FAPIDemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator, userAgent: userAgent).run()
             } else {
                 try await DemoScript(seed: seed, issuer: issuer ?? seed.issuer, narrator: narrator).run()
@@ -50,27 +50,6 @@ struct Demo: AsyncParsableCommand {
             narrator.fail("\(error)")
             throw ExitCode.failure
         }
-    }
-}
-
-extension Demo {
-    /// The app's browser: opens the URL, fills the hosted login page, returns where it redirects.
-    static let browserSignIn: @Sendable (_ url: URL, _ username: String, _ password: String) async throws -> URL = { url, username, password in
-        let browser = TestBrowser()
-        let page = try await browser.get(url.absoluteString)
-        guard page.status == 200, let fields = LoginForm.fields(in: page.body), let origin = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw SignetError(.malformedMessage, "the authorization endpoint did not show the login page (HTTP \(page.status))")
-        }
-        var login = origin
-        // The login form posts next to the authorization endpoint (the issuer may have a path).
-        login.path = String(login.path.dropLast("authorize".count)) + "login"
-        login.query = nil
-        let answer = try await browser.post(
-            login.string ?? "", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
-        guard let location = answer.header("Location").flatMap(URL.init(string:)) else {
-            throw SignetError(.malformedMessage, "the login did not redirect (HTTP \(answer.status))")
-        }
-        return location
     }
 }
 

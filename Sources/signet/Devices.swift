@@ -12,11 +12,11 @@ struct DeviceCA: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let authorities = try await store.withStore { try await DeviceAuthorities(store: $0).trusted() }
+            let authorities = try await store.withStore { try await DeviceAuthorities(store: $0).trustedRecords() }
             if authorities.isEmpty { print("No device CA yet: one is made at the first activation (or with `signet ca rotate`).") }
             let formatter = ISO8601DateFormatter()
             for (index, authority) in authorities.enumerated() {
-                print("\(authority.fingerprint)\t\(index == 0 ? "issuing" : "trusted")\tvalid until \(formatter.string(from: authority.certificate.notValidAfter))")
+                print("\(authority.id)\t\(index == 0 ? "issuing" : "trusted")\tvalid until \(formatter.string(from: authority.notAfter))")
             }
         }
     }

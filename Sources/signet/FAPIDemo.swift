@@ -43,7 +43,7 @@ struct FAPIDemoScript {
         narrator.step("App opened it in the browser (SignetClient's ExternalUserAgent); the user signed in; the browser came back", redirect.absoluteString.prefix(100) + "…")
 
         let completed = try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
-        let claims = try Self.accessTokenClaims(completed.tokens.accessToken)
+        guard let claims = AccessTokenClaims.unverified(completed.tokens.accessToken) else { throw SignetError(.malformedMessage, "the access token is not a JWT") }
         let publicJWK = PublicJWK(p256: dpopKey.publicKey, kid: "")
         let jkt = JWKThumbprint.sha256(of: ["kty": "EC", "crv": "P-256", "x": publicJWK.x ?? "", "y": publicJWK.y ?? ""])
         guard completed.tokens.tokenType == "DPoP", let bound = claims.cnf?.jkt, bound == jkt else {
@@ -81,13 +81,5 @@ struct FAPIDemoScript {
         } catch let error as SignetError where error.code == .oauth {
             narrator.step("Revoked the refresh token (RFC 7009); it no longer works", error.oauthError.map { "\($0.error.rawValue)" } ?? error.reason)
         }
-    }
-
-    /// The claims of a JWT access token the backend just received over TLS (read, not verified).
-    static func accessTokenClaims(_ token: String) throws -> AccessTokenClaims {
-        guard let payload = token.split(separator: ".").dropFirst().first.flatMap({ Data(base64URLEncoded: String($0)) }),
-            let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload)
-        else { throw SignetError(.malformedMessage, "the access token is not a JWT") }
-        return claims
     }
 }

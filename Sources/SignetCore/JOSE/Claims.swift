@@ -197,6 +197,15 @@ extension IDTokenClaims {
     }
 }
 
+extension AccessTokenClaims {
+    /// The claims of a JWT access token read *without* checking its signature: only for a token
+    /// received directly from the token endpoint over TLS, to show or compare what it says.
+    public static func unverified(_ token: String) -> AccessTokenClaims? {
+        guard case .success(let jwt) = CompactJWT.parse(token) else { return nil }
+        return try? JSONDecoder().decode(AccessTokenClaims.self, from: jwt.claims)
+    }
+}
+
 /// cnf — RFC 7800 §3.1: the key a token is bound to.
 public struct Confirmation: Codable, Sendable, Equatable {
     /// jkt — RFC 9449 §6.1: the SHA-256 JWK thumbprint (RFC 7638) of the DPoP key.

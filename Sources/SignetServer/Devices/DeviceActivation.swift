@@ -56,7 +56,13 @@ struct DeviceActivation: Sendable {
             instanceID: instanceID, clientID: claims.clientID, userID: claims.sub, grantID: grant.id,
             certificateSerial: certificate.serialNumber.bytes.hexEncodedString(), certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
             certificateNotAfter: certificate.notValidAfter, createdAt: now)
-        try await provider.store.insertDevice(device)
+        do {
+            try await provider.store.insertDevice(device)
+        } catch {
+            // Nothing was activated: give the instance id back, so the app can try again.
+            try? await provider.store.insertDeviceInstance(instance)
+            throw error
+        }
         provider.logger.info(
             "device activated",
             metadata: [
@@ -89,7 +95,7 @@ struct DeviceActivation: Sendable {
     /// `GET /devices/ca.pem`: the trusted device CA certificates, for TLS terminators and apps.
     /// Nothing is made here: the first CA is made by the first activation (or `signet ca rotate`).
     func caCertificates(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let pems = try await authorities.trusted().map(\.certificatePEM).joined(separator: "\n")
+        let pems = try await authorities.trustedRecords().map(\.certificatePEM).joined(separator: "\n")
         guard !pems.isEmpty else { throw HTTPError(.notFound, message: "no device CA yet") }
         return Response(
             status: .ok, headers: [.contentType: "application/pem-certificate-chain", .cacheControl: "public, max-age=300"],

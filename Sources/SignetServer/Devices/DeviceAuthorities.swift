@@ -27,9 +27,9 @@ public struct DeviceAuthorities: Sendable {
 
     /// The CA that issues now, made and stored first when there is none.
     public func issuing() async throws -> DeviceCertificateAuthority {
-        if let newest = try await trusted().first { return newest }
+        if let newest = try await trustedRecords().first { return try load(newest) }
         let made = try await rotate()
-        return try await trusted().first ?? made
+        return try await trustedRecords().first.map(load) ?? made
     }
 
     /// Makes a new CA that issues from now on; the older ones stay trusted (and published) until
@@ -48,13 +48,20 @@ public struct DeviceAuthorities: Sendable {
     /// certificates it issued have expired — its successor's creation plus the longest
     /// certificate validity — and never past its own certificate.
     public func trusted() async throws -> [DeviceCertificateAuthority] {
+        try await trustedRecords().map(load)
+    }
+
+    /// The trusted CAs as stored, newest first: what publishing needs, without loading any key.
+    public func trustedRecords() async throws -> [DeviceCARecord] {
         let now = clock.now()
         let records = try await store.deviceCAs()
-        return try records.enumerated().filter { index, record in
+        return records.enumerated().filter { index, record in
             guard record.notAfter > now else { return false }
             return index == 0 || records[index - 1].createdAt.addingTimeInterval(certificateValidity) > now
-        }.map { _, record in
-            try DeviceCertificateAuthority(privateKeyPEM: record.privateKeyPEM, certificatePEM: record.certificatePEM, random: random)
-        }
+        }.map(\.element)
+    }
+
+    private func load(_ record: DeviceCARecord) throws -> DeviceCertificateAuthority {
+        try DeviceCertificateAuthority(privateKeyPEM: record.privateKeyPEM, certificatePEM: record.certificatePEM, random: random)
     }
 }
