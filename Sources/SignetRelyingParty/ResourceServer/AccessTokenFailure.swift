@@ -83,6 +83,18 @@ public struct AccessTokenFailure: Error, Sendable, Hashable, CustomStringConvert
     public let concernsDPoP: Bool
 
     /// A failure for `reason` with the wire code ``defaultCode(for:)``.
+    /// The failure for an `Authorization` header that cannot be used (``SignetCore/AuthorizationCredentials``).
+    init(_ problem: AuthorizationCredentials.Problem) {
+        let reason: Reason
+        switch problem {
+        case .repeated: reason = .repeatedAuthorization
+        case .unsupportedScheme: reason = .unsupportedScheme
+        case .missingToken, .notToken68: reason = .malformedAuthorization
+        case .tooLarge: reason = .malformedToken
+        }
+        self.init(reason, problem.description)
+    }
+
     public init(_ reason: Reason, _ description: String, requiredScopes: [String] = [], concernsDPoP: Bool = false) {
         self.reason = reason
         self.error = OAuthError(Self.defaultCode(for: reason), description)

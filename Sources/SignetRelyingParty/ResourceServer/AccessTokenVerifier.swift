@@ -105,12 +105,12 @@ public struct AccessTokenVerifier: Sendable {
         guard !request.hasAccessTokenParameter else {
             return .invalid(.init(.tokenInParameter, "send the access token in the Authorization header only, never in the URI or the body"))
         }
-        let (token, scheme): (String, PresentedCredentials.Scheme)
-        switch PresentedCredentials.read(request.authorization, maximumSize: configuration.maximumTokenSize) {
+        let (token, scheme): (String, AuthorizationCredentials.Scheme)
+        switch AuthorizationCredentials.read(request.authorization, maximumSize: configuration.maximumTokenSize) {
         case .none:
             return .invalid(.init(.missingToken, "an access token is required (Authorization: DPoP)"))
-        case .refused(let failure):
-            return .invalid(failure)
+        case .refused(let problem):
+            return .invalid(AccessTokenFailure(problem))
         case .token(let presented, let presentedScheme):
             (token, scheme) = (presented, presentedScheme)
         }
@@ -195,7 +195,7 @@ public struct AccessTokenVerifier: Sendable {
     /// Why the sender constraint fails, or `nil` when it holds — RFC 9449 §7.1, FAPI 2.0 Security Profile §5.3.4.
     ///
     /// The proof's `jti` is recorded last, so only a request that passes everything spends its proof.
-    func bindingFailure(of token: String, jkt: String?, scheme: PresentedCredentials.Scheme, request: ProtectedResourceRequest) async throws -> AccessTokenFailure? {
+    func bindingFailure(of token: String, jkt: String?, scheme: AuthorizationCredentials.Scheme, request: ProtectedResourceRequest) async throws -> AccessTokenFailure? {
         func refuse(_ reason: AccessTokenFailure.Reason, _ description: String) -> AccessTokenFailure {
             AccessTokenFailure(reason, description, concernsDPoP: true)
         }

@@ -16,15 +16,11 @@ struct OwnResourceAccess: Sendable {
     func verify(_ request: Request, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedAccessToken {
         var token: String?
         var usedDPoPScheme = false
-        if let header = request.headers[.authorization] {
-            if header.count > 7, header.prefix(7).lowercased() == "bearer " {
-                token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-            } else if header.count > 5, header.prefix(5).lowercased() == "dpop " {
-                token = String(header.dropFirst(5)).trimmingCharacters(in: .whitespaces)
-                usedDPoPScheme = true
-            } else {
-                throw Self.challenge(.invalidRequest, "use the Bearer or DPoP scheme", status: .badRequest)
-            }
+        switch AuthorizationCredentials.read(request.headers[values: .authorization]) {
+        case .none: break
+        case .token(let presented, let scheme): (token, usedDPoPScheme) = (presented, scheme == .dpop)
+        case .refused(.tooLarge): throw Self.challenge(.invalidToken, AuthorizationCredentials.Problem.tooLarge.description, status: .unauthorized)
+        case .refused(let problem): throw Self.challenge(.invalidRequest, problem.description, status: .badRequest)
         }
         if formBody, request.method == .post, request.headers[.contentType] != nil {
             // RFC 6750 §2.2: the token may come in a form body instead.
