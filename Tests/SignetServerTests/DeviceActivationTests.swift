@@ -156,4 +156,21 @@ struct DeviceActivationTests {
             #expect(try await authorities.trusted().map(\.certificatePEM) == [rotated.certificatePEM])
         }
     }
+
+    @Test("when storing the device fails, the activation answers an error and the instance id is given back, so the app can try again")
+    func failedInsertKeepsInstance() async throws {
+        let store = GatedStore()
+        try await withTestProvider(store: store) { provider in
+            try await instances.seed(provider)
+            let instance = try await instances.newInstance(provider)
+            let token = try await deviceToken(provider, instance: instance)
+            store.failDeviceInserts.set(true)
+            let failed = try await activate(provider, token: token, body: try Self.csr())
+            #expect(failed.status == 500)
+            #expect(try await provider.store.deviceInstance(id: instance) != nil)
+            #expect(try await provider.store.device(instanceID: instance) == nil)
+            store.failDeviceInserts.set(false)
+            #expect(try await activate(provider, token: token, body: try Self.csr()).status == 201)
+        }
+    }
 }

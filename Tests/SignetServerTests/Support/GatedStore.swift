@@ -1,5 +1,6 @@
 // A store that can hold one login write, so a test can interleave requests deterministically.
 import Foundation
+import SignetCore
 import SignetServer
 import Synchronization
 
@@ -60,10 +61,19 @@ final class LoginWriteGate: Sendable {
     }
 }
 
-/// A ``MemoryStore`` whose login writes pass through a ``LoginWriteGate``.
+/// An on/off switch tests flip while requests run.
+final class TestSwitch: Sendable {
+    private let state = Mutex(false)
+    var isOn: Bool { state.withLock { $0 } }
+    func set(_ on: Bool) { state.withLock { $0 = on } }
+}
+
+/// A ``MemoryStore`` whose login writes pass through a ``LoginWriteGate``, and whose device
+/// inserts can be made to fail (a database that goes away mid-activation).
 struct GatedStore: SignetStore {
     let base: any SignetStore = MemoryStore()
     let loginWrites = LoginWriteGate()
+    let failDeviceInserts = TestSwitch()
 
     func client(id: String) async throws -> ClientRecord? {
         return try await base.client(id: id)
@@ -258,7 +268,10 @@ struct GatedStore: SignetStore {
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
     func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool { try await base.claimDeviceInstance(id: id, userID: userID, now: now) }
-    func insertDevice(_ device: DeviceRecord) async throws { try await base.insertDevice(device) }
+    func insertDevice(_ device: DeviceRecord) async throws {
+        if failDeviceInserts.isOn { throw SignetError(.storageFailure, "scripted failure") }
+        try await base.insertDevice(device)
+    }
     func device(instanceID: String) async throws -> DeviceRecord? { try await base.device(instanceID: instanceID) }
     func devices(userID: String) async throws -> [DeviceRecord] { try await base.devices(userID: userID) }
     func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }
