@@ -1,13 +1,23 @@
 // Safe to deploy: demo data only in development, plain HTTP only behind trusted proxies.
 import Foundation
 import SignetTesting
+import Synchronization
 import Testing
+
+/// What a process printed so far, appended as it arrives.
+final class PrintedOutput: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}
 
 /// A `signet serve` process, stopped by ``stop()``; its banner is what it printed.
 final class ServeProcess {
     let process = Process()
     let output = Pipe()
     let port: Int
+    /// What the process printed so far, read as it comes.
+    private let printed = PrintedOutput()
 
     init(data: String, extra: [String] = []) throws {
         port = try FreePort.find()
@@ -15,13 +25,24 @@ final class ServeProcess {
         process.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let printed = self.printed
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            printed.append(chunk)
+        }
         try process.run()
     }
 
-    /// Waits until discovery answers on 127.0.0.1 (the server may listen on every address).
+    /// Waits until discovery answers on 127.0.0.1 (the server may listen on every address) and
+    /// the banner, written once the port is bound, has arrived: a request can be served a moment
+    /// before the banner is written, and a server stopped in that moment would have printed nothing.
     func waitUntilReady() async throws -> Bool {
         for _ in 0..<150 {
-            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { return true }
+            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200,
+                printed.text.contains("is listening on")
+            {
+                return true
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         return false
@@ -31,7 +52,10 @@ final class ServeProcess {
     func stop() -> String {
         process.terminate()
         process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        output.fileHandleForReading.readabilityHandler = nil
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        printed.append(rest)
+        return printed.text
     }
 }
 
