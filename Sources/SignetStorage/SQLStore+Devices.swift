@@ -33,21 +33,83 @@ extension SQLStore: DeviceStore {
     public func insertDevice(_ device: DeviceRecord) async throws {
         let inserted = try await database.raw(
             """
-            INSERT INTO signet_devices (instance_id, user_id, thumbprint, data)
-            VALUES (\(bind: device.instanceID), \(bind: device.userID), \(bind: device.certificateThumbprint), \(bind: try Self.json(device)))
+            INSERT INTO signet_devices (instance_id, user_id, thumbprint, serial, data)
+            VALUES (\(bind: device.instanceID), \(bind: device.userID), \(bind: device.certificateThumbprint), \(bind: device.certificateSerial), \(bind: try Self.json(device)))
             ON CONFLICT DO NOTHING RETURNING instance_id
             """
         ).first()
         guard inserted != nil else { throw SignetError(.conflict, "the device exists") }
     }
 
+    /// The columns a device is read from: its record and the state kept apart from it.
+    private static let deviceColumns: SQLQueryString = "data, revoked_at, revocation_reason, replaced_by, last_used_at"
+
+    private static func device(from row: (any SQLRow)?) throws -> DeviceRecord? {
+        guard let row, var device = try record(DeviceRecord.self, from: row) else { return nil }
+        device.revokedAt = try row.decode(column: "revoked_at", as: Int64?.self).map(date)
+        device.revocationReason = try row.decode(column: "revocation_reason", as: String?.self).flatMap(DeviceRevocationReason.init(rawValue:))
+        device.replacedBy = try row.decode(column: "replaced_by", as: String?.self)
+        device.lastUsedAt = try row.decode(column: "last_used_at", as: Int64?.self).map(date)
+        return device
+    }
+
     public func device(instanceID: String) async throws -> DeviceRecord? {
-        try Self.record(DeviceRecord.self, from: try await database.raw("SELECT data FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
+        try Self.device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
+    }
+
+    public func device(serial: String) async throws -> DeviceRecord? {
+        try Self.device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE serial = \(bind: serial)").first())
     }
 
     public func devices(userID: String) async throws -> [DeviceRecord] {
-        try await database.raw("SELECT data FROM signet_devices WHERE user_id = \(bind: userID)").all()
-            .compactMap { try Self.record(DeviceRecord.self, from: $0) }.sorted { $0.createdAt < $1.createdAt }
+        try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE user_id = \(bind: userID)").all()
+            .compactMap { try Self.device(from: $0) }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    public func touchDevice(instanceID: String, at date: Date) async throws {
+        let now = Self.millis(date)
+        try await database.raw(
+            "UPDATE signet_devices SET last_used_at = \(bind: now) WHERE instance_id = \(bind: instanceID) AND (last_used_at IS NULL OR last_used_at <= \(bind: now - 60_000))"
+        ).run()
+    }
+
+    public func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord? {
+        guard var device = try await device(instanceID: instanceID), device.revokedAt == nil else { return nil }
+        device.name = name
+        // Only the name changes in `data`; the revocation columns decide, so a lock in between stands.
+        return try Self.device(
+            from: try await database.raw(
+                """
+                UPDATE signet_devices SET data = \(bind: try Self.json(device)) WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL
+                RETURNING \(Self.deviceColumns)
+                """
+            ).first())
+    }
+
+    public func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) async throws -> DeviceRecord? {
+        let now = Self.millis(date)
+        // One statement decides between concurrent revocations: the first one's reason stands.
+        guard
+            let revoked = try Self.device(
+                from: try await database.raw(
+                    """
+                    UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
+                    WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
+                    """
+                ).first())
+        else { return nil }
+        // A grant bound after this point is refused anyway: refreshes check the device.
+        try await database.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE device_id = \(bind: instanceID)").run()
+        try await database.raw(
+            "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE device_id = \(bind: instanceID))"
+        ).run()
+        return revoked
+    }
+
+    public func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool {
+        try await database.raw(
+            "UPDATE signet_grants SET device_id = \(bind: instanceID) WHERE id = \(bind: id) AND (device_id IS NULL OR device_id = \(bind: instanceID)) RETURNING id"
+        ).first() != nil
     }
 
     public func insertDeviceCA(_ authority: DeviceCARecord) async throws {
@@ -62,5 +124,21 @@ extension SQLStore: DeviceStore {
 
     public func deviceInstance(id: String) async throws -> DeviceInstanceRecord? {
         try Self.record(DeviceInstanceRecord.self, from: try await database.raw("SELECT data FROM signet_device_instances WHERE id = \(bind: id)").first())
+    }
+}
+
+extension SQLStore: AuditStore {
+    public func appendAuditEvent(_ event: AuditEventRecord) async throws {
+        try await database.raw(
+            """
+            INSERT INTO signet_audit_events (id, at, user_id, kind, data)
+            VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.kind), \(bind: try Self.json(event)))
+            """
+        ).run()
+    }
+
+    public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {
+        try await database.raw("SELECT data FROM signet_audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, id LIMIT \(bind: limit)").all()
+            .compactMap { try Self.record(AuditEventRecord.self, from: $0) }
     }
 }

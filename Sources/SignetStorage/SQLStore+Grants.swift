@@ -27,15 +27,16 @@ extension SQLStore: GrantStore {
 
     public func insertGrant(_ grant: GrantRecord) async throws {
         try await database.raw(
-            "INSERT INTO signet_grants (id, user_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
+            "INSERT INTO signet_grants (id, user_id, device_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: grant.deviceID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
         ).run()
     }
 
     public func grant(id: String) async throws -> GrantRecord? {
-        guard let row = try await database.raw("SELECT data, revoked_at FROM signet_grants WHERE id = \(bind: id)").first(),
+        guard let row = try await database.raw("SELECT data, revoked_at, device_id FROM signet_grants WHERE id = \(bind: id)").first(),
             var grant = try Self.record(GrantRecord.self, from: row)
         else { return nil }
         grant.revokedAt = try row.decode(column: "revoked_at", as: Int64?.self).map(Self.date)
+        grant.deviceID = try row.decode(column: "device_id", as: String?.self)
         return grant
     }
 

@@ -76,6 +76,23 @@ enum SchemaMigrations {
             // The device CAs (key and certificate, like the signing keys).
             "CREATE TABLE signet_device_cas (id TEXT PRIMARY KEY, created_at BIGINT NOT NULL, data TEXT NOT NULL)",
         ],
+        [
+            // A device's changing state apart from its record, so a rename cannot undo a revocation.
+            "ALTER TABLE signet_devices ADD COLUMN serial TEXT",
+            "ALTER TABLE signet_devices ADD COLUMN revoked_at BIGINT",
+            "ALTER TABLE signet_devices ADD COLUMN revocation_reason TEXT",
+            "ALTER TABLE signet_devices ADD COLUMN replaced_by TEXT",
+            "ALTER TABLE signet_devices ADD COLUMN last_used_at BIGINT",
+            .sqlite("UPDATE signet_devices SET serial = json_extract(data, '$.certificateSerial')"),
+            .postgres("UPDATE signet_devices SET serial = (data::json)->>'certificateSerial'"),
+            "CREATE UNIQUE INDEX signet_devices_serial ON signet_devices (serial)",
+            // Grants tied to a device, revoked with it.
+            "ALTER TABLE signet_grants ADD COLUMN device_id TEXT",
+            "CREATE INDEX signet_grants_device ON signet_grants (device_id)",
+            // The audit trail (device events now; the operations issue adds the rest).
+            "CREATE TABLE signet_audit_events (id TEXT PRIMARY KEY, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)",
+            "CREATE INDEX signet_audit_events_user ON signet_audit_events (user_id, at)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

@@ -76,7 +76,7 @@ struct DeviceActivationTests {
             #expect(device.certificateThumbprint == (try DeviceCertificateAuthority.x5tS256(of: certificate)))
             #expect((answer.json["device"] as? [String: Any])?["status"] as? String == "activated")
             // The user is told, so an activation by someone else does not go unnoticed.
-            let notices = await provider.outbox.messages.filter { $0.purpose == "device_activated" }
+            let notices = await provider.outbox.messages.filter { $0.purpose == "device.activated" }
             #expect(notices.count == 1)
             #expect(notices.first?.to == "+4511111111")
             #expect(notices.first?.body.contains("Wallet") == true)

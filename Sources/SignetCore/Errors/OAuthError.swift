@@ -118,5 +118,15 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let invalidRequestObject: Code = "invalid_request_object"
         public static let unsupportedTokenType: Code = "unsupported_token_type"
         public static let slowDown: Code = "slow_down"
+        /// insufficient_user_authentication — RFC 9470 §3: the login behind the token is too old or too weak; log in again.
+        public static let insufficientUserAuthentication: Code = "insufficient_user_authentication"
+        /// device_certificate_required — Signet (docs/devices.md): the endpoint needs the device's client certificate (mutual TLS).
+        public static let deviceCertificateRequired: Code = "device_certificate_required"
+        /// invalid_device_certificate — Signet: the client certificate is not a valid device certificate of this provider.
+        public static let invalidDeviceCertificate: Code = "invalid_device_certificate"
+        /// device_not_activated — Signet: the certificate names no activated device, or not its current certificate.
+        public static let deviceNotActivated: Code = "device_not_activated"
+        /// device_revoked — Signet: the device was deactivated, replaced, removed or locked; activate again.
+        public static let deviceRevoked: Code = "device_revoked"
     }
 }

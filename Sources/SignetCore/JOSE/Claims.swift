@@ -96,6 +96,9 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var grantID: String
     /// cnf — RFC 7800 §3.1; with `jkt` (RFC 9449 §6.1) the token is bound to that DPoP key.
     public var cnf: Confirmation?
+    /// attestation — Signet: what vouched for the device key of a certificate-bound token
+    /// (`none` with the development verifier; docs/devices.md).
+    public var attestation: String?
 
     public init(iss: String, sub: String, aud: [String], clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
         self.iss = iss
@@ -113,7 +116,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, jti, scope, acr, amr, cnf
+        case iss, sub, aud, exp, iat, jti, scope, acr, amr, cnf, attestation
         case clientID = "client_id"
         case authTime = "auth_time"
         case grantID = "grant_id"
@@ -138,6 +141,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         amr = try container.decodeIfPresent([String].self, forKey: .amr)
         grantID = try container.decode(String.self, forKey: .grantID)
         cnf = try container.decodeIfPresent(Confirmation.self, forKey: .cnf)
+        attestation = try container.decodeIfPresent(String.self, forKey: .attestation)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -155,6 +159,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         try container.encodeIfPresent(amr, forKey: .amr)
         try container.encode(grantID, forKey: .grantID)
         try container.encodeIfPresent(cnf, forKey: .cnf)
+        try container.encodeIfPresent(attestation, forKey: .attestation)
     }
 }
 
@@ -210,6 +215,16 @@ extension AccessTokenClaims {
 public struct Confirmation: Codable, Sendable, Equatable {
     /// jkt — RFC 9449 §6.1: the SHA-256 JWK thumbprint (RFC 7638) of the DPoP key.
     public var jkt: String?
+    /// x5t#S256 — RFC 8705 §3.1: the SHA-256 thumbprint (base64url) of the client certificate's DER.
+    public var x5tS256: String?
 
-    public init(jkt: String?) { self.jkt = jkt }
+    public init(jkt: String? = nil, x5tS256: String? = nil) {
+        self.jkt = jkt
+        self.x5tS256 = x5tS256
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case jkt
+        case x5tS256 = "x5t#S256"
+    }
 }

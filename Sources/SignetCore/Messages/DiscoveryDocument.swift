@@ -42,6 +42,9 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
     public var pushedAuthorizationRequestEndpoint: String?
     /// require_pushed_authorization_requests — RFC 9126 §5: every client must push its requests.
     public var requirePushedAuthorizationRequests: Bool?
+    /// tls_client_certificate_bound_access_tokens — RFC 8705 §3.3: tokens are bound to the
+    /// client certificate of the token request (Signet: an activated device's).
+    public var tlsClientCertificateBoundAccessTokens: Bool?
     public var requestURIParameterSupported: Bool
 
     public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String, jwksURI: String, revocationEndpoint: String, endSessionEndpoint: String, scopesSupported: [String], responseTypesSupported: [String], responseModesSupported: [String], grantTypesSupported: [String], subjectTypesSupported: [String], idTokenSigningAlgValuesSupported: [String], tokenEndpointAuthMethodsSupported: [String], tokenEndpointAuthSigningAlgValuesSupported: [String], revocationEndpointAuthMethodsSupported: [String], codeChallengeMethodsSupported: [String], claimsSupported: [String], promptValuesSupported: [String], acrValuesSupported: [String], uiLocalesSupported: [String], authorizationResponseIssParameterSupported: Bool, claimsParameterSupported: Bool, requestParameterSupported: Bool, requestURIParameterSupported: Bool) {
@@ -102,5 +105,6 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
         case requestObjectSigningAlgValuesSupported = "request_object_signing_alg_values_supported"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
     }
 }

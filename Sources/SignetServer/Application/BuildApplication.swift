@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOSSL
@@ -22,6 +23,7 @@ import SignetCore
 ///   - random: the randomness source.
 ///   - logger: the logger; nothing secret is ever logged (see docs/logging.md).
 ///   - messageSender: delivers SMS one-time codes (``DevelopmentOutbox``, ``WebhookMessageSender``, ``MemoryOutbox``).
+///   - attestationVerifier: judges the attestation of initial device certificates (``DevelopmentAttestationVerifier`` accepts all, as `none`).
 ///   - boundIssuer: receives the issuer once bound, when `issuerFollowsBoundPort` is set.
 ///   - onServerRunning: called with the bound port once the server listens.
 public func buildApplication(
@@ -31,6 +33,7 @@ public func buildApplication(
     random: SecureRandom = SecureRandom(),
     logger: Logger = Logger(label: "signet"),
     messageSender: any MessageSender,
+    attestationVerifier: any AttestationVerifier = DevelopmentAttestationVerifier(),
     boundIssuer: BoundIssuer = BoundIssuer(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
@@ -46,7 +49,10 @@ public func buildApplication(
     router.add(middleware: RequestLogMiddleware(logger: logger))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)))
-    SignetRoutes(provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch))).register(on: router)
+    SignetRoutes(
+        provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)),
+        attestationVerifier: attestationVerifier
+    ).register(on: router)
 
     var server: HTTPServerBuilder = .http1()
     if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
@@ -60,7 +66,20 @@ public func buildApplication(
             .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
             .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
         ]
-        server = try .tls(.http1(), tlsConfiguration: tls)
+        // Mutual TLS for devices (RFC 8705): every client is asked for a certificate and none is
+        // required, so browsers carry on without one. The CA names sent are the device CAs' (all
+        // named alike), so a browser never offers its user's other certificates. Whatever chain a
+        // client presents is let through here — the handshake has proved it holds the key — and
+        // checked on each request that needs it (DeviceIdentification), against the CAs and the
+        // revocations in the store as they are at that moment.
+        tls.certificateVerification = .optionalVerification
+        let authorities = try await DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
+            .trustedRecords()
+        if !authorities.isEmpty {
+            tls.trustRoots = .certificates(try authorities.map { try NIOSSLCertificate(bytes: Array($0.certificatePEM.utf8), format: .pem) })
+            tls.sendCANameList = true
+        }
+        server = try .tls(.http1(), configuration: TLSChannelConfiguration(tlsConfiguration: tls, customAsyncVerificationCallback: { _ in .certificateVerified }))
     }
     return Application(
         router: router,
@@ -84,6 +103,7 @@ public func buildApplication(
 struct SignetRoutes: Sendable {
     let provider: Provider
     let keySource: any ClientKeySource
+    let attestationVerifier: any AttestationVerifier
 
     func register(on router: Router<SignetRequestContext>) {
         let pages = PageRenderer(issuer: { [provider] in provider.issuer })
@@ -102,17 +122,26 @@ struct SignetRoutes: Sendable {
         let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, requests: requests)
         let authorize = AuthorizeEndpoint(provider: provider, pages: pages, requests: requests, sessions: sessions)
         let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
-        let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop)
-        let userInfo = UserInfoEndpoint(provider: provider, dpop: dpop)
+        let authorities = DeviceAuthorities(
+            store: provider.store, clock: provider.clock, random: provider.random, certificateValidity: provider.configuration.deviceCertificateValidity)
+        let devices = DeviceIdentification(
+            source: ClientCertificateSource(
+                header: provider.configuration.clientCertificateHeader.flatMap { HTTPField.Name($0) },
+                forwarded: ForwardedFor(trustedProxies: provider.configuration.trustedProxies, header: provider.configuration.forwardedHeader)),
+            authorities: authorities, store: provider.store, clock: provider.clock)
+        let access = OwnResourceAccess(provider: provider, dpop: dpop, devices: devices)
+        let lifecycle = DeviceLifecycle(store: provider.store, clock: provider.clock, random: provider.random, logger: provider.logger, messages: provider.messages)
+        let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, devices: devices)
+        let userInfo = UserInfoEndpoint(access: access)
         let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, requests: requests)
         let instances = DeviceInstances(provider: provider)
-        let activation = DeviceActivation(
-            provider: provider, access: OwnResourceAccess(provider: provider, dpop: dpop),
-            authorities: DeviceAuthorities(
-                store: provider.store, clock: provider.clock, random: provider.random, certificateValidity: provider.configuration.deviceCertificateValidity),
-            certificateValidity: provider.configuration.deviceCertificateValidity)
+        let activation = DeviceActivation(provider: provider, access: access, authorities: authorities, devices: devices, lifecycle: lifecycle)
+        let initialCertificates = InitialCertificates(
+            provider: provider, instances: instances, authorities: authorities, devices: devices, verifier: attestationVerifier)
+        let selfService = DeviceSelfService(provider: provider, access: access, devices: devices, lifecycle: lifecycle)
+        let certificateStatus = CertificateStatus(store: provider.store, authorities: authorities, clock: provider.clock)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(
@@ -121,9 +150,17 @@ struct SignetRoutes: Sendable {
                     "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
                     "/par": .init(methods: [.post], requiresForm: true),
                     "/devices/instances": .init(methods: [.post], requiresForm: false),
-                    "/devices/activation": .init(methods: [.post], requiresForm: false, bodyTypes: DeviceActivation.bodyTypes),
+                    "/devices/activation": .init(methods: [.post], requiresForm: false, bodyTypes: EnrolmentBody.mediaTypes),
+                    "/devices/reactivation": .init(methods: [.post], requiresForm: false, bodyTypes: EnrolmentBody.mediaTypes),
+                    "/devices/initial-certificate": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/devices/deactivation": .init(methods: [.post], requiresForm: false),
+                    "/devices/status": .init(methods: [.get], requiresForm: false),
+                    "/devices/certificate-status": .init(methods: [.get], requiresForm: false),
+                    "/devices": .init(methods: [.get], requiresForm: false),
+                    "/devices/ca.pem": .init(methods: [.get], requiresForm: false),
                     "/userinfo": .init(methods: [.get, .post], requiresForm: false),
-                ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger))
+                ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger,
+                prefixedEndpoints: [("/devices/", .init(methods: [.patch, .delete, .post], requiresForm: false))]))
 
         router.get("/.well-known/openid-configuration", use: discovery.configuration)
         router.get("/jwks", use: discovery.jwks)
@@ -142,7 +179,16 @@ struct SignetRoutes: Sendable {
         router.post("/logout", use: logout.handle)
         router.post("/devices/instances", use: instances.create)
         router.post("/devices/activation", use: activation.activate)
-        router.get("/devices/ca.pem", use: activation.caCertificates)
+        router.post("/devices/reactivation", use: activation.reactivate)
+        router.post("/devices/initial-certificate", use: initialCertificates.issue)
+        router.get("/devices/status", use: selfService.status)
+        router.post("/devices/deactivation", use: selfService.deactivate)
+        router.get("/devices", use: selfService.list)
+        router.patch("/devices/:instance_id", use: selfService.rename)
+        router.delete("/devices/:instance_id", use: selfService.remove)
+        router.post("/devices/:instance_id/lock", use: selfService.lock)
+        router.get("/devices/certificate-status", use: certificateStatus.status)
+        router.get("/devices/ca.pem", use: certificateStatus.caCertificates)
         router.post("/login/native/start", use: native.start)
         router.post("/login/native/scenario", use: native.selectScenario)
         router.post("/login/native/username_password", use: native.usernamePassword)

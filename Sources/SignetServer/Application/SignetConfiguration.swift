@@ -63,6 +63,13 @@ public struct SignetConfiguration: Sendable {
     public var requirePushedAuthorizationRequests: Bool = false
     /// How long device client certificates are valid (issue 8): 90 days.
     public var deviceCertificateValidity: TimeInterval = 90 * 24 * 3600
+    /// How long an initial certificate (before the first login, MEPi) is valid. Default 5 minutes.
+    public var initialCertificateValidity: TimeInterval = 300
+    /// How long before its certificate expires a device is told to reactivate. Default 14 days.
+    public var reactivationWindow: TimeInterval = 14 * 24 * 3600
+    /// The header a trusted proxy passes the client certificate in (URL-encoded PEM, as nginx's
+    /// `$ssl_client_escaped_cert`); read only from a peer in ``trustedProxies``. Default none.
+    public var clientCertificateHeader: String?
     /// How old a DPoP proof's `iat` may be (RFC 9449 §11.1). Default 60 s.
     public var dpopProofLifetime: TimeInterval = 60
     /// Whether DPoP proofs must carry a server-provided nonce (RFC 9449 §8). Default false.
@@ -127,6 +134,9 @@ public struct SignetConfiguration: Sendable {
 
 
     /// Checks the settings and says what is wrong, in words an operator can act on.
+    /// Whether client certificates can reach the provider: its own TLS, or a trusted proxy's header.
+    public var acceptsClientCertificates: Bool { tlsCertificatePath != nil || clientCertificateHeader != nil }
+
     public func problems() -> [String] {
         var problems: [String] = []
         if let url = URL(string: issuer), let scheme = url.scheme?.lowercased(), let host = url.host {
@@ -144,6 +154,16 @@ public struct SignetConfiguration: Sendable {
         if tlsCertificatePath == nil, !Self.isLoopback(host), trustedProxies.isEmpty || !issuer.lowercased().hasPrefix("https://") {
             problems.append(
                 "listening on \(host) without TLS: give --tls-certificate and --tls-key, or run behind a TLS-terminating proxy named with --trusted-proxy and an https --issuer")
+        }
+        if let header = clientCertificateHeader {
+            if trustedProxies.isEmpty { problems.append("--client-certificate-header needs --trusted-proxy (the header is read only from trusted proxies)") }
+            if header.isEmpty || !header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+                problems.append("--client-certificate-header must be a header name (letters, digits, '-')")
+            }
+        }
+        if initialCertificateValidity < 60 || initialCertificateValidity > 3600 { problems.append("the initial certificate validity must be 60–3600 s") }
+        if reactivationWindow < 0 || reactivationWindow >= deviceCertificateValidity {
+            problems.append("the reactivation window must be shorter than the device certificate validity")
         }
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }

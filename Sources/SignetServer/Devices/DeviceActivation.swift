@@ -1,30 +1,62 @@
-// POST /devices/activation: an app installation's key gets its client certificate (issue 8, step 3).
+// POST /devices/activation and /devices/reactivation: an app installation's key gets its client certificate.
 import Foundation
 import Hummingbird
 import SignetCore
 import X509
 
+/// Activation (issue 8, step 3) and reactivation.
+///
 /// Activation: with an access token of a login that bound an instance id (scope `device`), the
 /// app posts a PKCS#10 request for a P-256 key it made; Signet checks the request's signature
 /// (proof of possession), spends the instance id (once: of parallel activations exactly one
 /// wins), issues a client certificate from the device CA and records the device.
 ///
-/// The body is the request in PEM (`application/pem-certificate-chain`, `text/plain`) or DER
-/// (`application/pkcs10`); the answer is `201` with the certificate chain (device, CA) in PEM
-/// and the device's record.
+/// Reactivation: the same, over mutual TLS with the current device certificate and with the
+/// token of a fresh login (within ``freshLogin``) of the same user and app bound to a new instance
+/// id; the old device is revoked at once (`replaced`).
+///
+/// The answer is `201 {"certificate_chain": [device, CA], "device": …}`.
 struct DeviceActivation: Sendable {
     let provider: Provider
     let access: OwnResourceAccess
     let authorities: DeviceAuthorities
-    /// How long device certificates are valid.
-    let certificateValidity: TimeInterval
+    let devices: DeviceIdentification
+    let lifecycle: DeviceLifecycle
 
-    /// The media types a certificate signing request may come as (RFC 5967 for DER).
-    static let bodyTypes: Set<String> = ["application/pkcs10", "application/pem-certificate-chain", "application/x-pem-file", "text/plain"]
+    /// How recent the login behind a reactivation must be.
+    static let freshLogin: TimeInterval = 600
 
     func activate(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let verified = try await access.verify(request, path: "/devices/activation", formBody: false)
-        let claims = verified.claims
+        let (claims, grant, instanceID) = try await enrolmentToken(request, context: context, path: "/devices/activation")
+        let enrolled = try await enrol(try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant)
+        try await lifecycle.record("device.activated", device: enrolled.device, by: .user)
+        return answer(enrolled)
+    }
+
+    func reactivate(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let current = try await devices.require(request, context: context)
+        let (claims, grant, instanceID) = try await enrolmentToken(request, context: context, path: "/devices/reactivation")
+        guard claims.sub == current.record.userID, claims.clientID == current.record.clientID else {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "the login is another user's or app's than the device's")
+        }
+        guard instanceID != current.instanceID else {
+            throw OAuthHTTPError.invalidRequest("reactivation needs a new instance id: ask for one and log in with it as the nonce")
+        }
+        guard grant.authTime >= provider.now().addingTimeInterval(-Self.freshLogin) else {
+            throw OwnResourceAccess.stepUpChallenge("reactivation needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
+        }
+        let enrolled = try await enrol(try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant)
+        try await lifecycle.record("device.reactivated", device: enrolled.device, by: .device)
+        try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID)
+        return answer(enrolled)
+    }
+
+    /// The verified token of an activating login: scope `device`, for this provider alone, its
+    /// grant bound to an instance id of the token's client.
+    private func enrolmentToken(
+        _ request: Request, context: SignetRequestContext, path: String
+    ) async throws -> (AccessTokenClaims, GrantRecord, instanceID: String) {
+        let claims = try await access.verify(request, context: context, path: path, formBody: false).claims
         guard claims.scope.split(separator: " ").contains(Substring(DeviceInstances.scope)) else {
             throw OwnResourceAccess.challenge(.insufficientScope, "activation needs a token with the scope device", status: .forbidden)
         }
@@ -35,14 +67,23 @@ struct DeviceActivation: Sendable {
         guard let grant = try await provider.store.grant(id: claims.grantID), let instanceID = grant.instanceID, grant.clientID == claims.clientID else {
             throw OAuthHTTPError.invalidRequest("this token's login bound no instance id (log in with scope device and the instance id as nonce)")
         }
-        let body = try await request.body.collect(upTo: DeviceCertificateAuthority.maximumRequestSize + 1)
-        guard body.readableBytes > 0 else { throw OAuthHTTPError.invalidRequest("the body must be a PKCS#10 certificate signing request") }
+        return (claims, grant, instanceID)
+    }
+
+    private struct Enrolled {
+        let device: DeviceRecord
+        let chain: [String]
+    }
+
+    /// Issues the certificate, spends the instance id and records the device; the grant of the
+    /// activating login is tied to it (its refreshes need the certificate from now on).
+    private func enrol(_ body: EnrolmentBody, instanceID: String, claims: AccessTokenClaims, grant: GrantRecord) async throws -> Enrolled {
         let authority = try await authorities.issuing()
         let now = provider.now()
         // Checked before the instance id is spent, so a bad request does not burn it.
         let certificate: Certificate
         do {
-            certificate = try authority.issue(csr: Array(buffer: body), instanceID: instanceID, validity: certificateValidity, now: now)
+            certificate = try authority.issue(csrDER: body.csrDER, instanceID: instanceID, validity: provider.configuration.deviceCertificateValidity, now: now)
         } catch let error as SignetError {
             throw OAuthHTTPError.invalidRequest("\(error.code.label): \(error.reason)")
         }
@@ -55,7 +96,8 @@ struct DeviceActivation: Sendable {
         let device = DeviceRecord(
             instanceID: instanceID, clientID: claims.clientID, userID: claims.sub, grantID: grant.id,
             certificateSerial: certificate.serialNumber.bytes.hexEncodedString(), certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
-            certificateNotAfter: certificate.notValidAfter, createdAt: now)
+            certificateNotAfter: certificate.notValidAfter, attestation: instance.attestation ?? AttestationResult.none.kind, name: body.name,
+            platform: body.platform, createdAt: now)
         do {
             try await provider.store.insertDevice(device)
         } catch {
@@ -63,73 +105,13 @@ struct DeviceActivation: Sendable {
             try? await provider.store.insertDeviceInstance(instance)
             throw error
         }
-        provider.logger.info(
-            "device activated",
-            metadata: [
-                "event": "device.activated", "client_id": .string(device.clientID), "sub": .string(device.userID), "instance_id": .string(instanceID),
-                "serial": .string(device.certificateSerial), "ca": .string(authority.fingerprint),
-            ])
-        await notify(device)
-        return JSONResponse.make(
-            ActivationAnswer(
-                certificateChain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM],
-                device: .init(device)),
+        _ = try await provider.store.bindGrant(id: grant.id, toDevice: instanceID)
+        return Enrolled(device: device, chain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM])
+    }
+
+    private func answer(_ enrolled: Enrolled) -> Response {
+        JSONResponse.make(
+            DeviceAnswer(certificateChain: enrolled.chain, device: DeviceView(enrolled.device, reactivationWindow: provider.configuration.reactivationWindow)),
             status: .created)
-    }
-
-    /// Tells the user a device was activated (issue 8: a stranger's activation should not go
-    /// unnoticed), by the message sender, when the user has a phone number. A failed delivery is
-    /// logged; the activation stands.
-    private func notify(_ device: DeviceRecord) async {
-        guard let user = try? await provider.store.user(id: device.userID), let phone = user.phoneNumber else { return }
-        let clientName = (try? await provider.store.client(id: device.clientID))?.name ?? device.clientID
-        let message = OutgoingMessage(
-            id: provider.random.token(byteCount: 16), to: phone,
-            body: "A new device was activated for \(clientName). If it was not you, contact support.", purpose: "device_activated",
-            createdAt: provider.now())
-        do { try await provider.messages.send(message) } catch {
-            provider.logger.warning("device notice failed", metadata: ["event": "device.notice_failed", "error": .string(String(describing: error))])
-        }
-    }
-
-    /// `GET /devices/ca.pem`: the trusted device CA certificates, for TLS terminators and apps.
-    /// Nothing is made here: the first CA is made by the first activation (or `signet ca rotate`).
-    func caCertificates(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let pems = try await authorities.trustedRecords().map(\.certificatePEM).joined(separator: "\n")
-        guard !pems.isEmpty else { throw HTTPError(.notFound, message: "no device CA yet") }
-        return Response(
-            status: .ok, headers: [.contentType: "application/pem-certificate-chain", .cacheControl: "public, max-age=300"],
-            body: .init(byteBuffer: ByteBuffer(string: pems)))
-    }
-
-    struct ActivationAnswer: Encodable {
-        let certificateChain: [String]
-        let device: DeviceView
-        enum CodingKeys: String, CodingKey {
-            case device
-            case certificateChain = "certificate_chain"
-        }
-    }
-
-    /// What the app learns about its device.
-    struct DeviceView: Encodable {
-        let instanceID: String
-        let status: String
-        let certificateSerial: String
-        let certificateNotAfter: Int
-        let attestation: String
-        init(_ device: DeviceRecord) {
-            instanceID = device.instanceID
-            status = device.revokedAt == nil ? "activated" : "revoked"
-            certificateSerial = device.certificateSerial
-            certificateNotAfter = Int(device.certificateNotAfter.timeIntervalSince1970)
-            attestation = device.attestation
-        }
-        enum CodingKeys: String, CodingKey {
-            case status, attestation
-            case instanceID = "instance_id"
-            case certificateSerial = "certificate_serial"
-            case certificateNotAfter = "certificate_not_after"
-        }
     }
 }

@@ -1,6 +1,7 @@
 // The device CAs the provider keeps in its store.
 import Foundation
 import SignetCore
+import X509
 
 /// Loads the device CAs from the store and makes the first one when there is none.
 ///
@@ -59,6 +60,11 @@ public struct DeviceAuthorities: Sendable {
             guard record.notAfter > now else { return false }
             return index == 0 || records[index - 1].createdAt.addingTimeInterval(certificateValidity) > now
         }.map(\.element)
+    }
+
+    /// The trusted CA certificates, newest first: what checking a device certificate needs.
+    public func trustedCertificates() async throws -> [Certificate] {
+        try await trustedRecords().map { try Certificate(pemEncoded: $0.certificatePEM) }
     }
 
     private func load(_ record: DeviceCARecord) throws -> DeviceCertificateAuthority {

@@ -137,8 +137,33 @@ public struct DeviceCertificateAuthority: Sendable {
     ///
     /// See ``issue(csrDER:instanceID:validity:now:)``.
     public func issue(csrPEM: String, instanceID: String, validity: TimeInterval = defaultValidity, now: Date) throws -> Certificate {
-        guard csrPEM.utf8.count <= Self.maximumRequestSize else {
-            throw SignetError(.malformedCSR, "the certificate signing request is larger than \(Self.maximumRequestSize) bytes")
+        try issue(csrDER: Self.csrDER(fromPEM: csrPEM), instanceID: instanceID, validity: validity, now: now)
+    }
+
+    /// Issues a client certificate for the key in a certificate signing request, PEM or DER, told apart by its first bytes.
+    ///
+    /// For bodies that may be either (`application/pkcs10` is DER; many tools write PEM).
+    public func issue(csr: some Collection<UInt8>, instanceID: String, validity: TimeInterval = defaultValidity, now: Date) throws -> Certificate {
+        try issue(csrDER: Self.csrDER(from: csr), instanceID: instanceID, validity: validity, now: now)
+    }
+
+    /// The DER of a certificate signing request given as PEM or DER, told apart by its first bytes.
+    public static func csrDER(from csr: some Collection<UInt8>) throws -> [UInt8] {
+        guard csr.count <= maximumRequestSize else {
+            throw SignetError(.malformedCSR, "the certificate signing request is larger than \(maximumRequestSize) bytes")
+        }
+        let bytes = Array(csr)
+        if bytes.first == 0x30 { return bytes }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw SignetError(.malformedCSR, "the certificate signing request is neither DER nor PEM")
+        }
+        return try csrDER(fromPEM: text)
+    }
+
+    /// The DER of a PEM certificate signing request.
+    public static func csrDER(fromPEM csrPEM: String) throws -> [UInt8] {
+        guard csrPEM.utf8.count <= maximumRequestSize else {
+            throw SignetError(.malformedCSR, "the certificate signing request is larger than \(maximumRequestSize) bytes")
         }
         let document: PEMDocument
         do { document = try PEMDocument(pemString: csrPEM.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
@@ -147,22 +172,7 @@ public struct DeviceCertificateAuthority: Sendable {
         guard document.discriminator == "CERTIFICATE REQUEST" || document.discriminator == "NEW CERTIFICATE REQUEST" else {
             throw SignetError(.malformedCSR, "the PEM document is not a CERTIFICATE REQUEST")
         }
-        return try issue(csrDER: document.derBytes, instanceID: instanceID, validity: validity, now: now)
-    }
-
-    /// Issues a client certificate for the key in a certificate signing request, PEM or DER, told apart by its first bytes.
-    ///
-    /// For bodies that may be either (`application/pkcs10` is DER; many tools write PEM).
-    public func issue(csr: some Collection<UInt8>, instanceID: String, validity: TimeInterval = defaultValidity, now: Date) throws -> Certificate {
-        guard csr.count <= Self.maximumRequestSize else {
-            throw SignetError(.malformedCSR, "the certificate signing request is larger than \(Self.maximumRequestSize) bytes")
-        }
-        let bytes = Array(csr)
-        if bytes.first == 0x30 { return try issue(csrDER: bytes, instanceID: instanceID, validity: validity, now: now) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw SignetError(.malformedCSR, "the certificate signing request is neither DER nor PEM")
-        }
-        return try issue(csrPEM: text, instanceID: instanceID, validity: validity, now: now)
+        return document.derBytes
     }
 
     /// Issues a client certificate for the key in a DER certificate signing request.
@@ -226,7 +236,7 @@ public struct DeviceCertificateAuthority: Sendable {
     }
 
     /// Parses a DER request and returns its P-256 key once its signature proves possession.
-    private static func provenDeviceKey(csrDER: some Collection<UInt8>) throws -> P256.Signing.PublicKey {
+    public static func provenDeviceKey(csrDER: some Collection<UInt8>) throws -> P256.Signing.PublicKey {
         guard csrDER.count <= maximumRequestSize else {
             throw SignetError(.malformedCSR, "the certificate signing request is larger than \(maximumRequestSize) bytes")
         }

@@ -47,8 +47,13 @@ extension DeviceCertificateAuthority {
     ///   - certificate: the certificate the client presented.
     ///   - now: the current time.
     public func verify(_ certificate: Certificate, now: Date) -> DeviceCertificateCheck {
-        guard certificate.issuer == self.certificate.subject, certificate.signatureAlgorithm == .ecdsaWithSHA256,
-            self.certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+        Self.verify(certificate, issuedBy: self.certificate, now: now)
+    }
+
+    /// ``verify(_:now:)`` with only the CA's certificate: what checking needs, without its key.
+    public static func verify(_ certificate: Certificate, issuedBy authority: Certificate, now: Date) -> DeviceCertificateCheck {
+        guard certificate.issuer == authority.subject, certificate.signatureAlgorithm == .ecdsaWithSHA256,
+            authority.publicKey.isValidSignature(certificate.signature, for: certificate)
         else { return .invalid(.foreignIssuer) }
         if now < certificate.notValidBefore { return .invalid(.notYetValid) }
         if now > certificate.notValidAfter { return .invalid(.expired) }

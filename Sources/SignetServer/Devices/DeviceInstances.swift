@@ -30,10 +30,25 @@ struct DeviceInstances: Sendable {
 
     func create(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let clientID = try await Self.clientID(of: request, maxBodySize: provider.configuration.maxBodySize)
+        let instance = try await makeInstance(clientID: clientID, context: context)
+        return JSONResponse.make(InstanceAnswer(instanceID: instance.id, expiresIn: Int(Self.lifetime)), status: .created)
+    }
+
+    /// The client, which must exist and be allowed the scope `device`.
+    func deviceClient(_ clientID: String) async throws -> ClientRecord {
         guard let client = try await provider.store.client(id: clientID) else { throw OAuthHTTPError(.unauthorized, .invalidClient, "unknown client_id") }
         guard client.allowedScopes.contains(Self.scope) else {
             throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not activate devices (it lacks the scope device)")
         }
+        return client
+    }
+
+    /// Makes and stores a new instance id for the client, counted against the address's budget.
+    /// - Parameter attest: judges the app's attestation for the new id (initial certificates); its verdict is kept.
+    func makeInstance(
+        clientID: String, context: SignetRequestContext, attest: ((String) async throws -> AttestationResult)? = nil
+    ) async throws -> DeviceInstanceRecord {
+        let client = try await deviceClient(clientID)
         let limits = SlidingWindow(store: provider.store, clock: provider.clock)
         if case .spent(let retryAfter) = try await limits.take(
             "device-instances:" + ClientAddress.throttleGroup(context.sourceAddress), maximum: Self.perAddress, window: Self.window)
@@ -42,9 +57,10 @@ struct DeviceInstances: Sendable {
             throw OAuthHTTPError(.tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s", headers: [.retryAfter: String(seconds)])
         }
         let now = provider.now()
-        let instance = DeviceInstanceRecord(id: provider.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        var instance = DeviceInstanceRecord(id: provider.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        instance.attestation = try await attest?(instance.id).kind
         try await provider.store.insertDeviceInstance(instance)
-        return JSONResponse.make(InstanceAnswer(instanceID: instance.id, expiresIn: Int(Self.lifetime)), status: .created)
+        return instance
     }
 
     /// `client_id` from the form body, once (a JSON body is refused as at the OAuth endpoints).

@@ -41,6 +41,8 @@ struct DiscoveryEndpoint: Sendable {
         document.requestObjectSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
         document.dpopSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
         document.requirePushedAuthorizationRequests = provider.configuration.requirePushedAuthorizationRequests
+        // Client certificates reach Signet through its own TLS or a trusted proxy's header.
+        document.tlsClientCertificateBoundAccessTokens = provider.configuration.acceptsClientCertificates
         return document
     }
 

@@ -33,9 +33,14 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The largest body accepted, named in the 413 answer.
     let maxBodySize: Int
     let logger: Logger
+    /// Endpoints with a parameter in their path (`/devices/{id}`), by the prefix before it; an exact path wins.
+    var prefixedEndpoints: [(prefix: String, endpoint: Endpoint)] = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let endpoint = endpoints[Self.normalised(request.uri.path)] else { return try await next(request, context) }
+        let path = Self.normalised(request.uri.path)
+        guard let endpoint = endpoints[path] ?? prefixedEndpoints.first(where: { path.hasPrefix($0.prefix) })?.endpoint else {
+            return try await next(request, context)
+        }
         do {
             try check(request, against: endpoint)
             return try await next(request, context)
@@ -56,6 +61,7 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let contentType = request.headers[.contentType]
         let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if let mediaType, endpoint.bodyTypes?.contains(mediaType) == true { return }
         if let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") {
             throw OAuthHTTPError.invalidRequest("the body must be form-encoded (application/x-www-form-urlencoded), not JSON (RFC 6749 section 3.2)")
         }

@@ -5,15 +5,17 @@ import Hummingbird
 import SignetCore
 
 /// The provider's own resource-server check: token signature, expiry and revocation through
-/// ``OwnTokenVerifier``, the scheme against the token's binding, and the DPoP proof.
+/// ``OwnTokenVerifier``, the scheme against the token's binding, the DPoP proof, and for a
+/// certificate-bound token (RFC 8705 §3) the device certificate of the request.
 struct OwnResourceAccess: Sendable {
     let provider: Provider
     let dpop: DPoPProofVerifier
+    let devices: DeviceIdentification
 
     /// The verified access token `request` carries to the resource at `path`: Bearer, or the DPoP
     /// scheme with a proof of the bound key (RFC 9449 §7); for `/userinfo` also in a form body
     /// (RFC 6750 §2.2) when `formBody` is true. Refusals are thrown as RFC 6750 §3 challenges.
-    func verify(_ request: Request, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedAccessToken {
+    func verify(_ request: Request, context: SignetRequestContext, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedAccessToken {
         var token: String?
         var usedDPoPScheme = false
         switch AuthorizationCredentials.read(request.headers[values: .authorization]) {
@@ -70,7 +72,24 @@ struct OwnResourceAccess: Sendable {
         } else if usedDPoPScheme {
             throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
         }
+        // RFC 8705 §3: a certificate-bound token only with that certificate, of a device not revoked.
+        if let thumbprint = claims.cnf?.x5tS256 {
+            guard case .device(let device) = try await devices.identify(request, context: context), ConstantTime.equals(device.thumbprint, thumbprint) else {
+                throw Self.challenge(
+                    .invalidToken, "this access token is bound to a device certificate: present that certificate, of a device not revoked",
+                    status: .unauthorized, dpop: usedDPoPScheme)
+            }
+        }
         return verified
+    }
+
+    /// RFC 9470 §3: the login behind the token is too old (or too weak) for this request.
+    static func stepUpChallenge(_ description: String, maxAge: Int? = nil, acrValues: String? = nil) -> OAuthHTTPError {
+        let error = OAuthError(.insufficientUserAuthentication, description)
+        var attributes = [("realm", "signet"), ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")]
+        if let maxAge { attributes.append(("max_age", String(maxAge))) }
+        if let acrValues { attributes.append(("acr_values", acrValues)) }
+        return OAuthHTTPError(.unauthorized, error, headers: [.wwwAuthenticate: AuthenticationChallenge(scheme: "Bearer", attributes: attributes).headerValue])
     }
 
     /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).

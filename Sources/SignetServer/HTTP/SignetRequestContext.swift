@@ -8,12 +8,15 @@ public struct SignetRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The TCP peer.
     public let remoteAddress: SocketAddress?
+    /// The connection, asked for its TLS client certificate only by the requests that need one.
+    public let channel: any Channel
     /// The client's address as resolved through trusted proxies (``ClientAddressMiddleware``).
     public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
 
     /// The TCP peer's IP address as text, or `unknown`.

@@ -21,6 +21,7 @@ public actor MemoryStore: SignetStore {
     private var deviceInstances: [String: DeviceInstanceRecord] = [:]
     private var devices: [String: DeviceRecord] = [:]
     private var deviceAuthorities: [DeviceCARecord] = []
+    private var auditEvents: [AuditEventRecord] = []
 
     public init() {}
 
@@ -167,8 +168,40 @@ public actor MemoryStore: SignetStore {
     }
     public func device(instanceID: String) -> DeviceRecord? { devices[instanceID] }
     public func devices(userID: String) -> [DeviceRecord] { devices.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt } }
+    public func device(serial: String) -> DeviceRecord? { devices.values.first { $0.certificateSerial == serial } }
+    public func touchDevice(instanceID: String, at date: Date) {
+        guard let last = devices[instanceID]?.lastUsedAt else {
+            devices[instanceID]?.lastUsedAt = date
+            return
+        }
+        if date.timeIntervalSince(last) >= 60 { devices[instanceID]?.lastUsedAt = date }
+    }
+    public func renameDevice(instanceID: String, name: String) -> DeviceRecord? {
+        guard devices[instanceID]?.revokedAt == nil, devices[instanceID] != nil else { return nil }
+        devices[instanceID]?.name = name
+        return devices[instanceID]
+    }
+    public func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) -> DeviceRecord? {
+        guard var device = devices[instanceID], device.revokedAt == nil else { return nil }
+        device.revokedAt = date
+        device.revocationReason = reason
+        device.replacedBy = replacedBy
+        devices[instanceID] = device
+        for grant in grants.values where grant.deviceID == instanceID { revokeGrant(id: grant.id, at: date) }
+        return device
+    }
+    public func bindGrant(id: String, toDevice instanceID: String) -> Bool {
+        guard let grant = grants[id], grant.deviceID == nil || grant.deviceID == instanceID else { return false }
+        grants[id]?.deviceID = instanceID
+        return true
+    }
     public func insertDeviceCA(_ authority: DeviceCARecord) { deviceAuthorities.append(authority) }
     public func deviceCAs() -> [DeviceCARecord] { deviceAuthorities.sorted { $0.createdAt > $1.createdAt } }
+
+    public func appendAuditEvent(_ event: AuditEventRecord) { auditEvents.append(event) }
+    public func auditEvents(userID: String, limit: Int) -> [AuditEventRecord] {
+        Array(auditEvents.filter { $0.userID == userID }.sorted { $0.at > $1.at }.prefix(limit))
+    }
 
     public func limit(key: String) -> LimitRecord? { limits[key] }
     public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) -> Bool {

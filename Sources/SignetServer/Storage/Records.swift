@@ -196,6 +196,9 @@ public struct GrantRecord: Sendable, Equatable, Codable {
     public var sessionID: String?
     /// The app installation this grant activates (scope `device`), when it does.
     public var instanceID: String?
+    /// The activated device the grant's tokens are bound to (its instance id), once one is:
+    /// its refreshes need that device's certificate, and revoking the device revokes the grant.
+    public var deviceID: String?
     public var createdAt: Date
     /// After this no refresh is possible, however often the token was rotated.
     public var expiresAt: Date

@@ -137,9 +137,29 @@ public protocol DeviceStore: Sendable {
     func device(instanceID: String) async throws -> DeviceRecord?
     /// A user's devices, oldest first.
     func devices(userID: String) async throws -> [DeviceRecord]
+    /// The device whose certificate has this serial number (hex), revoked or not.
+    func device(serial: String) async throws -> DeviceRecord?
+    /// Records a use, at most once a minute (a write per request would cost more than the request).
+    func touchDevice(instanceID: String, at: Date) async throws
+    /// Renames a live device; `nil` when it is unknown or revoked.
+    func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord?
+    /// Revokes the device's certificate, its grants and their refresh tokens, at once; returns the
+    /// revoked record, or `nil` when it is unknown or was already revoked (exactly one concurrent
+    /// caller revokes it).
+    func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at: Date) async throws -> DeviceRecord?
+    /// Ties a live grant to an activated device (its tokens are bound to the device's certificate);
+    /// `false` when the grant is tied to another device already.
+    func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool
     func insertDeviceCA(_ authority: DeviceCARecord) async throws
     /// Every stored device CA, newest first.
     func deviceCAs() async throws -> [DeviceCARecord]
+}
+
+/// The audit trail.
+public protocol AuditStore: Sendable {
+    func appendAuditEvent(_ event: AuditEventRecord) async throws
+    /// A user's events, newest first, at most `limit`.
+    func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord]
 }
 
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).
@@ -157,4 +177,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore

@@ -8,6 +8,7 @@ struct TokenEndpoint: Sendable {
     let provider: Provider
     let authenticator: ClientAuthenticator
     let dpop: DPoPProofVerifier
+    let devices: DeviceIdentification
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
@@ -27,15 +28,18 @@ struct TokenEndpoint: Sendable {
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
             throw OAuthHTTPError.invalidRequest("grant_type is missing")
         }
+        // RFC 8705 §3: the certificate of an activated device binds what is issued to it.
+        var device: AuthenticatedDevice?
+        if case .device(let presented) = try await devices.identify(request, context: context) { device = presented }
         let tokens: TokenResponse
         switch grantType {
         case "authorization_code":
-            tokens = try await redeemCode(parameters, client: client, proof: proof)
+            tokens = try await redeemCode(parameters, client: client, proof: proof, device: device)
         case "refresh_token":
             guard client.allowsRefreshTokens else {
                 throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not use refresh tokens")
             }
-            tokens = try await refresh(parameters, client: client, proof: proof)
+            tokens = try await refresh(parameters, client: client, proof: proof, device: device)
         default:
             throw OAuthHTTPError(.badRequest, .unsupportedGrantType, "grant_type \(grantType.prefix(64)) is not supported")
         }
@@ -43,7 +47,7 @@ struct TokenEndpoint: Sendable {
     }
 
     /// RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6): single use, bound to client, redirect URI and challenge.
-    private func redeemCode(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?) async throws -> TokenResponse {
+    private func redeemCode(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws -> TokenResponse {
         guard let code = parameters[OAuthParameter.code], !code.isEmpty else { throw OAuthHTTPError.invalidRequest("code is missing") }
         guard let redirectURI = parameters[OAuthParameter.redirectURI] else { throw OAuthHTTPError.invalidRequest("redirect_uri is missing") }
         guard let verifier = parameters[OAuthParameter.codeVerifier] else {
@@ -94,14 +98,15 @@ struct TokenEndpoint: Sendable {
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
+        let boundDevice = try await deviceBinding(grant, client: client, presented: device)
         return try await provider.tokenMinter.mint(
-            grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, audiences: audiences)
+            grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
     /// A FAPI 2.0 client's refresh token is not rotated (``ClientRecord/rotatesRefreshTokens``):
     /// it works until it expires or its grant is revoked, and no new one is issued.
-    private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?) async throws -> TokenResponse {
+    private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws -> TokenResponse {
         guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
             throw OAuthHTTPError.invalidRequest("refresh_token is missing")
         }
@@ -117,6 +122,8 @@ struct TokenEndpoint: Sendable {
             if let grant = try await provider.store.grant(id: stored.grantID) {
                 _ = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
                 _ = try Self.audiences(parameters, grant: grant, client: client)
+                // A device's grant is refreshed only with its certificate: a refresh token copied off the phone is spent for nothing.
+                try requireDeviceCertificate(grant, presented: device)
             }
         }
         let record: RefreshTokenRecord
@@ -152,9 +159,35 @@ struct TokenEndpoint: Sendable {
         try requireMinimumAssurance(grant, client: client)
         let user = try await liveUser(grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
+        let boundDevice = try await deviceBinding(grant, client: client, presented: device)
         return try await provider.tokenMinter.mint(
-            grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, audiences: audiences,
+            grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences,
             newRefreshToken: client.rotatesRefreshTokens)
+    }
+
+    /// A grant tied to a device needs that device's current certificate (RFC 8705 §3); the
+    /// device being revoked leaves the grant revoked, and an unrevoked device presents it.
+    private func requireDeviceCertificate(_ grant: GrantRecord, presented: AuthenticatedDevice?) throws {
+        guard let deviceID = grant.deviceID else { return }
+        guard presented?.instanceID == deviceID else {
+            throw OAuthHTTPError.invalidGrant("this grant belongs to a device: refresh with its certificate (mutual TLS)")
+        }
+    }
+
+    /// The device the tokens are bound to: the presented one, when it is the grant's user's and
+    /// client's (the grant is then tied to it); none without a certificate. A grant tied to a
+    /// device is refreshed only by it, and a revoked device's grant no more.
+    private func deviceBinding(_ grant: GrantRecord, client: ClientRecord, presented: AuthenticatedDevice?) async throws -> AuthenticatedDevice? {
+        try requireDeviceCertificate(grant, presented: presented)
+        guard let presented, presented.record.userID == grant.userID, presented.record.clientID == client.id else { return nil }
+        guard try await provider.store.bindGrant(id: grant.id, toDevice: presented.instanceID) else {
+            throw OAuthHTTPError.invalidGrant("this grant belongs to another device")
+        }
+        // Revoked between the certificate check and the binding: the revocation did not see this grant.
+        guard try await provider.store.device(instanceID: presented.instanceID)?.revokedAt == nil else {
+            throw OAuthHTTPError.invalidGrant("the device was revoked")
+        }
+        return presented
     }
 
     /// The access token's resources (RFC 8707 §2.2): those asked for here, within what the

@@ -23,10 +23,12 @@ struct TokenMinter: Sendable {
     ///   bound to it (`cnf.jkt`, token type `DPoP`), and so is a public client's refresh token.
     /// - Parameter audiences: the resources the access token is for (RFC 8707); with none it is
     ///   for this provider alone. The issuer is added when `openid` lets it be used at UserInfo.
+    /// - Parameter device: the activated device whose certificate the request came with: the
+    ///   access token is bound to it (`cnf.x5t#S256`, RFC 8705 §3) and carries its `attestation`.
     /// - Parameter newRefreshToken: `false` when a refresh keeps the refresh token it was sent.
     func mint(
-        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, audiences: [String] = [],
-        newRefreshToken: Bool = true
+        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, device: AuthenticatedDevice? = nil,
+        audiences: [String] = [], newRefreshToken: Bool = true
     ) async throws -> TokenResponse {
         let now = clock.now()
         let issuer = issuer()
@@ -38,7 +40,8 @@ struct TokenMinter: Sendable {
             iss: issuer, sub: user.id, aud: audience, clientID: client.id,
             exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: random.token(byteCount: 16), scope: scope,
             authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
-        accessClaims.cnf = dpopJKT.map { Confirmation(jkt: $0) }
+        if dpopJKT != nil || device != nil { accessClaims.cnf = Confirmation(jkt: dpopJKT, x5tS256: device?.thumbprint) }
+        accessClaims.attestation = device?.record.attestation
         let accessToken = try await keys.sign(accessClaims, type: "at+jwt")
 
         var idToken: String?

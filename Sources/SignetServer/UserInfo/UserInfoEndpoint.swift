@@ -5,11 +5,10 @@ import SignetCore
 
 /// Returns the claims about the user that the access token's scopes release.
 struct UserInfoEndpoint: Sendable {
-    let provider: Provider
-    let dpop: DPoPProofVerifier
+    let access: OwnResourceAccess
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let verified = try await OwnResourceAccess(provider: provider, dpop: dpop).verify(request, path: "/userinfo", formBody: true)
+        let verified = try await access.verify(request, context: context, path: "/userinfo", formBody: true)
         let claims = verified.claims
         let scopes = Set(claims.scope.split(separator: " ").map(String.init))
         guard scopes.contains("openid") else {

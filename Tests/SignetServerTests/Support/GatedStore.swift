@@ -274,6 +274,15 @@ struct GatedStore: SignetStore {
     }
     func device(instanceID: String) async throws -> DeviceRecord? { try await base.device(instanceID: instanceID) }
     func devices(userID: String) async throws -> [DeviceRecord] { try await base.devices(userID: userID) }
+    func device(serial: String) async throws -> DeviceRecord? { try await base.device(serial: serial) }
+    func touchDevice(instanceID: String, at date: Date) async throws { try await base.touchDevice(instanceID: instanceID, at: date) }
+    func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord? { try await base.renameDevice(instanceID: instanceID, name: name) }
+    func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) async throws -> DeviceRecord? {
+        try await base.revokeDevice(instanceID: instanceID, reason: reason, replacedBy: replacedBy, at: date)
+    }
+    func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool { try await base.bindGrant(id: id, toDevice: instanceID) }
+    func appendAuditEvent(_ event: AuditEventRecord) async throws { try await base.appendAuditEvent(event) }
+    func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] { try await base.auditEvents(userID: userID, limit: limit) }
     func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }
     func deviceCAs() async throws -> [DeviceCARecord] { try await base.deviceCAs() }
 
