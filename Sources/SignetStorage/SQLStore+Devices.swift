@@ -138,7 +138,7 @@ extension SQLStore: AuditStore {
     }
 
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {
-        try await database.raw("SELECT data FROM signet_audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, id LIMIT \(bind: limit)").all()
+        try await database.raw("SELECT data FROM signet_audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, seq DESC LIMIT \(bind: limit)").all()
             .compactMap { try Self.record(AuditEventRecord.self, from: $0) }
     }
 }

@@ -90,7 +90,9 @@ enum SchemaMigrations {
             "ALTER TABLE signet_grants ADD COLUMN device_id TEXT",
             "CREATE INDEX signet_grants_device ON signet_grants (device_id)",
             // The audit trail (device events now; the operations issue adds the rest).
-            "CREATE TABLE signet_audit_events (id TEXT PRIMARY KEY, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)",
+            // `seq` orders events of the same millisecond as they were written.
+            .sqlite("CREATE TABLE signet_audit_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"),
+            .postgres("CREATE TABLE signet_audit_events (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"),
             "CREATE INDEX signet_audit_events_user ON signet_audit_events (user_id, at)",
         ],
     ]

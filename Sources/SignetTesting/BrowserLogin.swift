@@ -74,9 +74,12 @@ extension TestProvider {
         return code
     }
 
-    /// Redeems a code at the token endpoint with the given client authentication parameters.
-    public func redeem(_ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = []) async throws -> TestResponse {
-        try await TestBrowser().post(
+    /// Redeems a code at the token endpoint with the given client authentication parameters
+    /// (by `browser`: e.g. a device's, which presents its client certificate).
+    public func redeem(
+        _ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = [], browser: TestBrowser = TestBrowser()
+    ) async throws -> TestResponse {
+        try await browser.post(
             url("/token"),
             form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier)]
                 + clientAuth, headers: headers)

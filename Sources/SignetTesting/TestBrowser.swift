@@ -1,5 +1,6 @@
 // A minimal browser for tests: real HTTP, a cookie jar, no automatic redirects.
 import AsyncHTTPClient
+import NIOSSL
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -35,8 +36,15 @@ public final class TestBrowser: Sendable {
     static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
 
     private let cookies = Mutex<[String: String]>([:])
+    /// The TLS settings of this browser's requests (e.g. a device's client certificate); else ``defaultTLS``.
+    private let tls: TLSConfiguration?
 
-    public init() {}
+    /// The TLS settings of browsers made without their own, for the task: `withTestProvider(tls: true)`
+    /// sets one that trusts its server's certificate.
+    @TaskLocal public static var defaultTLS: TLSConfiguration?
+
+    /// - Parameter tls: TLS settings for every request, e.g. ``TestTLS/client(presenting:key:)``.
+    public init(tls: TLSConfiguration? = nil) { self.tls = tls }
 
     /// The cookies the browser holds.
     public var cookieJar: [String: String] { cookies.withLock { $0 } }
@@ -62,6 +70,7 @@ public final class TestBrowser: Sendable {
     public func send(_ method: String, _ url: String, body: String?, headers: [(String, String)] = []) async throws -> TestResponse {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
+        if url.hasPrefix("https://") { request.tlsConfiguration = tls ?? Self.defaultTLS }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let jar = cookieJar
         if !jar.isEmpty, !headers.contains(where: { $0.0.lowercased() == "cookie" }) {

@@ -24,31 +24,44 @@ public struct TestProvider: Sendable {
 ///
 /// - Parameters:
 ///   - store: the store (default: a fresh ``MemoryStore``).
+///   - tls: serve https with a certificate made for the test (and so mutual TLS for devices);
+///     ``TestBrowser``s made inside `body` trust it.
+///   - attestationVerifier: judges initial certificates' attestations.
 ///   - configure: adjusts the configuration (defaults: bcrypt cost 4 for speed).
 public func withTestProvider<Result: Sendable>(
     store: (any SignetStore)? = nil,
     clock: TestClock = TestClock(),
     outbox: MemoryOutbox = MemoryOutbox(),
+    tls: Bool = false,
+    attestationVerifier: any AttestationVerifier = DevelopmentAttestationVerifier(),
     configure: (inout SignetConfiguration) -> Void = { _ in },
     _ body: (TestProvider) async throws -> Result
 ) async throws -> Result {
     var configuration = SignetConfiguration(host: "127.0.0.1", port: 0, passwordHashCost: 4)
     configuration.issuerFollowsBoundPort = true
+    if tls {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let files = try TestTLS.serverCertificate(in: folder)
+        configuration.tlsCertificatePath = files.certificate
+        configuration.tlsKeyPath = files.key
+    }
     configure(&configuration)
+    let clientTLS = try TestTLS.client()
     let store = store ?? MemoryStore()
     var logger = Logger(label: "signet.test")
     logger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
     let bound = BoundIssuer()
     return try await withRunningService("the test provider", logger: logger) { listening in
         try await buildApplication(
-            configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox, boundIssuer: bound,
-            onServerRunning: listening)
+            configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox,
+            attestationVerifier: attestationVerifier, boundIssuer: bound, onServerRunning: listening)
     } _: { _ in
         guard let issuer = bound.value else { throw SignetError(.transportFailure, "the test provider did not learn its issuer") }
         configuration.issuer = issuer
         let provider = TestProvider(
             issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
             configuration: configuration, outbox: outbox)
-        return try await body(provider)
+        return try await TestBrowser.$defaultTLS.withValue(clientTLS) { try await body(provider) }
     }
 }

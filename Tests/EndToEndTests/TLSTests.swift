@@ -10,27 +10,10 @@ import X509
 
 @Suite("TLS")
 struct TLSTests {
-    /// A self-signed certificate for 127.0.0.1, written as PEM files.
-    static func selfSignedCertificate(in folder: String) throws -> (certificate: String, key: String) {
-        let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("127.0.0.1") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600), issuer: name, subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions { SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))]) },
-            issuerPrivateKey: .init(key))
-        let certificatePath = folder + "/tls.crt", keyPath = folder + "/tls.key"
-        try certificate.serializeAsPEM().pemString.write(toFile: certificatePath, atomically: true, encoding: .utf8)
-        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        return (certificatePath, keyPath)
-    }
-
     @Test("serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least, AEAD suites only), issues an https issuer, sends HSTS and __Host- Secure cookies")
     func servesTLS() async throws {
         let data = try SignetCommand.dataFolder()
-        let files = try Self.selfSignedCertificate(in: data)
+        let files = try TestTLS.serverCertificate(in: data)
         let port = try FreePort.find()
         let server = Process()
         server.executableURL = SignetCommand.executable

@@ -27,9 +27,9 @@ struct DeviceActivationTests {
         return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")]).decode(TokenResponse.self).accessToken
     }
 
-    func activate(_ provider: TestProvider, token: String, body: String) async throws -> TestResponse {
+    func activate(_ provider: TestProvider, token: String, body: String, path: String = "/devices/activation") async throws -> TestResponse {
         try await TestBrowser().send(
-            "POST", provider.url("/devices/activation"), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
+            "POST", provider.url(path), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
     }
 
     @Test("no CA is made by reading /devices/ca.pem; a token that also names another API cannot activate")

@@ -84,15 +84,18 @@ struct DeviceSelfService: Sendable {
         return view(try await provider.store.device(instanceID: instanceID) ?? device)
     }
 
-    /// A verified token of the user, with scope `device` and the assurance the client requires.
+    /// A verified token of a login of the user, for this provider, from a client allowed to
+    /// manage devices (the scope `device`), with the assurance that client requires.
+    ///
+    /// The token itself need not carry the scope `device`: a login with it must activate an
+    /// instance (MEPi's rule), while managing the list is any login's business.
     private func userToken(_ request: Request, context: SignetRequestContext, path: String) async throws -> AccessTokenClaims {
         let claims = try await access.verify(request, context: context, path: path, formBody: false).claims
-        guard claims.scope.split(separator: " ").contains(Substring(DeviceInstances.scope)) else {
-            throw OwnResourceAccess.challenge(.insufficientScope, "the device list needs a token with the scope device", status: .forbidden)
+        let client = try await provider.store.client(id: claims.clientID)
+        guard let client, client.allowedScopes.contains(DeviceInstances.scope) else {
+            throw OwnResourceAccess.challenge(.insufficientScope, "this app may not manage devices (it lacks the scope device)", status: .forbidden)
         }
-        if let minimum = try await provider.store.client(id: claims.clientID)?.minimumACR,
-            !AssuranceLevel.satisfies(acr: claims.acr ?? "", requested: [minimum])
-        {
+        if let minimum = client.minimumACR, !AssuranceLevel.satisfies(acr: claims.acr ?? "", requested: [minimum]) {
             throw OwnResourceAccess.stepUpChallenge("this needs a login of at least \(minimum)", acrValues: minimum)
         }
         return claims

@@ -200,7 +200,8 @@ public actor MemoryStore: SignetStore {
 
     public func appendAuditEvent(_ event: AuditEventRecord) { auditEvents.append(event) }
     public func auditEvents(userID: String, limit: Int) -> [AuditEventRecord] {
-        Array(auditEvents.filter { $0.userID == userID }.sorted { $0.at > $1.at }.prefix(limit))
+        // Newest first; events of the same moment latest first, as written.
+        Array(auditEvents.reversed().filter { $0.userID == userID }.enumerated().sorted { ($0.element.at, -$0.offset) > ($1.element.at, -$1.offset) }.map(\.element).prefix(limit))
     }
 
     public func limit(key: String) -> LimitRecord? { limits[key] }

@@ -187,6 +187,7 @@ struct TokenEndpoint: Sendable {
         guard try await provider.store.device(instanceID: presented.instanceID)?.revokedAt == nil else {
             throw OAuthHTTPError.invalidGrant("the device was revoked")
         }
+        try await provider.store.touchDevice(instanceID: presented.instanceID, at: provider.now())
         return presented
     }
 
