@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SignetRelyingParty", targets: ["SignetRelyingParty"]),
         .library(name: "SignetResourceServer", targets: ["SignetResourceServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
+        .library(name: "SignetClientNIO", targets: ["SignetClientNIO"]),
         .library(name: "SignetTesting", targets: ["SignetTesting"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
@@ -124,7 +125,18 @@ let package = Package(
         ),
         .target(
             name: "SignetClient",
-            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: strict
+        ),
+        // Mutual TLS for SignetClient on SwiftNIO (Linux, command-line tools); apart so iOS apps do not link NIO.
+        .target(
+            name: "SignetClientNIO",
+            dependencies: [
+                "SignetClient", "SignetCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "NativeLoginExample", dependencies: ["SignetClient"], path: "Examples/NativeLoginExample", swiftSettings: strict),
@@ -199,7 +211,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetClientTests",
-            dependencies: ["SignetClient", "SignetTesting", "SignetServer", "SignetCore"],
+            dependencies: [
+                "SignetClient", "SignetClientNIO", "SignetTesting", "SignetServer", "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -84,13 +84,18 @@ public struct SignetClient: Sendable {
     /// A browser authorization request with secure defaults: S256 PKCE, fresh state and nonce,
     /// and `dpop_jkt` (RFC 9449 §10) when the client proves a DPoP key, so the code is bound to it.
     ///
-    /// ``signIn(agent:scope:acrValues:loginHint:prompt:)`` runs the whole flow; to drive the
+    /// ``signIn(agent:scope:acrValues:loginHint:prompt:nonce:)`` runs the whole flow; to drive the
     /// browser yourself, open ``AuthorizationRequest/url`` and pass the redirect it returns to
     /// ``exchangeCode(redirect:request:)``.
-    public func makeAuthorizationRequest(scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil) async throws -> AuthorizationRequest {
+    ///
+    /// - Parameter nonce: nonce — OIDC Core §3.1.2.1; `nil` (the default) makes a fresh one. A
+    ///   device activation passes its instance id (``DeviceEnrolment/authorizationRequest(for:scope:acrValues:loginHint:prompt:)``).
+    public func makeAuthorizationRequest(
+        scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil, nonce: String? = nil
+    ) async throws -> AuthorizationRequest {
         let document = try await discover()
         var parameters = AuthorizationParameters(
-            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, random: random)
+            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, nonce: nonce, random: random)
         if let dpop { parameters.dpopJKT = try await dpop.key().thumbprint }
         var query = parameters.formParameters
         query.append(OAuthParameter.loginHint, loginHint)
@@ -208,6 +213,11 @@ public struct SignetClient: Sendable {
     }
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        try await send(request, via: transport)
+    }
+
+    /// Sends through `transport`, its failures as ``SignetClientError``.
+    func send(_ request: HTTPTransportRequest, via transport: any HTTPTransport) async throws -> HTTPTransportResponse {
         do { return try await transport.send(request) } catch { throw SignetClientError.wrap(error) }
     }
 }

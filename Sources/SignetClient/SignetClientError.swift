@@ -47,6 +47,11 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let keyUnavailable = Code(rawValue: "key_unavailable")
         /// Tokens could not be read from or written to storage; see ``SignetClientError/underlying``.
         public static let storage = Code(rawValue: "storage")
+        /// The device key or its certificate chain could not be made, read, kept or used: a wrong
+        /// encryption key, an altered file, a Keychain failure; see ``SignetClientError/underlying``. Final.
+        public static let deviceKeyUnavailable = Code(rawValue: "device_key_unavailable")
+        /// The call needs a device certificate and the key store holds none: activate the device first. Final.
+        public static let deviceNotActivated = Code(rawValue: "device_not_activated")
     }
 
     public var code: Code
@@ -111,6 +116,8 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         case .userAgent: summary = "The sign-in browser could not be shown."
         case .keyUnavailable: summary = "The device key for proof of possession (DPoP) is unavailable."
         case .storage: summary = "The sign-in state could not be stored."
+        case .deviceKeyUnavailable: summary = "This device's key or certificate is unavailable."
+        case .deviceNotActivated: summary = "This device is not activated."
         default: summary = "Sign-in failed (\(code.rawValue))."
         }
         var parts = [summary]

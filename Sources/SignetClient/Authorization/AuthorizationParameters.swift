@@ -4,7 +4,7 @@ import SignetCore
 
 /// What an authorization request (browser or native login) sends, and what the app keeps.
 ///
-/// Made by ``init(clientID:redirectURI:scope:acrValues:)`` with a fresh PKCE verifier, state
+/// Made by ``init(clientID:redirectURI:scope:acrValues:uiLocales:nonce:random:)`` with a fresh PKCE verifier, state
 /// and nonce; or, in the pattern where the service's backend holds the verifier (Singpass),
 /// from the challenge, state and nonce the backend hands the app (``codeVerifier`` is then `nil`
 /// and the code goes back to the backend).
@@ -29,10 +29,16 @@ public struct AuthorizationParameters: Sendable, Equatable, Codable {
     public var dpopJKT: String?
 
     /// Fresh parameters: a new PKCE verifier (S256), state and nonce.
-    public init(clientID: String, redirectURI: String, scope: String = "openid", acrValues: String? = nil, uiLocales: String? = nil, random: SecureRandom = SecureRandom()) {
+    ///
+    /// - Parameter nonce: nonce — OIDC Core §3.1.2.1; `nil` (the default) makes a fresh one. A
+    ///   device activation passes its instance id here (``DeviceEnrolment``).
+    public init(
+        clientID: String, redirectURI: String, scope: String = "openid", acrValues: String? = nil, uiLocales: String? = nil, nonce: String? = nil,
+        random: SecureRandom = SecureRandom()
+    ) {
         let verifier = PKCE.makeVerifier(random: random)
         self.init(
-            clientID: clientID, redirectURI: redirectURI, scope: scope, state: random.token(byteCount: 16), nonce: random.token(byteCount: 16),
+            clientID: clientID, redirectURI: redirectURI, scope: scope, state: random.token(byteCount: 16), nonce: nonce ?? random.token(byteCount: 16),
             codeChallenge: PKCE.challenge(for: verifier), codeVerifier: verifier, acrValues: acrValues, uiLocales: uiLocales)
     }
 

@@ -17,16 +17,19 @@ extension SignetClient {
     ///   - acrValues: acr_values — OIDC Core §3.1.2.1, space-separated.
     ///   - loginHint: login_hint — OIDC Core §3.1.2.1.
     ///   - prompt: prompt — OIDC Core §3.1.2.1 (`login` forces a new login).
+    ///   - nonce: nonce — OIDC Core §3.1.2.1; `nil` makes a fresh one (a device activation passes its instance id).
     /// - Throws: ``SignetClientError``: `cancelled` when the user closed the browser;
     ///   `response_mismatch` for a foreign `state` or `iss`; `server` for an error redirect or a
     ///   refused code; `invalid_id_token` (with ``SignetClientError/idTokenFailures``),
     ///   `acr_not_satisfied`, `unexpected_token_type` when the tokens fail their checks.
-    public func signIn(agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil) async throws -> AuthTokens {
+    public func signIn(
+        agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil, nonce: String? = nil
+    ) async throws -> AuthTokens {
         guard scope.split(separator: " ").contains("openid") else { throw SignetClientError(.misuse, isRetryable: false, reason: "scope must include openid") }
         guard let redirectURI = URL(string: configuration.redirectURI) else {
             throw SignetClientError(.misuse, isRetryable: false, reason: "the configured redirect URI is not a URL")
         }
-        let request = try await makeAuthorizationRequest(scope: scope, acrValues: acrValues, loginHint: loginHint, prompt: prompt)
+        let request = try await makeAuthorizationRequest(scope: scope, acrValues: acrValues, loginHint: loginHint, prompt: prompt, nonce: nonce)
         let redirect: URL
         do {
             redirect = try await agent.present(request.url, redirectURI: redirectURI)

@@ -19,6 +19,11 @@ extension SignetClient {
     /// Sends `request` to a resource with `accessToken` of `tokenType` (`Bearer` or `DPoP`); see
     /// ``send(_:authorizedWith:)``.
     public func send(_ request: HTTPTransportRequest, accessToken: String, tokenType: String) async throws -> HTTPTransportResponse {
+        try await send(request, accessToken: accessToken, tokenType: tokenType, via: transport)
+    }
+
+    /// ``send(_:accessToken:tokenType:)`` through `transport` (a mutual-TLS one for the device endpoints).
+    func send(_ request: HTTPTransportRequest, accessToken: String, tokenType: String, via transport: any HTTPTransport) async throws -> HTTPTransportResponse {
         let bound = tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
         guard !bound || dpop != nil else { throw SignetClientError(.misuse, isRetryable: false, reason: "a DPoP-bound token needs the client's DPoP key store") }
         func attempt() async throws -> HTTPTransportResponse {
@@ -30,7 +35,7 @@ extension SignetClient {
             } else {
                 outgoing.headers.append(("Authorization", "Bearer " + accessToken))
             }
-            return try await send(outgoing)
+            return try await send(outgoing, via: transport)
         }
         let response = try await attempt()
         if bound, let dpop, dpop.asksForNonce(response, from: request.url) { return try await attempt() }

@@ -52,7 +52,7 @@ public actor AuthState {
     /// The current tokens as they are (possibly expired); ``validTokens()`` refreshes first.
     public var tokens: AuthTokens? { current }
 
-    /// Signs in through the browser (``SignetClient/signIn(agent:scope:acrValues:loginHint:prompt:)``)
+    /// Signs in through the browser (``SignetClient/signIn(agent:scope:acrValues:loginHint:prompt:nonce:)``)
     /// and keeps the tokens.
     @discardableResult
     public func signIn(agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil) async throws -> AuthTokens {
