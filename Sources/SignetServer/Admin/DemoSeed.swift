@@ -45,10 +45,12 @@ public struct DemoSeed: Sendable, Codable, Equatable {
             backendPrivateJWKPath: dataDirectory.appendingPathComponent("demo-backend.private.jwk.json").path,
             postLogoutRedirectURI: "dev.signet.demo:/signed-out", username: "demo", password: admin.random.token(byteCount: 12),
             fapiClientID: "demo-bank", fapiRedirectURI: "https://bank.example.com/callback", fapiResource: "https://api.bank.example.com")
-        _ = try await admin.addClient(
-            .init(
-                id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
-                postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"], nativeLogin: true))
+        var app = SignetAdmin.NewClient(
+            id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
+            postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"], nativeLogin: true)
+        // The demo app activates devices (`signet device activate`, `signet demo --device`).
+        app.apiScopes = ["device"]
+        _ = try await admin.addClient(app)
         _ = try await admin.addClient(
             .init(
                 id: seed.backendClientID, name: "Signet Demo Service", authMethod: .privateKeyJWT, redirectURIs: seed.backendRedirectURIs,
