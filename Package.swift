@@ -156,8 +156,11 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetResourceServer",
+                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetClientNIO",
+                "SignetResourceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

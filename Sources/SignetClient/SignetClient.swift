@@ -30,7 +30,7 @@ public struct SignetClient: Sendable {
     }
 
     public let configuration: Configuration
-    let transport: any HTTPTransport
+    var transport: any HTTPTransport
     let now: @Sendable () -> Date
     let random: SecureRandom
     /// Set when the app proves a DPoP key (RFC 9449); `nil`: bearer tokens.

@@ -88,27 +88,30 @@ extension SQLStore: DeviceStore {
 
     public func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) async throws -> DeviceRecord? {
         let now = Self.millis(date)
-        // One statement decides between concurrent revocations: the first one's reason stands.
-        guard
-            let revoked = try Self.device(
-                from: try await database.raw(
-                    """
-                    UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
-                    WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
-                    """
-                ).first())
-        else { return nil }
-        // A grant bound after this point is refused anyway: refreshes check the device.
+        // The grants and their refresh tokens go first (both idempotent), the device last: a failure
+        // in between leaves a device that is still activated, to be revoked again, never a revoked
+        // device whose grants live on. A grant bound after this point is refused anyway: refreshes
+        // and the token endpoint's binding check the device.
         try await database.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE device_id = \(bind: instanceID)").run()
         try await database.raw(
             "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE device_id = \(bind: instanceID))"
         ).run()
-        return revoked
+        // One statement decides between concurrent revocations: the first one's reason stands.
+        return try Self.device(
+            from: try await database.raw(
+                """
+                UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
+                WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
+                """
+            ).first())
     }
 
-    public func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool {
+    public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool {
         try await database.raw(
-            "UPDATE signet_grants SET device_id = \(bind: instanceID) WHERE id = \(bind: id) AND (device_id IS NULL OR device_id = \(bind: instanceID)) RETURNING id"
+            """
+            UPDATE signet_grants SET device_id = \(bind: instanceID)
+            WHERE id = \(bind: id) AND (device_id IS NULL OR device_id = \(bind: instanceID) OR device_id = \(bind: previous ?? instanceID)) RETURNING id
+            """
         ).first() != nil
     }
 

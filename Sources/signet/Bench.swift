@@ -16,7 +16,8 @@ struct Bench: AsyncParsableCommand {
             Starts `signet serve` as a child process with a throwaway data folder (SQLite, or --database), then for each
             concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
             ID-token validation), native logins through SignetClient (start → scenario → password → code exchange)
-            and token-endpoint requests (refresh_token grant with private_key_jwt). Prints
+            and token-endpoint requests (refresh_token grant with private_key_jwt); then, against the same data served with
+            --dev-tls, device activations, device requests over mutual TLS and certificate-bound refreshes. Prints
             requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
             /proc), errors and the server's peak resident memory. Not a test: the figures depend on the machine.
             """)
@@ -25,6 +26,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
     @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite.") var database: String?
+    @Flag(inversion: .prefixedNo, help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh.")
+    var devices = true
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
@@ -39,15 +42,11 @@ struct Bench: AsyncParsableCommand {
         let port = try FreePort.find()
         var arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
         if let database { arguments += ["--database", database] }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        server.arguments = arguments
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
+        let server = try startServer(arguments)
         defer { server.terminate() }
 
         let issuer = "http://127.0.0.1:\(port)"
-        try await waitUntilReady(issuer)
+        try await waitUntilReady(issuer, browser: TestBrowser())
         let seed = try DemoSeed.load(dataDirectory: folder)
         let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
         let backend = RelyingParty(
@@ -94,13 +93,63 @@ struct Bench: AsyncParsableCommand {
             totalErrors += result.errors
             print(result.row("token endpoint (refresh, private_key_jwt + DPoP)", level))
         }
-        print("server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
+        let httpPeak = PeakMemory.of(pid: server.processIdentifier)
+        server.terminate()
+        server.waitUntilExit()
+        if devices { totalErrors += try await deviceRows(folder: folder, seed: seed, users: users) }
+        print("server peak memory: \(httpPeak.map { "\($0 / 1024) MiB" } ?? "unknown")")
         print("errors: \(totalErrors)")
         if totalErrors > 0 { throw ExitCode.failure }
     }
 
-    func waitUntilReady(_ issuer: String) async throws {
-        let browser = TestBrowser()
+    /// Starts `signet serve` (this executable) with `arguments`.
+    func startServer(_ arguments: [String]) throws -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        server.arguments = arguments
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        return server
+    }
+
+    /// The device rows, against a second server on the same data with `--dev-tls`; returns the errors.
+    func deviceRows(folder: URL, seed: DemoSeed, users: [BenchUser]) async throws -> Int {
+        let port = try FreePort.find()
+        var arguments = [
+            "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error", "--dev-tls",
+        ]
+        if let database { arguments += ["--database", database] }
+        let server = try startServer(arguments)
+        defer { server.terminate() }
+        let issuer = "https://127.0.0.1:\(port)"
+        try await waitUntilReady(issuer, browser: TestBrowser(tls: try TestTLS.client()))
+        guard let caFile = DevelopmentTLS.caFile(dataDirectory: folder) else { throw ValidationError("--dev-tls made no CA") }
+        let bench = DeviceBench(
+            client: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI),
+            trustRoots: [try String(contentsOfFile: caFile, encoding: .utf8)])
+        var errors = 0
+        for level in concurrency {
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await bench.activate(as: users[worker]) }
+            errors += result.errors
+            print(result.row("device activation (instance id, native login, CSR → certificate; new TLS connections)", level))
+        }
+        for level in concurrency {
+            var installed: [BenchDevice] = []
+            for worker in 0..<level { installed.append(try await bench.device(for: users[worker])) }
+            let workers = installed
+            let status = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].status() }
+            errors += status.errors
+            print(status.row("mutual TLS device request (GET /devices/status)", level))
+            let refresh = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].refresh() }
+            errors += refresh.errors
+            print(refresh.row("token endpoint (refresh, certificate-bound, mutual TLS)", level))
+            for device in workers { await device.shutdown() }
+        }
+        print("device server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
+        return errors
+    }
+
+    func waitUntilReady(_ issuer: String, browser: TestBrowser) async throws {
         for _ in 0..<200 {
             if let response = try? await browser.get(issuer + "/.well-known/openid-configuration"), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))

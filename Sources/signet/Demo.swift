@@ -30,6 +30,9 @@ struct Demo: AsyncParsableCommand {
     @Flag(help: "Play FAPI 2.0 instead: the backend pushes a signed request with private_key_jwt and DPoP, the app carries only the request_uri, every token is bound to the backend's key.")
     var fapi = false
 
+    @Flag(help: "Play an app installation instead (needs `signet serve --dev-tls`): activation, a call over mutual TLS, reactivation, a lock from elsewhere, and the refusals after it.")
+    var device = false
+
     func run() async throws {
         let folder = URL(fileURLWithPath: dataDirectory ?? Environment.value("DATA_DIR") ?? ".signet")
         let seed: DemoSeed
@@ -38,6 +41,8 @@ struct Demo: AsyncParsableCommand {
         do {
             if native {
                 try await NativeDemoScript(seed: seed, issuer: issuer ?? seed.issuer, dataDirectory: folder, narrator: narrator).run()
+            } else if device {
+                try await runDevice(seed: seed, dataDirectory: folder, narrator: narrator)
             } else if fapi {
                 let user = (seed.username, seed.password)
                 let userAgent = ScriptedUserAgent { url, _ in try await LoginForm.redirect(for: url, username: user.0, password: user.1) }
@@ -49,6 +54,22 @@ struct Demo: AsyncParsableCommand {
         } catch {
             narrator.fail("\(error)")
             throw ExitCode.failure
+        }
+    }
+}
+
+extension Demo {
+    /// The device demo, its installation's sealed key in a temporary folder removed after.
+    func runDevice(seed: DemoSeed, dataDirectory: URL, narrator: Narrator) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-demo-device-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let roots = try DevelopmentTLS.caFile(dataDirectory: dataDirectory).map { [try String(contentsOfFile: $0, encoding: .utf8)] } ?? []
+        try await Installation.with(
+            client: .init(issuer: issuer ?? seed.issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI),
+            keyStore: SoftwareDeviceKeyStore(directory: folder, encryptionKey: SymmetricKey(size: .bits256)), trustRoots: roots,
+            username: seed.username, password: seed.password, codes: SMSCodes(outbox: dataDirectory)
+        ) { installation in
+            try await DeviceDemoScript(installation: installation, narrator: narrator).run()
         }
     }
 }

@@ -1,6 +1,8 @@
-// `signet ca list|rotate` and `signet devices list`.
+// `signet ca list|rotate` and `signet devices list|remove|lock|events` for helpdesks.
 import ArgumentParser
 import Foundation
+import Logging
+import SignetCore
 import SignetServer
 
 struct DeviceCA: AsyncParsableCommand {
@@ -34,24 +36,102 @@ struct DeviceCA: AsyncParsableCommand {
 }
 
 struct Devices: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A user's activated app installations.", subcommands: [List.self])
+    static let configuration = CommandConfiguration(
+        abstract: "A user's activated app installations: list, remove, lock a lost one, and their audit trail.",
+        subcommands: [List.self, Remove.self, Lock.self, Events.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a user's devices: instance id, client, status, certificate expiry.")
+        static let configuration = CommandConfiguration(abstract: "List a user's devices: instance id, client, status, name, certificate expiry, last use.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The username.") var username: String
 
         func run() async throws {
             let devices = try await store.withStore { store -> [DeviceRecord] in
-                guard let user = try await store.user(username: username.lowercased()) else { throw ValidationError("no user named \(username)") }
-                return try await store.devices(userID: user.id)
+                try await store.devices(userID: try await Devices.user(username, in: store).id)
             }
             if devices.isEmpty { print("No devices.") }
             let formatter = ISO8601DateFormatter()
             for device in devices {
+                let lastUse = device.lastUsedAt.map { formatter.string(from: $0) } ?? "never"
                 print(
-                    "\(device.instanceID)\t\(device.clientID)\t\(device.revokedAt == nil ? "activated" : "revoked")\tcertificate until \(formatter.string(from: device.certificateNotAfter))\tattestation \(device.attestation)")
+                    "\(device.instanceID)\t\(device.clientID)\t\(device.status)\t\(device.name ?? "-")\tcertificate until \(formatter.string(from: device.certificateNotAfter))\tlast used \(lastUse)\tattestation \(device.attestation)")
             }
         }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a device: its certificate, grants and tokens are revoked at once on every instance; the user is told.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The device's instance id.") var instanceID: String
+        @Option(help: "Why (kept in the audit trail).") var reason: String
+
+        func run() async throws {
+            let removed = try await store.withStore { store in
+                try await Devices.lifecycle(store, dataDirectory: self.store.dataURL).revoke(instanceID: instanceID, because: .removed, by: .admin, note: reason)
+            }
+            guard let removed else { throw ValidationError("no device \(instanceID) that is not revoked already") }
+            print("Removed \(removed.instanceID) (\(removed.clientID)).")
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lock a lost or stolen device, or every device of a user: certificates, grants and tokens revoked at once; the user is told.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "A username (all their devices) or a device's instance id.") var target: String
+        @Option(help: "Why (kept in the audit trail).") var reason: String
+
+        func run() async throws {
+            let locked = try await store.withStore { store -> [DeviceRecord] in
+                let lifecycle = try Devices.lifecycle(store, dataDirectory: self.store.dataURL)
+                let instanceIDs: [String]
+                if let device = try await store.device(instanceID: target) {
+                    instanceIDs = [device.instanceID]
+                } else if let user = try await store.user(username: target.lowercased()) {
+                    instanceIDs = try await store.devices(userID: user.id).filter { $0.revokedAt == nil }.map(\.instanceID)
+                } else {
+                    throw ValidationError("no user or device named \(target)")
+                }
+                var locked: [DeviceRecord] = []
+                for id in instanceIDs {
+                    if let device = try await lifecycle.revoke(instanceID: id, because: .locked, by: .admin, note: reason) { locked.append(device) }
+                }
+                return locked
+            }
+            print(locked.isEmpty ? "Nothing to lock: no device that is not revoked already." : "Locked \(locked.count) device(s): \(locked.map(\.instanceID).joined(separator: ", "))")
+        }
+    }
+
+    struct Events: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A user's device events, newest first: time, event, actor, device, reason.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+        @Option(help: "At most this many.") var limit = 100
+
+        func run() async throws {
+            let events = try await store.withStore { store in
+                try await store.auditEvents(userID: try await Devices.user(username, in: store).id, limit: max(1, min(limit, 10_000)))
+            }
+            if events.isEmpty { print("No events.") }
+            let formatter = ISO8601DateFormatter()
+            for event in events {
+                print("\(formatter.string(from: event.at))\t\(event.kind)\t\(event.actor)\t\(event.target ?? "-")\t\(event.reason ?? "")")
+            }
+        }
+    }
+
+    static func user(_ username: String, in store: some SignetStore) async throws -> UserRecord {
+        guard let user = try await store.user(username: username.lowercased()) else { throw ValidationError("no user named \(username)") }
+        return user
+    }
+
+    /// Revocations from the command: the user is told through the configured sender (webhook, else the development outbox).
+    static func lifecycle(_ store: some SignetStore, dataDirectory: URL) throws -> DeviceLifecycle {
+        var logger = Logger(label: "signet.devices")
+        logger.logLevel = .warning
+        return DeviceLifecycle(
+            store: store, clock: .system, random: SecureRandom(), logger: logger,
+            messages: try MessageSenders.configured(webhookURL: nil, webhookSecret: nil, dataDirectory: dataDirectory, printing: false))
     }
 }

@@ -25,6 +25,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM private key for TLS (env SIGNET_TLS_KEY).")
     var tlsKey: String?
 
+    @Flag(
+        name: .customLong("dev-tls"),
+        help: "Serve HTTPS on loopback with a development certificate made in the data folder (dev-tls/ca.pem is its CA): to try mutual TLS and devices (`signet demo --device`). Not with --tls-certificate.")
+    var developmentTLS = false
+
     @Flag(help: "Do not seed demo clients and a demo user into an empty store.")
     var noDemo = false
 
@@ -54,6 +59,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The webhook's HMAC signing secret (env SIGNET_SMS_WEBHOOK_SECRET).")
     var smsWebhookSecret: String?
 
+    @Option(
+        help: "Behind a TLS-terminating proxy: the header a --trusted-proxy passes the client certificate in, URL-encoded PEM as nginx's $ssl_client_escaped_cert (env SIGNET_CLIENT_CERTIFICATE_HEADER).")
+    var clientCertificateHeader: String?
+
+    @Option(help: "Days a device client certificate is valid (env SIGNET_DEVICE_CERTIFICATE_DAYS). Default 90")
+    var deviceCertificateDays: Int?
+
     func run() async throws {
         let host = host ?? Environment.value("HOST") ?? "127.0.0.1"
         let port = try port ?? Environment.value("PORT").map { text in
@@ -63,6 +75,15 @@ struct Serve: AsyncParsableCommand {
         var configuration = try provider.configuration(host: host, port: port)
         configuration.tlsCertificatePath = tlsCertificate ?? Environment.value("TLS_CERTIFICATE")
         configuration.tlsKeyPath = tlsKey ?? Environment.value("TLS_KEY")
+        if developmentTLS {
+            guard configuration.tlsCertificatePath == nil, configuration.tlsKeyPath == nil else {
+                throw ValidationError("--dev-tls makes its own certificate: leave out --tls-certificate and --tls-key")
+            }
+            guard SignetConfiguration.isLoopback(host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
+            let files = try DevelopmentTLS.prepare(dataDirectory: store.dataURL)
+            configuration.tlsCertificatePath = files.certificatePath
+            configuration.tlsKeyPath = files.keyPath
+        }
         if configuration.tlsCertificatePath != nil, provider.issuer == nil, Environment.value("ISSUER") == nil {
             configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
         }
@@ -74,6 +95,15 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--forwarded-header must be x-forwarded-for or forwarded, got '\(headerName)'")
         }
         configuration.forwardedHeader = header
+        configuration.clientCertificateHeader = clientCertificateHeader ?? Environment.value("CLIENT_CERTIFICATE_HEADER")
+        if let days = try deviceCertificateDays ?? Environment.value("DEVICE_CERTIFICATE_DAYS").map({ text in
+            guard let value = Int(text) else { throw ValidationError("SIGNET_DEVICE_CERTIFICATE_DAYS must be a number, got '\(text)'") }
+            return value
+        }) {
+            guard (1...825).contains(days) else { throw ValidationError("--device-certificate-days must be 1–825") }
+            configuration.deviceCertificateValidity = TimeInterval(days) * 86_400
+            configuration.reactivationWindow = min(configuration.reactivationWindow, configuration.deviceCertificateValidity / 2)
+        }
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
         let levelText = logLevel ?? Environment.value("LOG_LEVEL") ?? "info"
@@ -82,11 +112,23 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = level
 
         let store = try await self.store.openStore(logger: logger)
+        do {
+            try await run(store: store, configuration: configuration, logger: logger)
+        } catch {
+            // Whatever failed (the demo seed, TLS files, the listener), the store is closed before the error is told.
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    /// Seeds the demo when it should, builds the application and runs it until a signal stops it.
+    private func run(store: SQLStore, configuration: SignetConfiguration, logger: Logger) async throws {
         let admin = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
         // Demo data (a known user, clients with published keys) only where nobody else can reach
         // it: a loopback listener with a loopback issuer and no proxy in front, or --demo.
         if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }
-        let privateDevelopment = SignetConfiguration.isLoopback(host) && configuration.trustedProxies.isEmpty
+        let privateDevelopment = SignetConfiguration.isLoopback(configuration.host) && configuration.trustedProxies.isEmpty
             && (URL(string: configuration.issuer)?.host.map(SignetConfiguration.isLoopback) ?? false)
         let demoMode = !noDemo && (demo || privateDevelopment)
         var seed: DemoSeed?
@@ -96,6 +138,12 @@ struct Serve: AsyncParsableCommand {
                 (seed, firstStart) = (fresh, true)
             } else {
                 seed = try? DemoSeed.load(dataDirectory: self.store.dataURL)
+                // demo.json names the issuer the demo commands talk to: the one served now.
+                if var kept = seed, kept.issuer != configuration.issuer {
+                    kept.issuer = configuration.issuer
+                    try kept.save(dataDirectory: self.store.dataURL)
+                    seed = kept
+                }
             }
         }
         let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, self.store.databaseDescription, self.store.dataURL, firstStart)
@@ -106,13 +154,7 @@ struct Serve: AsyncParsableCommand {
         }
         let services = ServiceGroup(
             configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await services.run()
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await services.run()
     }
 }
 
@@ -130,19 +172,7 @@ extension Serve {
     /// The webhook sender when configured; otherwise the development outbox in the data folder,
     /// which in demo mode (only) also prints each message so the demo can be followed.
     func messageSender(printing: Bool) throws -> any MessageSender {
-        if let url = smsWebhookURL ?? Environment.value("SMS_WEBHOOK_URL") {
-            guard let secret = smsWebhookSecret ?? Environment.value("SMS_WEBHOOK_SECRET"), secret.utf8.count >= 16 else {
-                throw ValidationError("--sms-webhook-url needs --sms-webhook-secret (at least 16 characters)")
-            }
-            guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || SignetConfiguration.isLoopback(host) else {
-                throw ValidationError("--sms-webhook-url must be https (http only on loopback)")
-            }
-            return WebhookMessageSender(url: url, secret: secret)
-        }
-        return DevelopmentOutbox(dataDirectory: store.dataURL) { message in
-            guard printing else { return }
-            FileHandle.standardOutput.write(Data("[outbox] to \(message.to): \(message.body.replacingOccurrences(of: "\n", with: " "))\n".utf8))
-        }
+        try MessageSenders.configured(webhookURL: smsWebhookURL, webhookSecret: smsWebhookSecret, dataDirectory: store.dataURL, printing: printing)
     }
 }
 
@@ -160,6 +190,11 @@ enum Banner {
         if !configuration.trustedProxies.isEmpty {
             lines.append("  proxies     client addresses from \(configuration.forwardedHeader.rawValue) of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))")
         }
+        if configuration.tlsCertificatePath != nil {
+            lines.append("  devices     mutual TLS: client certificates asked for, never required (device CA at \(configuration.issuer)/devices/ca.pem)")
+        } else if let header = configuration.clientCertificateHeader {
+            lines.append("  devices     client certificates from the \(header) header of trusted proxies")
+        }
         if let seed {
             lines += [
                 "Demo data:",
@@ -171,7 +206,9 @@ enum Banner {
                 showPassword
                     ? "  user            \(seed.username) / \(seed.password)   (shown once; also in \(dataDirectory.appendingPathComponent("demo.json").path))"
                     : "  user            \(seed.username) (password in \(dataDirectory.appendingPathComponent("demo.json").path))",
-                "Try it: swift run signet demo   (or: demo --native, demo --fapi)",
+                configuration.tlsCertificatePath == nil
+                    ? "Try it: swift run signet demo   (or: demo --native, demo --fapi; with serve --dev-tls: demo --device)"
+                    : "Try it: swift run signet demo   (or: demo --native, demo --fapi, demo --device)",
             ]
         }
         // One write, so the banner arrives whole even when stdout is a pipe.

@@ -13,14 +13,25 @@ enum EndToEndStore: String, CaseIterable, Sendable {
     static var postgresURL: String? { ProcessInfo.processInfo.environment["SIGNET_TEST_POSTGRES_URL"] }
     static var available: [EndToEndStore] { postgresURL == nil ? [.sqlite] : allCases }
 
-    func open() async throws -> SQLStore {
+    func open() async throws -> SQLStore { try await open(database: newDatabase()) }
+
+    /// A name for a fresh database: a file path (SQLite) or a schema (PostgreSQL).
+    func newDatabase() throws -> String {
         switch self {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return try await SQLStore.sqlite(path: folder.appendingPathComponent("signet.sqlite").path)
+            return folder.appendingPathComponent("signet.sqlite").path
         case .postgres:
-            return try await SQLStore.postgres(url: Self.postgresURL!, schema: "e2e_" + UUID().uuidString.prefix(8).lowercased())
+            return "e2e_" + UUID().uuidString.prefix(8).lowercased()
+        }
+    }
+
+    /// A store on `database` (from ``newDatabase()``); opened twice, two stores share it as two instances would.
+    func open(database: String) async throws -> SQLStore {
+        switch self {
+        case .sqlite: try await SQLStore.sqlite(path: database)
+        case .postgres: try await SQLStore.postgres(url: Self.postgresURL!, schema: database)
         }
     }
 }

@@ -163,6 +163,26 @@ struct DeviceMutualTLSTests {
         }
     }
 
+    @Test("DeviceBoundTransport presents the certificate once the store holds one, and the fallback's nothing before activation or after expiry")
+    func boundTransport() async throws {
+        let credential = try deviceCA.credential(instanceID: "bound-instance")
+        let store = MemoryDeviceKeyStore()
+        try await TLSEchoServer.run(deviceCA: deviceCA, serverCA: serverCA, verification: .optionalVerification) { origin in
+            try await NIOHTTPTransport.withTransport(presenting: nil, additionalTrustRoots: [serverCA.pem]) { plain in
+                let factory = NIOMutualTLSTransportFactory(additionalTrustRoots: [serverCA.pem])
+                let bound = DeviceBoundTransport(keyStore: store, mutualTLS: factory, fallback: plain)
+                let whoami = HTTPTransportRequest(method: "GET", url: origin + "/whoami")
+                #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self) == "none", "not activated: nothing presented")
+                try await store.save(credential.key, certificateChain: credential.certificateChain)
+                #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self).contains("bound-instance"))
+                let expired = DeviceBoundTransport(keyStore: store, mutualTLS: factory, fallback: plain, now: { credential.notValidAfter.addingTimeInterval(1) })
+                #expect(String(decoding: try await expired.send(whoami).body, as: UTF8.self) == "none", "an expired certificate is not presented")
+                await store.delete()
+                #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self) == "none", "deactivated: nothing presented")
+            }
+        }
+    }
+
     @Test("a trust root that is not PEM is a misuse, before any connection")
     func badTrustRoot() throws {
         #expect(throws: SignetClientError(.misuse, isRetryable: false)) {

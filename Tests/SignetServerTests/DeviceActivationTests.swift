@@ -12,12 +12,7 @@ struct DeviceActivationTests {
     let instances = DeviceInstanceTests()
 
     /// A PEM PKCS#10 request for a fresh P-256 key.
-    static func csr(_ key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> String {
-        try CertificateSigningRequest(
-            version: .v1, subject: try DistinguishedName { CommonName("my phone") }, privateKey: Certificate.PrivateKey(key),
-            attributes: CertificateSigningRequest.Attributes(), signatureAlgorithm: .ecdsaWithSHA256
-        ).serializeAsPEM().pemString
-    }
+    static func csr(_ key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> String { try TestDevice.csr(key) }
 
     /// Signs alice in on the wallet with scope device and the instance id as nonce; returns the access token.
     func deviceToken(_ provider: TestProvider, instance: String, scope: String = "openid device") async throws -> String {

@@ -85,6 +85,23 @@ struct DeviceInstanceTests {
         }
     }
 
+    @Test("the budget counts unused ids, not activations: with 60 asked for, each activation gives one back; a refused activation does not")
+    func activationGivesBack() async throws {
+        try await withTestProvider { provider in
+            try await seed(provider)
+            var ids: [String] = []
+            for _ in 0..<60 { ids.append(try await newInstance(provider)) }
+            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
+            let activation = DeviceActivationTests()
+            let token = try await activation.deviceToken(provider, instance: ids[0])
+            #expect(try await activation.activate(provider, token: token, body: "not a CSR").status == 400)
+            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429, "a refused activation gives nothing back")
+            #expect(try await activation.activate(provider, token: token, body: try DeviceActivationTests.csr()).status == 201)
+            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201, "the activated id was given back")
+            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
+        }
+    }
+
     @Test("a login with scope device and the instance id as nonce: the ID token and the grant carry instance_id")
     func bindByNonce() async throws {
         try await withTestProvider { provider in

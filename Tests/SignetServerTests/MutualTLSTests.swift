@@ -7,36 +7,18 @@ import SignetTesting
 import Testing
 import X509
 
-/// An activated installation in a test: its key, certificate chain and a browser presenting them.
-struct TestDevice {
-    let instanceID: String
-    let key: P256.Signing.PrivateKey
-    let chain: [String]
-    let browser: TestBrowser
-
-    var certificate: Certificate { get throws { try Certificate(pemEncoded: chain[0]) } }
-    var thumbprint: String { get throws { try DeviceCertificateAuthority.x5tS256(of: try certificate) } }
-}
-
 @Suite("Devices: mutual TLS, certificate-bound tokens and the device lifecycle")
 struct MutualTLSTests {
     let instances = DeviceInstanceTests()
     let activation = DeviceActivationTests()
     static let wallet = TestAuthorization(clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, scope: "openid device")
 
-    /// Activates a new installation of the wallet for alice over TLS and returns it, with a browser presenting its certificate.
+    /// Activates a new installation of the wallet for alice.
     func activate(_ provider: TestProvider, name: String? = nil) async throws -> TestDevice {
-        let instance = try await instances.newInstance(provider)
-        let token = try await activation.deviceToken(provider, instance: instance)
-        let key = P256.Signing.PrivateKey()
-        var body: [String: String] = ["csr": try DeviceActivationTests.csr(key), "platform": "ios"]
-        body["name"] = name
-        let answer = try await TestBrowser().send(
-            "POST", provider.url("/devices/activation"), body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self),
-            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")])
-        #expect(answer.status == 201, "\(answer.body)")
-        let chain = try #require(answer.json["certificate_chain"] as? [String])
-        return TestDevice(instanceID: instance, key: key, chain: chain, browser: TestBrowser(tls: try TestTLS.client(presenting: chain, key: key)))
+        let device = try await provider.activateDevice(
+            clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, username: "alice", password: Fixture.password, name: name)
+        #expect(DeviceCertificateAuthority.instanceID(of: try device.certificate) == device.instanceID)
+        return device
     }
 
     /// A login of alice on the wallet whose code is redeemed by `browser` (a device presents its certificate there).
@@ -247,6 +229,59 @@ struct MutualTLSTests {
             #expect(oldStatus.json["error"] as? String == "device_revoked")
             #expect((oldStatus.json["error_description"] as? String)?.contains("replaced") == true)
             #expect(try await provider.store.device(instanceID: old.instanceID)?.replacedBy == instance)
+        }
+    }
+
+    @Test("reactivation with a login made over the old certificate: the login moves to the new device and lives on; only the new certificate refreshes it")
+    func reactivationKeepsItsLogin() async throws {
+        try await withTestProvider(tls: true) { provider in
+            try await instances.seed(provider)
+            let old = try await activate(provider)
+            let instance = try await instances.newInstance(provider)
+            var authorization = Self.wallet
+            authorization.scope = "openid device"
+            authorization.nonce = instance
+            let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            // Redeemed over mutual TLS with the old certificate, as an activated app redeems every code.
+            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: old.browser).decode(TokenResponse.self)
+            let key = P256.Signing.PrivateKey()
+            let answer = try await old.browser.send(
+                "POST", provider.url("/devices/reactivation"), body: try DeviceActivationTests.csr(key),
+                headers: [("Authorization", "Bearer \(tokens.accessToken)"), ("Content-Type", "application/pem-certificate-chain")])
+            #expect(answer.status == 201, "\(answer.body)")
+            let chain = try #require(answer.json["certificate_chain"] as? [String])
+            let new = TestBrowser(tls: try TestTLS.client(presenting: chain, key: key))
+            let claims = try #require(AccessTokenClaims.unverified(tokens.accessToken))
+            let grant = try #require(try await provider.store.grant(id: claims.grantID))
+            #expect(grant.deviceID == instance, "the fresh login belongs to the new device")
+            #expect(grant.revokedAt == nil)
+            let refreshed = try await refresh(provider, tokens.refreshToken, by: new)
+            #expect(refreshed.status == 200, "the new certificate refreshes the login: \(refreshed.body)")
+            #expect(try await refresh(provider, try refreshed.decode(TokenResponse.self).refreshToken, by: old.browser).status == 400, "the old one no longer")
+            // The same token cannot reactivate again: it is bound to the old certificate (and its instance is spent).
+            let again = try await new.send(
+                "POST", provider.url("/devices/reactivation"), body: try DeviceActivationTests.csr(),
+                headers: [("Authorization", "Bearer \(tokens.accessToken)"), ("Content-Type", "application/pem-certificate-chain")])
+            #expect(again.status == 401)
+            #expect(again.header("WWW-Authenticate")?.contains("invalid_token") == true)
+        }
+    }
+
+    @Test("device management takes tokens for Signet alone: a token that also names an API cannot list, lock or remove devices")
+    func managementNeedsProviderAudience() async throws {
+        try await withTestProvider(tls: true) { provider in
+            try await instances.seed(provider)
+            let device = try await activate(provider)
+            _ = try await provider.admin.updateClient(id: "wallet", .init(resources: ["https://api.example.com"]))
+            let tokens = try await login(provider)
+            #expect(AccessTokenClaims.unverified(tokens.accessToken)?.aud.contains("https://api.example.com") == true)
+            let headers = [("Authorization", "Bearer \(tokens.accessToken)")]
+            let list = try await TestBrowser().get(provider.url("/devices"), headers: headers)
+            #expect(list.status == 401)
+            #expect(list.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            #expect(try await TestBrowser().post(provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: headers).status == 401)
+            #expect(try await TestBrowser().send("DELETE", provider.url("/devices/\(device.instanceID)"), body: nil, headers: headers).status == 401)
+            #expect(try await provider.store.device(instanceID: device.instanceID)?.revokedAt == nil, "nothing was changed")
         }
     }
 

@@ -63,10 +63,17 @@ public struct DemoSeed: Sendable, Codable, Equatable {
         _ = try await admin.addClient(bank)
         try await admin.addUser(username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
         try writePrivate(JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)
+        try seed.save(dataDirectory: dataDirectory)
+        return seed
+    }
+
+    /// Writes the seed as `demo.json` in a data folder, readable by its owner only.
+    public func save(dataDirectory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try writePrivate(encoder.encode(seed), to: dataDirectory.appendingPathComponent("demo.json").path)
-        return seed
+        let path = dataDirectory.appendingPathComponent("demo.json").path
+        try? FileManager.default.removeItem(atPath: path)
+        try Self.writePrivate(encoder.encode(self), to: path)
     }
 
     /// Reads `demo.json` from a data folder.

@@ -23,12 +23,20 @@ struct DeviceActivation: Sendable {
     let devices: DeviceIdentification
     let lifecycle: DeviceLifecycle
 
+    /// The answer when the login's instance id was activated already (or expired unused).
+    static let spent = OAuthHTTPError(.badRequest, .invalidGrant, "the instance id was already activated or has expired")
+
     /// How recent the login behind a reactivation must be.
     static let freshLogin: TimeInterval = 600
 
     func activate(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let (claims, grant, instanceID) = try await enrolmentToken(request, context: context, path: "/devices/activation")
-        let enrolled = try await enrol(try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant)
+        if let bound = grant.deviceID {
+            guard bound != instanceID else { throw Self.spent }
+            throw OAuthHTTPError.invalidRequest("this login was made with an activated device's certificate: reactivate that device instead")
+        }
+        let enrolled = try await enrol(
+            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: nil, context: context)
         try await lifecycle.record("device.activated", device: enrolled.device, by: .user)
         return answer(enrolled)
     }
@@ -45,9 +53,22 @@ struct DeviceActivation: Sendable {
         guard grant.authTime >= provider.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("reactivation needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
-        let enrolled = try await enrol(try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant)
+        guard grant.deviceID != instanceID else { throw Self.spent }
+        guard grant.deviceID == nil || grant.deviceID == current.instanceID else {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "the login was made with another device's certificate")
+        }
+        // The fresh login moves to the new device (a login over mutual TLS with the old certificate
+        // was tied to the old one), so revoking the old device does not end it.
+        let enrolled = try await enrol(
+            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: current.instanceID, context: context)
         try await lifecycle.record("device.reactivated", device: enrolled.device, by: .device)
-        try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID)
+        guard try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID) != nil else {
+            // Locked, removed, deactivated or replaced by a parallel reactivation meanwhile: the
+            // new device follows the old one's fate, so a lock can never be outrun.
+            let reason = try await provider.store.device(instanceID: current.instanceID)?.revocationReason ?? .replaced
+            try await lifecycle.revoke(instanceID: enrolled.device.instanceID, because: reason, by: .device, note: "its predecessor was revoked during the reactivation")
+            throw OAuthHTTPError(.unauthorized, .deviceRevoked, "the device was revoked during the reactivation (\(reason.rawValue))")
+        }
         return answer(enrolled)
     }
 
@@ -77,7 +98,10 @@ struct DeviceActivation: Sendable {
 
     /// Issues the certificate, spends the instance id and records the device; the grant of the
     /// activating login is tied to it (its refreshes need the certificate from now on).
-    private func enrol(_ body: EnrolmentBody, instanceID: String, claims: AccessTokenClaims, grant: GrantRecord) async throws -> Enrolled {
+    private func enrol(
+        _ body: EnrolmentBody, instanceID: String, claims: AccessTokenClaims, grant: GrantRecord, replacing previous: String?,
+        context: SignetRequestContext
+    ) async throws -> Enrolled {
         let authority = try await authorities.issuing()
         let now = provider.now()
         // Checked before the instance id is spent, so a bad request does not burn it.
@@ -87,9 +111,7 @@ struct DeviceActivation: Sendable {
         } catch let error as SignetError {
             throw OAuthHTTPError.invalidRequest("\(error.code.label): \(error.reason)")
         }
-        guard let instance = try await provider.store.consumeDeviceInstance(id: instanceID) else {
-            throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id was already activated or has expired")
-        }
+        guard let instance = try await provider.store.consumeDeviceInstance(id: instanceID) else { throw Self.spent }
         guard instance.clientID == claims.clientID, instance.userID == claims.sub, instance.expiresAt > now else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired, or is another client's or user's")
         }
@@ -105,7 +127,12 @@ struct DeviceActivation: Sendable {
             try? await provider.store.insertDeviceInstance(instance)
             throw error
         }
-        _ = try await provider.store.bindGrant(id: grant.id, toDevice: instanceID)
+        guard try await provider.store.bindGrant(id: grant.id, toDevice: instanceID, replacing: previous) else {
+            // A token request with another device's certificate tied the login elsewhere meanwhile.
+            _ = try await provider.store.revokeDevice(instanceID: instanceID, reason: .deactivated, replacedBy: nil, at: provider.now())
+            throw OAuthHTTPError(.conflict, .invalidRequest, "the login was tied to another device meanwhile; log in again")
+        }
+        await DeviceInstances(provider: provider).giveBack(context: context)
         return Enrolled(device: device, chain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM])
     }
 

@@ -8,8 +8,10 @@ import SignetCore
 /// The id is 256 random bits, lives ``lifetime`` unless activated, and belongs to the client,
 /// which must be allowed the scope `device` (`signet clients add|update --scope device`). The
 /// user then logs in with it as the `nonce` (or in a `claims` request for `instance_id`) and
-/// scope `device`; the grant and the ID token carry it. Requests are counted per client
-/// address (IPv6 by /64) in a sliding window, so nobody can fill the table.
+/// scope `device`; the grant and the ID token carry it. Ids are counted per client address
+/// (IPv6 by /64) in a sliding window, so nobody can fill the table; an id that is activated is
+/// given back, so the budget bounds ids asked for and left unused, never activations (a load
+/// test or an office behind one address activates as many installations as it logs in).
 struct DeviceInstances: Sendable {
     let provider: Provider
 
@@ -19,7 +21,7 @@ struct DeviceInstances: Sendable {
     static let claim = "instance_id"
     /// How long an instance id waits for its activation.
     static let lifetime: TimeInterval = 600
-    /// How many instance ids one address may ask for per ``window``.
+    /// How many unused instance ids one address may ask for per ``window``.
     static let perAddress = 60
     static let window: TimeInterval = 600
 
@@ -50,9 +52,7 @@ struct DeviceInstances: Sendable {
     ) async throws -> DeviceInstanceRecord {
         let client = try await deviceClient(clientID)
         let limits = SlidingWindow(store: provider.store, clock: provider.clock)
-        if case .spent(let retryAfter) = try await limits.take(
-            "device-instances:" + ClientAddress.throttleGroup(context.sourceAddress), maximum: Self.perAddress, window: Self.window)
-        {
+        if case .spent(let retryAfter) = try await limits.take(Self.budgetKey(context), maximum: Self.perAddress, window: Self.window) {
             let seconds = Int(retryAfter.rounded(.up))
             throw OAuthHTTPError(.tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s", headers: [.retryAfter: String(seconds)])
         }
@@ -61,6 +61,16 @@ struct DeviceInstances: Sendable {
         instance.attestation = try await attest?(instance.id).kind
         try await provider.store.insertDeviceInstance(instance)
         return instance
+    }
+
+    /// Gives an activated instance id's use back to the activating address's budget.
+    func giveBack(context: SignetRequestContext) async {
+        try? await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(Self.budgetKey(context))
+    }
+
+    /// The budget an address's instance ids are counted in.
+    static func budgetKey(_ context: SignetRequestContext) -> String {
+        "device-instances:" + ClientAddress.throttleGroup(context.sourceAddress)
     }
 
     /// `client_id` from the form body, once (a JSON body is refused as at the OAuth endpoints).

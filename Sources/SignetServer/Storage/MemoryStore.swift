@@ -190,8 +190,8 @@ public actor MemoryStore: SignetStore {
         for grant in grants.values where grant.deviceID == instanceID { revokeGrant(id: grant.id, at: date) }
         return device
     }
-    public func bindGrant(id: String, toDevice instanceID: String) -> Bool {
-        guard let grant = grants[id], grant.deviceID == nil || grant.deviceID == instanceID else { return false }
+    public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) -> Bool {
+        guard let grant = grants[id], grant.deviceID == nil || grant.deviceID == instanceID || (previous != nil && grant.deviceID == previous) else { return false }
         grants[id]?.deviceID = instanceID
         return true
     }

@@ -148,8 +148,9 @@ public protocol DeviceStore: Sendable {
     /// caller revokes it).
     func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at: Date) async throws -> DeviceRecord?
     /// Ties a live grant to an activated device (its tokens are bound to the device's certificate);
-    /// `false` when the grant is tied to another device already.
-    func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool
+    /// `false` when the grant is tied to another device already, other than `previous` (the
+    /// device a reactivation replaces, whose fresh login moves to the new one).
+    func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool
     func insertDeviceCA(_ authority: DeviceCARecord) async throws
     /// Every stored device CA, newest first.
     func deviceCAs() async throws -> [DeviceCARecord]

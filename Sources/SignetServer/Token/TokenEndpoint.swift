@@ -180,7 +180,7 @@ struct TokenEndpoint: Sendable {
     private func deviceBinding(_ grant: GrantRecord, client: ClientRecord, presented: AuthenticatedDevice?) async throws -> AuthenticatedDevice? {
         try requireDeviceCertificate(grant, presented: presented)
         guard let presented, presented.record.userID == grant.userID, presented.record.clientID == client.id else { return nil }
-        guard try await provider.store.bindGrant(id: grant.id, toDevice: presented.instanceID) else {
+        guard try await provider.store.bindGrant(id: grant.id, toDevice: presented.instanceID, replacing: nil) else {
             throw OAuthHTTPError.invalidGrant("this grant belongs to another device")
         }
         // Revoked between the certificate check and the binding: the revocation did not see this grant.

@@ -280,7 +280,9 @@ struct GatedStore: SignetStore {
     func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) async throws -> DeviceRecord? {
         try await base.revokeDevice(instanceID: instanceID, reason: reason, replacedBy: replacedBy, at: date)
     }
-    func bindGrant(id: String, toDevice instanceID: String) async throws -> Bool { try await base.bindGrant(id: id, toDevice: instanceID) }
+    func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool {
+        try await base.bindGrant(id: id, toDevice: instanceID, replacing: previous)
+    }
     func appendAuditEvent(_ event: AuditEventRecord) async throws { try await base.appendAuditEvent(event) }
     func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] { try await base.auditEvents(userID: userID, limit: limit) }
     func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }

@@ -1,0 +1,24 @@
+// The message sender the commands use: the SMS gateway webhook when configured, else the development outbox.
+import ArgumentParser
+import Foundation
+import SignetServer
+
+enum MessageSenders {
+    /// The webhook sender when a URL is given (flag or `SIGNET_SMS_WEBHOOK_URL`); otherwise the
+    /// development outbox in the data folder, which prints each message only when `printing`.
+    static func configured(webhookURL: String?, webhookSecret: String?, dataDirectory: URL, printing: Bool) throws -> any MessageSender {
+        if let url = webhookURL ?? Environment.value("SMS_WEBHOOK_URL") {
+            guard let secret = webhookSecret ?? Environment.value("SMS_WEBHOOK_SECRET"), secret.utf8.count >= 16 else {
+                throw ValidationError("--sms-webhook-url needs --sms-webhook-secret (at least 16 characters)")
+            }
+            guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || SignetConfiguration.isLoopback(host) else {
+                throw ValidationError("--sms-webhook-url must be https (http only on loopback)")
+            }
+            return WebhookMessageSender(url: url, secret: secret)
+        }
+        return DevelopmentOutbox(dataDirectory: dataDirectory) { message in
+            guard printing else { return }
+            FileHandle.standardOutput.write(Data("[outbox] to \(message.to): \(message.body.replacingOccurrences(of: "\n", with: " "))\n".utf8))
+        }
+    }
+}
