@@ -123,6 +123,20 @@ struct DeviceEnrolmentTests {
         #expect(kept.certificateChain.count == 2)
     }
 
+    @Test("issueCertificate after an initial certificate: the same key is certified, over mutual TLS with the initial certificate")
+    func activationAfterInitialCertificate() async throws {
+        let initial = try await activated("initial-instance")
+        provider.answer(issuing("initial-instance"))
+        try await devices().issueCertificate(accessToken: "token-2")
+        let seen = try #require(provider.requests.first)
+        #expect(seen.presented?.serialNumber == initial.serialNumber, "the initial certificate is presented")
+        let csr = try CertificateSigningRequest(pemEncoded: try #require(seen.json["csr"] as? String))
+        #expect(csr.publicKey == initial.key.privateKey.publicKey, "its key, the one the attestation vouched for")
+        let kept = try #require(await store.load())
+        #expect(kept.serialNumber != initial.serialNumber)
+        #expect(kept.key.privateKey.publicKey == initial.key.privateKey.publicKey)
+    }
+
     @Test("issueCertificate with a DPoP client: Authorization DPoP and a proof naming POST, the URL and the token")
     func activationWithDPoP() async throws {
         provider.answer(issuing("new-instance"))

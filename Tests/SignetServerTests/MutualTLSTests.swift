@@ -285,7 +285,7 @@ struct MutualTLSTests {
         }
     }
 
-    @Test("initial certificate: minutes long, for a new instance with attestation none; it authenticates no device endpoint; a swap needs the current one; activation keeps its attestation")
+    @Test("initial certificate: minutes long, for a new instance with attestation none; it authenticates no device endpoint; a swap needs the current one; activation keeps its attestation only for the attested key over its initial certificate")
     func initialCertificate() async throws {
         struct Vouching: AttestationVerifier {
             func verify(_ evidence: AttestationEvidence) async throws -> AttestationResult {
@@ -327,11 +327,25 @@ struct MutualTLSTests {
             #expect(swapped.status == 201, "\(swapped.body)")
             #expect(swapped.json["instance_id"] as? String == instance)
 
-            // The first login then activates that instance; the device keeps the attestation.
+            // The first login then activates that instance over mutual TLS with its initial
+            // certificate, certifying that certificate's key: the device keeps the attestation.
+            let swappedChain = try #require(swapped.json["certificate_chain"] as? [String])
+            let swappedInitial = TestBrowser(tls: try TestTLS.client(presenting: swappedChain, key: swapKey))
             let token = try await activation.deviceToken(provider, instance: instance)
-            let activated = try await activation.activate(provider, token: token, body: try DeviceActivationTests.csr())
+            let activated = try await swappedInitial.send(
+                "POST", provider.url("/devices/activation"), body: try DeviceActivationTests.csr(swapKey),
+                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
             #expect(activated.status == 201, "\(activated.body)")
             #expect((activated.json["device"] as? [String: Any])?["attestation"] as? String == "test-attestation")
+
+            // An attested instance id lends nothing to a key made elsewhere: activated with another
+            // key, or without its initial certificate, the device says none.
+            let other = try await request(["client_id": "wallet", "csr": try DeviceActivationTests.csr(), "attestation": Data("good".utf8).base64URLEncodedString()])
+            let otherInstance = try #require(other.json["instance_id"] as? String)
+            let otherToken = try await activation.deviceToken(provider, instance: otherInstance)
+            let foreignKey = try await activation.activate(provider, token: otherToken, body: try DeviceActivationTests.csr())
+            #expect(foreignKey.status == 201, "\(foreignKey.body)")
+            #expect((foreignKey.json["device"] as? [String: Any])?["attestation"] as? String == "none")
         }
     }
 

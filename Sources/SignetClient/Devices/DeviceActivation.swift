@@ -28,7 +28,9 @@ extension DeviceEnrolment {
     /// and keeps the key with the certificate chain the provider answers.
     ///
     /// The key store is changed only when the provider has issued the certificate: a refused
-    /// activation leaves whatever it held.
+    /// activation leaves whatever it held. When it holds an unexpired initial certificate
+    /// (``initialCertificate(attestation:platform:)``), that key is certified and the request
+    /// presents the initial certificate, so the device keeps the attestation judged for it.
     ///
     /// - Parameters:
     ///   - accessToken: the login's access token (scope `device`, nonce = the instance id); sent
@@ -42,11 +44,15 @@ extension DeviceEnrolment {
     @discardableResult
     public func issueCertificate(accessToken: String, name: String? = nil, platform: DevicePlatform = .current) async throws -> DeviceRecord {
         try Self.check(name: name)
-        let key = try await store { try await keyStore.makeKey() }
+        // After an initial certificate its key is certified, over mutual TLS with it, so the
+        // attestation the provider judged for that key carries over to the device.
+        let initial = try await credential().flatMap { $0.notValidAfter > client.now() ? $0 : nil }
+        let key: any DeviceKey
+        if let initial { key = initial.key } else { key = try await store { try await keyStore.makeKey() } }
         let body = ActivationRequestBody(csr: try await DeviceCSR.make(for: key), name: name, platform: platform)
         let request = HTTPTransportRequest(
             method: "POST", url: try endpoint("/devices/activation"), headers: Self.jsonHeaders, body: try Self.json(body))
-        let answer = try decode(ActivationAnswer.self, from: try await send(request, presenting: nil, accessToken: accessToken))
+        let answer = try decode(ActivationAnswer.self, from: try await send(request, presenting: initial, accessToken: accessToken))
         try await keep(key, answer.certificateChain, instanceID: answer.device.instanceID)
         return answer.device
     }

@@ -36,7 +36,8 @@ struct DeviceActivation: Sendable {
             throw OAuthHTTPError.invalidRequest("this login was made with an activated device's certificate: reactivate that device instead")
         }
         let enrolled = try await enrol(
-            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: nil, context: context)
+            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: nil,
+            presented: try await devices.identify(request, context: context), context: context)
         try await lifecycle.record("device.activated", device: enrolled.device, by: .user)
         return answer(enrolled)
     }
@@ -60,7 +61,8 @@ struct DeviceActivation: Sendable {
         // The fresh login moves to the new device (a login over mutual TLS with the old certificate
         // was tied to the old one), so revoking the old device does not end it.
         let enrolled = try await enrol(
-            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: current.instanceID, context: context)
+            try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: current.instanceID,
+            presented: .none, context: context)
         try await lifecycle.record("device.reactivated", device: enrolled.device, by: .device)
         guard try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID) != nil else {
             // Locked, removed, deactivated or replaced by a parallel reactivation meanwhile: the
@@ -100,7 +102,7 @@ struct DeviceActivation: Sendable {
     /// activating login is tied to it (its refreshes need the certificate from now on).
     private func enrol(
         _ body: EnrolmentBody, instanceID: String, claims: AccessTokenClaims, grant: GrantRecord, replacing previous: String?,
-        context: SignetRequestContext
+        presented: DeviceIdentity, context: SignetRequestContext
     ) async throws -> Enrolled {
         let authority = try await authorities.issuing()
         let now = provider.now()
@@ -118,7 +120,7 @@ struct DeviceActivation: Sendable {
         let device = DeviceRecord(
             instanceID: instanceID, clientID: claims.clientID, userID: claims.sub, grantID: grant.id,
             certificateSerial: certificate.serialNumber.bytes.hexEncodedString(), certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
-            certificateNotAfter: certificate.notValidAfter, attestation: instance.attestation ?? AttestationResult.none.kind, name: body.name,
+            certificateNotAfter: certificate.notValidAfter, attestation: Self.attestation(of: instance, certifying: certificate.publicKey, presented: presented), name: body.name,
             platform: body.platform, createdAt: now)
         do {
             try await provider.store.insertDevice(device)
@@ -134,6 +136,17 @@ struct DeviceActivation: Sendable {
         }
         await DeviceInstances(provider: provider).giveBack(context: context)
         return Enrolled(device: device, chain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM])
+    }
+
+    /// What vouches for the new device's key: the instance's attestation only when the activation
+    /// comes over mutual TLS with that instance's initial certificate and certifies the very key
+    /// that certificate holds (the key the ``AttestationVerifier`` judged); otherwise `none`, so an
+    /// attested instance id cannot lend its label to a key made anywhere else.
+    static func attestation(of instance: DeviceInstanceRecord, certifying key: Certificate.PublicKey, presented: DeviceIdentity) -> String {
+        guard let kind = instance.attestation, case .notActivated(let presentedID, let initial, _) = presented, presentedID == instance.id,
+            initial.publicKey == key
+        else { return AttestationResult.none.kind }
+        return kind
     }
 
     private func answer(_ enrolled: Enrolled) -> Response {
