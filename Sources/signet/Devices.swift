@@ -12,9 +12,17 @@ struct DeviceCA: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the trusted device CAs, newest (issuing) first.")
         @OptionGroup var store: StoreOptions
+        @Option(help: "Days a device certificate is valid, as the server is configured (env SIGNET_DEVICE_CERTIFICATE_DAYS). Default 90")
+        var deviceCertificateDays: Int?
 
         func run() async throws {
-            let authorities = try await store.withStore { try await DeviceAuthorities(store: $0).trustedRecords() }
+            let days = try deviceCertificateDays ?? Environment.value("DEVICE_CERTIFICATE_DAYS").map { text in
+                guard let value = Int(text), value >= 1 else { throw ValidationError("SIGNET_DEVICE_CERTIFICATE_DAYS must be a positive number") }
+                return value
+            } ?? 90
+            let authorities = try await store.withStore {
+                try await DeviceAuthorities(store: $0, certificateValidity: TimeInterval(days) * 86_400).trustedRecords()
+            }
             if authorities.isEmpty { print("No device CA yet: one is made at the first activation (or with `signet ca rotate`).") }
             let formatter = ISO8601DateFormatter()
             for (index, authority) in authorities.enumerated() {

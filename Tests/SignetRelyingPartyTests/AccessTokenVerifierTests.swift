@@ -298,6 +298,25 @@ struct AccessTokenVerifierTests {
         #expect(challenges[0].hasPrefix(#"DPoP algs="ES256 ES384 EdDSA PS256 RS256", error="invalid_token""#))
     }
 
+    @Test("a certificate-bound token (RFC 8705 cnf.x5t#S256) passes only with the certificate it names, as a sender-constrained bearer token")
+    func certificateBound() async throws {
+        var claims = forge.claims(bound: false)
+        claims["cnf"] = ["x5t#S256": "bound-thumbprint"]
+        let token = try forge.token(claims)
+        var withIt = request(token, scheme: "Bearer")
+        withIt.clientCertificateThumbprint = "bound-thumbprint"
+        let accepted = try #require(try await verifier().verify(withIt).token, "sender-constrained, so the strict verifier takes it")
+        #expect(accepted.isSenderConstrained)
+        #expect(accepted.certificateThumbprint == "bound-thumbprint")
+        let without = try #require(try await verifier().verify(request(token, scheme: "Bearer")).failure)
+        #expect(without.reason == .certificateRequired)
+        #expect(without.status == 401)
+        #expect(without.error.error == .invalidToken)
+        var another = request(token, scheme: "Bearer")
+        another.clientCertificateThumbprint = "another-thumbprint"
+        #expect(reason(try await verifier(requireSenderConstrained: false).verify(another)) == .certificateMismatch)
+    }
+
     @Test("challenges: DPoP with algs always, Bearer only when accepted, the error in the challenge of the scheme used, nothing unquoted")
     func challenges() async throws {
         let lenient = verifier(requireSenderConstrained: false)

@@ -152,6 +152,25 @@ struct DeviceActivationTests {
         }
     }
 
+    @Test("a CA with less than two certificate lifetimes left is rotated out by the next issuance, so no device certificate is cut short")
+    func rotationBeforeTheEnd() async throws {
+        try await withTestProvider { provider in
+            try await instances.seed(provider)
+            let authorities = DeviceAuthorities(store: provider.store, clock: provider.clock.signetClock)
+            let first = try await authorities.issuing()
+            #expect(try await authorities.issuing().fingerprint == first.fingerprint, "a young CA keeps issuing")
+            // Five years less 179 days later: fewer than two 90-day lifetimes are left.
+            provider.clock.advance(by: first.certificate.notValidAfter.timeIntervalSince(provider.clock.now) - 179 * 86_400)
+            let answer = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            #expect(answer.status == 201, "\(answer.body)")
+            let chain = try #require(answer.json["certificate_chain"] as? [String])
+            #expect(chain.last != first.certificatePEM, "a new CA issued it")
+            let leaf = try Certificate(pemEncoded: chain[0])
+            #expect(leaf.notValidAfter.timeIntervalSince(provider.clock.now) > 89 * 86_400, "its full 90 days")
+            #expect(try await authorities.trusted().count == 2, "the old CA stays trusted for what it issued")
+        }
+    }
+
     @Test("when storing the device fails, the activation answers an error and the instance id is given back, so the app can try again")
     func failedInsertKeepsInstance() async throws {
         let store = GatedStore()

@@ -58,6 +58,10 @@ public struct AccessTokenFailure: Error, Sendable, Hashable, CustomStringConvert
         public static let boundTokenAsBearer = Reason(rawValue: "bound_token_as_bearer")
         /// The DPoP scheme with a token that is not DPoP-bound.
         public static let unboundTokenAsDPoP = Reason(rawValue: "unbound_token_as_dpop")
+        /// A certificate-bound token (RFC 8705 `cnf.x5t#S256`) without a client certificate.
+        public static let certificateRequired = Reason(rawValue: "certificate_required")
+        /// A certificate-bound token with another client certificate than it is bound to.
+        public static let certificateMismatch = Reason(rawValue: "certificate_mismatch")
         /// A bearer token where only sender-constrained tokens are accepted.
         public static let senderConstraintRequired = Reason(rawValue: "sender_constraint_required")
         /// The DPoP scheme without a `DPoP` header.

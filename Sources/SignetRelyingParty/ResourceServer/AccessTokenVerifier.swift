@@ -147,7 +147,18 @@ public struct AccessTokenVerifier: Sendable {
             return refuse(.insufficientACR, "the login behind the access token is weaker than this resource requires")
         }
 
-        if let failure = try await bindingFailure(of: token, jkt: claims.cnf?.jkt, scheme: scheme, request: request) {
+        // RFC 8705 §3: a certificate-bound token counts only with the certificate it names.
+        let certificateBound = claims.cnf?.x5tS256 != nil
+        if let thumbprint = claims.cnf?.x5tS256 {
+            guard let presented = request.clientCertificateThumbprint else {
+                return refuse(.certificateRequired, "the access token is bound to a client certificate: present it over mutual TLS")
+            }
+            guard ConstantTime.equals(presented, thumbprint) else { return refuse(.certificateMismatch, "the access token is bound to another client certificate") }
+        }
+        // A certificate-bound bearer token is sender-constrained already; anything DPoP is checked as DPoP.
+        if !(certificateBound && claims.cnf?.jkt == nil && scheme == .bearer),
+            let failure = try await bindingFailure(of: token, jkt: claims.cnf?.jkt, scheme: scheme, request: request)
+        {
             return .invalid(failure)
         }
         return .valid(
@@ -155,7 +166,7 @@ public struct AccessTokenVerifier: Sendable {
                 issuer: issuer, subject: subject, clientID: clientID, audience: audience, scopes: scopes,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)), issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)),
                 tokenID: claims.jti, acr: claims.acr, amr: claims.amr, authTime: claims.authTime.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                dpopThumbprint: claims.cnf?.jkt))
+                dpopThumbprint: claims.cnf?.jkt, certificateThumbprint: claims.cnf?.x5tS256))
     }
 
     /// The token's claims once its form, type, algorithm, key and signature pass (RFC 9068 §4 items 1–4).

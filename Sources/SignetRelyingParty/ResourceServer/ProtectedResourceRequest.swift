@@ -23,6 +23,10 @@ public struct ProtectedResourceRequest: Sendable {
     /// Never accepted (FAPI 2.0 Security Profile §5.3.4 allows the header only); such a request
     /// is refused with `invalid_request`.
     public var hasAccessTokenParameter: Bool
+    /// `x5t#S256` (base64url SHA-256 of the DER) of the client certificate the API's own TLS, or
+    /// a proxy it trusts, verified for this request; `nil` without mutual TLS. A token bound to a
+    /// certificate (RFC 8705 §3) is accepted only with the very certificate it names.
+    public var clientCertificateThumbprint: String?
 
     /// A request with the given parts.
     public init(method: String, url: String, authorization: [String], dpop: [String] = [], hasAccessTokenParameter: Bool = false) {

@@ -30,11 +30,15 @@ public struct VerifiedAccessToken: Sendable, Equatable {
     /// cnf.jkt — RFC 9449 §6.1: the DPoP key thumbprint the token is bound to, proven by this
     /// request; `nil` for a bearer token.
     public let dpopThumbprint: String?
+    /// cnf.x5t#S256 — RFC 8705 §3.1: the client certificate the token is bound to (checked
+    /// against the request's), or `nil`.
+    public let certificateThumbprint: String?
 
     /// A verified token with the given claims: for the verifier, and for tests of an API's routes.
     public init(
         issuer: String, subject: String, clientID: String, audience: [String], scopes: [String], expiresAt: Date, issuedAt: Date,
-        tokenID: String? = nil, acr: String? = nil, amr: [String]? = nil, authTime: Date? = nil, dpopThumbprint: String? = nil
+        tokenID: String? = nil, acr: String? = nil, amr: [String]? = nil, authTime: Date? = nil, dpopThumbprint: String? = nil,
+        certificateThumbprint: String? = nil
     ) {
         self.issuer = issuer
         self.subject = subject
@@ -48,6 +52,7 @@ public struct VerifiedAccessToken: Sendable, Equatable {
         self.amr = amr
         self.authTime = authTime
         self.dpopThumbprint = dpopThumbprint
+        self.certificateThumbprint = certificateThumbprint
     }
 
     /// Whether every scope in `required` was granted.
@@ -57,7 +62,7 @@ public struct VerifiedAccessToken: Sendable, Equatable {
     }
 
     /// Whether the token is sender-constrained (DPoP-bound) — RFC 9449 §6.
-    public var isSenderConstrained: Bool { dpopThumbprint != nil }
+    public var isSenderConstrained: Bool { dpopThumbprint != nil || certificateThumbprint != nil }
 }
 
 /// The claims of a JWT access token as received, every one optional, so a missing claim is a
@@ -79,6 +84,12 @@ struct ReceivedAccessTokenClaims: Decodable {
 
     struct Confirmation: Decodable {
         var jkt: String?
+        /// x5t#S256 — RFC 8705 §3.1.
+        var x5tS256: String?
+        enum CodingKeys: String, CodingKey {
+            case jkt
+            case x5tS256 = "x5t#S256"
+        }
     }
 
     /// A claim that is present but of the wrong type, so the token cannot be judged.

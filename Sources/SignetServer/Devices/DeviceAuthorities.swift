@@ -26,9 +26,13 @@ public struct DeviceAuthorities: Sendable {
     /// How long a new CA certificate is valid (longer than any device certificate it issues).
     static let caValidity: TimeInterval = 5 * 365 * 24 * 3600
 
-    /// The CA that issues now, made and stored first when there is none.
+    /// The CA that issues now, made and stored first when there is none, or made anew when the
+    /// newest has less than two certificate lifetimes left: otherwise its last certificates would
+    /// be cut short to its end, be due for reactivation at once, and all expire together.
     public func issuing() async throws -> DeviceCertificateAuthority {
-        if let newest = try await trustedRecords().first { return try load(newest) }
+        if let newest = try await trustedRecords().first, newest.notAfter > clock.now().addingTimeInterval(2 * certificateValidity) {
+            return try load(newest)
+        }
         let made = try await rotate()
         return try await trustedRecords().first.map(load) ?? made
     }
