@@ -31,21 +31,34 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     public let publicBaseURL: String
     /// The scopes every request through this middleware needs, all of them.
     public let requiredScopes: [String]
+    /// The `x5t#S256` of the client certificate verified for a request — by the API's own mutual
+    /// TLS (the channel's peer certificate) or read from a header only a trusted proxy may set —
+    /// or `nil`. Without it, certificate-bound tokens (RFC 8705, Signet's device tokens) are
+    /// refused, as the RFC requires of a resource that cannot see the certificate.
+    public let clientCertificateThumbprint: (@Sendable (Request, Context) async -> String?)?
 
     /// A middleware for routes that need `requiredScopes`.
-    public init(verifier: AccessTokenVerifier, publicBaseURL: String, requiredScopes: [String] = []) {
+    ///
+    /// - Parameter clientCertificateThumbprint: how to learn the verified client certificate's
+    ///   thumbprint, for APIs that accept certificate-bound tokens.
+    public init(
+        verifier: AccessTokenVerifier, publicBaseURL: String, requiredScopes: [String] = [],
+        clientCertificateThumbprint: (@Sendable (Request, Context) async -> String?)? = nil
+    ) {
         self.verifier = verifier
         self.publicBaseURL = publicBaseURL
         self.requiredScopes = requiredScopes
+        self.clientCertificateThumbprint = clientCertificateThumbprint
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
         let tokenParameter = try await Self.hasAccessTokenParameter(&request, maxBodySize: context.maxUploadSize)
-        let described = ProtectedResourceRequest(
+        var described = ProtectedResourceRequest(
             method: request.method.rawValue, publicBaseURL: publicBaseURL, path: request.uri.path,
             authorization: request.headers[values: .authorization], dpop: request.headers[values: .dpop],
             hasAccessTokenParameter: tokenParameter)
+        described.clientCertificateThumbprint = await clientCertificateThumbprint?(request, context)
         let verification: AccessTokenVerification
         do {
             verification = try await verifier.verify(described, requiredScopes: requiredScopes)

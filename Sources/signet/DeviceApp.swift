@@ -154,14 +154,17 @@ struct SMSCodes: LoginCodeSource {
     /// How many messages the outbox holds now.
     func count() -> Int { (try? DevelopmentOutbox.read(dataDirectory: outbox).count) ?? 0 }
 
-    /// The code of the first message after the first `sent`, or one read from standard input.
+    /// The code of the newest login code sent after the first `sent` messages, or one read from
+    /// standard input when the outbox has none (a server with an SMS gateway).
     func code(after sent: Int) throws -> String {
         let messages = (try? DevelopmentOutbox.read(dataDirectory: outbox)) ?? []
         if messages.count > sent, let code = messages[sent...].last(where: { $0.purpose == "login_otp" })?.body.split(separator: "#").last {
             return String(code)
         }
         FileHandle.standardError.write(Data("SMS code: ".utf8))
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no SMS code") }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw ValidationError("no SMS code: no new message in the development outbox (is the server using an SMS webhook?) and none typed in")
+        }
         return line
     }
 }

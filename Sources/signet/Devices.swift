@@ -75,8 +75,11 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit trail).") var reason: String
 
         func run() async throws {
-            let removed = try await store.withStore { store in
-                try await Devices.lifecycle(store, dataDirectory: self.store.dataURL).revoke(instanceID: instanceID, because: .removed, by: .admin, note: reason)
+            let removed = try await store.withStore { store -> DeviceRecord? in
+                let lifecycle = try Devices.lifecycle(store, dataDirectory: self.store.dataURL)
+                guard let known = try await store.device(instanceID: instanceID) else { return nil }
+                // A reactivated device lives on under its successor's id.
+                return try await lifecycle.revoke(instanceID: try await lifecycle.current(known).instanceID, because: .removed, by: .admin, note: reason)
             }
             guard let removed else { throw ValidationError("no device \(instanceID) that is not revoked already") }
             print("Removed \(removed.instanceID) (\(removed.clientID)).")
@@ -93,17 +96,21 @@ struct Devices: AsyncParsableCommand {
         func run() async throws {
             let locked = try await store.withStore { store -> [DeviceRecord] in
                 let lifecycle = try Devices.lifecycle(store, dataDirectory: self.store.dataURL)
-                let instanceIDs: [String]
+                var locked: [DeviceRecord] = []
                 if let device = try await store.device(instanceID: target) {
-                    instanceIDs = [device.instanceID]
+                    let live = try await lifecycle.current(device)
+                    if let revoked = try await lifecycle.revoke(instanceID: live.instanceID, because: .locked, by: .admin, note: reason) { locked.append(revoked) }
                 } else if let user = try await store.user(username: target.lowercased()) {
-                    instanceIDs = try await store.devices(userID: user.id).filter { $0.revokedAt == nil }.map(\.instanceID)
+                    // Listed again until none is left: a reactivation meanwhile makes a new device.
+                    for _ in 0..<8 {
+                        let active = try await store.devices(userID: user.id).filter { $0.revokedAt == nil }
+                        if active.isEmpty { break }
+                        for device in active {
+                            if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: .locked, by: .admin, note: reason) { locked.append(revoked) }
+                        }
+                    }
                 } else {
                     throw ValidationError("no user or device named \(target)")
-                }
-                var locked: [DeviceRecord] = []
-                for id in instanceIDs {
-                    if let device = try await lifecycle.revoke(instanceID: id, because: .locked, by: .admin, note: reason) { locked.append(device) }
                 }
                 return locked
             }

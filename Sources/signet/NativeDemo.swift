@@ -23,16 +23,14 @@ struct NativeDemoScript {
         step = try await step.select(scenario: .usernamePasswordSMS)
         narrator.step("Selected \(LoginScenario.usernamePasswordSMS.rawValue)")
 
-        let sentBefore = try DevelopmentOutbox.read(dataDirectory: dataDirectory).count
+        let codes = SMSCodes(outbox: dataDirectory)
+        let sentBefore = codes.count()
         step = try await step.submit(username: seed.username, password: seed.password, rememberMe: true)
         guard case .smsCode(let sms) = step.kind else { throw failure("the SMS step did not follow the password") }
         narrator.step("Username and password accepted; a \(sms.digits)-digit code was sent to \(sms.phoneHint)")
 
-        let messages = try DevelopmentOutbox.read(dataDirectory: dataDirectory)
-        guard messages.count > sentBefore, let body = messages.last?.body, let code = body.split(separator: "#").last.map(String.init) else {
-            throw failure("no new message in the development outbox (is the server using an SMS webhook?)")
-        }
-        narrator.step("Read the code from the development outbox (`signet outbox`)", body.split(separator: "\n").last.map(String.init) ?? "")
+        let code = try codes.code(after: sentBefore)
+        narrator.step("Read the code from the development outbox (`signet outbox`)", "#\(code)")
 
         step = try await step.submit(code: code)
         guard case .finished(let result) = step.kind else { throw failure("the login did not finish after the code") }

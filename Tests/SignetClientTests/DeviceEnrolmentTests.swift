@@ -125,7 +125,8 @@ struct DeviceEnrolmentTests {
 
     @Test("issueCertificate after an initial certificate: the same key is certified, over mutual TLS with the initial certificate")
     func activationAfterInitialCertificate() async throws {
-        let initial = try await activated("initial-instance")
+        let initial = try ca.credential(instanceID: "initial-instance", validity: 300)
+        try await store.save(initial.key, certificateChain: initial.certificateChain)
         provider.answer(issuing("initial-instance"))
         try await devices().issueCertificate(accessToken: "token-2")
         let seen = try #require(provider.requests.first)
@@ -135,6 +136,17 @@ struct DeviceEnrolmentTests {
         let kept = try #require(await store.load())
         #expect(kept.serialNumber != initial.serialNumber)
         #expect(kept.key.privateKey.publicKey == initial.key.privateKey.publicKey)
+    }
+
+    @Test("issueCertificate with a device certificate in the store (a revoked device): a new key, nothing presented")
+    func activationAfterDeviceCertificate() async throws {
+        let device = try await activated("locked-instance")
+        provider.answer(issuing("next-instance"))
+        try await devices().issueCertificate(accessToken: "token-3")
+        let seen = try #require(provider.requests.first)
+        #expect(seen.presented == nil)
+        let csr = try CertificateSigningRequest(pemEncoded: try #require(seen.json["csr"] as? String))
+        #expect(csr.publicKey != device.key.privateKey.publicKey, "the retired key is never certified again")
     }
 
     @Test("issueCertificate with a DPoP client: Authorization DPoP and a proof naming POST, the URL and the token")

@@ -264,6 +264,15 @@ struct MutualTLSTests {
                 headers: [("Authorization", "Bearer \(tokens.accessToken)"), ("Content-Type", "application/pem-certificate-chain")])
             #expect(again.status == 401)
             #expect(again.header("WWW-Authenticate")?.contains("invalid_token") == true)
+
+            // A lock of the id the user knows reaches the device that replaced it.
+            let fresh = try await login(provider)
+            let locked = try await TestBrowser().post(
+                provider.url("/devices/\(old.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(fresh.accessToken)")])
+            #expect(locked.status == 200, "\(locked.body)")
+            #expect((locked.json["device"] as? [String: Any])?["instance_id"] as? String == instance)
+            #expect((locked.json["device"] as? [String: Any])?["status"] as? String == "locked")
+            #expect(try await new.get(provider.url("/devices/status")).json["error"] as? String == "device_revoked")
         }
     }
 
@@ -289,7 +298,8 @@ struct MutualTLSTests {
     func initialCertificate() async throws {
         struct Vouching: AttestationVerifier {
             func verify(_ evidence: AttestationEvidence) async throws -> AttestationResult {
-                guard evidence.attestation == Array("good".utf8) else { throw AttestationRefusal("not a genuine app") }
+                guard let attestation = evidence.attestation else { return .none }
+                guard attestation == Array("good".utf8) else { throw AttestationRefusal("not a genuine app") }
                 return AttestationResult(kind: "test-attestation")
             }
         }
@@ -323,6 +333,11 @@ struct MutualTLSTests {
             let swapKey = P256.Signing.PrivateKey()
             let swapBody = ["client_id": "wallet", "csr": try DeviceActivationTests.csr(swapKey), "instance_id": instance, "attestation": Data("good".utf8).base64URLEncodedString()]
             #expect(try await request(swapBody).status == 401, "a swap without the current certificate")
+            var unvouched = swapBody
+            unvouched["attestation"] = nil
+            let downgrade = try await request(unvouched, by: initial)
+            #expect(downgrade.status == 400, "a swapped key must be vouched for as the first was")
+            #expect((downgrade.json["error_description"] as? String)?.contains("is not the instance's") == true, "\(downgrade.body)")
             let swapped = try await request(swapBody, by: initial)
             #expect(swapped.status == 201, "\(swapped.body)")
             #expect(swapped.json["instance_id"] as? String == instance)

@@ -46,7 +46,7 @@ extension DeviceEnrolment {
         try Self.check(name: name)
         // After an initial certificate its key is certified, over mutual TLS with it, so the
         // attestation the provider judged for that key carries over to the device.
-        let initial = try await credential().flatMap { $0.notValidAfter > client.now() ? $0 : nil }
+        let initial = try await credential().flatMap { $0.isInitialCertificate && $0.notValidAfter > client.now() ? $0 : nil }
         let key: any DeviceKey
         if let initial { key = initial.key } else { key = try await store { try await keyStore.makeKey() } }
         let body = ActivationRequestBody(csr: try await DeviceCSR.make(for: key), name: name, platform: platform)

@@ -34,9 +34,13 @@ public struct DeviceBoundTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
-        // A store that cannot be read sends without the certificate; the provider then refuses what
-        // needs it (a bound grant's refresh).
-        if let credential = try? await keyStore.load(), credential.notValidAfter > now() {
+        // A store that cannot be read is an error, never a silent request without the certificate
+        // (which would give the app unbound tokens a lock cannot end).
+        let stored: DeviceCredential?
+        do { stored = try await keyStore.load() } catch let error as SignetClientError { throw error } catch {
+            throw SignetClientError(.deviceKeyUnavailable, isRetryable: false, underlying: error)
+        }
+        if let credential = stored, credential.notValidAfter > now() {
             return try await mutualTLS.withTransport(presenting: credential) { try await $0.send(request) }
         }
         return try await fallback.send(request)

@@ -55,6 +55,10 @@ public struct DeviceCredential: Sendable, CustomStringConvertible {
     /// When the device certificate expires (its notAfter).
     public var notValidAfter: Date { certificate.notValidAfter }
 
+    /// Whether the certificate is an initial one (valid an hour at most, as the provider issues
+    /// them): its key is certified again at activation; a device certificate's key never is.
+    public var isInitialCertificate: Bool { certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) <= 3600 + 600 }
+
     /// The certificate's serial number, lowercase hex, as the provider's records and
     /// `/devices/certificate-status?serial=` write it.
     public var serialNumber: String { certificate.serialNumber.bytes.hexEncodedString() }

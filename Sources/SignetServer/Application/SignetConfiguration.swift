@@ -162,6 +162,10 @@ public struct SignetConfiguration: Sendable {
             }
         }
         if initialCertificateValidity < 60 || initialCertificateValidity > 3600 { problems.append("the initial certificate validity must be 60–3600 s") }
+        // A CA lives five years and is replaced with two certificate lifetimes left (DeviceAuthorities).
+        if deviceCertificateValidity < 86_400 || deviceCertificateValidity > 825 * 86_400 {
+            problems.append("the device certificate validity must be 1 to 825 days")
+        }
         if reactivationWindow < 0 || reactivationWindow >= deviceCertificateValidity {
             problems.append("the reactivation window must be shorter than the device certificate validity")
         }

@@ -134,7 +134,7 @@ struct DeviceActivation: Sendable {
             _ = try await provider.store.revokeDevice(instanceID: instanceID, reason: .deactivated, replacedBy: nil, at: provider.now())
             throw OAuthHTTPError(.conflict, .invalidRequest, "the login was tied to another device meanwhile; log in again")
         }
-        await DeviceInstances(provider: provider).giveBack(context: context)
+        await DeviceInstances(provider: provider).giveBack(instance)
         return Enrolled(device: device, chain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM])
     }
 

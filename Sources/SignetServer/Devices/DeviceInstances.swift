@@ -58,14 +58,17 @@ struct DeviceInstances: Sendable {
         }
         let now = provider.now()
         var instance = DeviceInstanceRecord(id: provider.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        instance.budgetKey = Self.budgetKey(context)
         instance.attestation = try await attest?(instance.id).kind
         try await provider.store.insertDeviceInstance(instance)
         return instance
     }
 
-    /// Gives an activated instance id's use back to the activating address's budget.
-    func giveBack(context: SignetRequestContext) async {
-        try? await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(Self.budgetKey(context))
+    /// Gives an activated instance id's use back to the budget it was counted in (the address that
+    /// asked for it, whoever activates it), so nobody is refunded for uses they never took.
+    func giveBack(_ instance: DeviceInstanceRecord) async {
+        guard let key = instance.budgetKey else { return }
+        try? await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(key)
     }
 
     /// The budget an address's instance ids are counted in.

@@ -52,6 +52,18 @@ public struct DeviceLifecycle: Sendable {
         return revoked
     }
 
+    /// The device as it stands now: a device replaced by reactivation lives on under its
+    /// successor's instance id, so a lock or removal of the id the user or helpdesk knows reaches
+    /// the live one (a thief who reactivated cannot shake a lock off that way).
+    public func current(_ device: DeviceRecord) async throws -> DeviceRecord {
+        var device = device
+        for _ in 0..<32 {
+            guard device.revocationReason == .replaced, let next = device.replacedBy, let successor = try await store.device(instanceID: next) else { break }
+            device = successor
+        }
+        return device
+    }
+
     /// Stores an audit event about `device`, logs it, and tells the user when a stranger could have caused it.
     public func record(_ kind: String, device: DeviceRecord, by actor: DeviceActor, note: String? = nil) async throws {
         let reason = note.map { String($0.prefix(Self.maximumReasonLength)) }

@@ -77,11 +77,11 @@ struct DeviceSelfService: Sendable {
         guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
-        let device = try await ownDevice(instanceID, of: claims)
-        guard device.revokedAt == nil else { return view(device) }
-        if let revoked = try await lifecycle.revoke(instanceID: instanceID, because: reason, by: .user) { return view(revoked) }
+        let device = try await lifecycle.current(try await ownDevice(instanceID, of: claims))
+        guard device.revokedAt == nil, device.userID == claims.sub else { return view(device) }
+        if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: reason, by: .user) { return view(revoked) }
         // Revoked by someone else a moment ago: show what stands.
-        return view(try await provider.store.device(instanceID: instanceID) ?? device)
+        return view(try await provider.store.device(instanceID: device.instanceID) ?? device)
     }
 
     /// A verified token of a login of the user, for this provider alone, from a client allowed to

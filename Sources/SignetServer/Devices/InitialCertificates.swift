@@ -48,8 +48,11 @@ struct InitialCertificates: Sendable {
         let instance: DeviceInstanceRecord
         if let instanceID = json.instanceID {
             instance = try await swapped(instanceID, clientID: clientID, request: request, context: context)
-            // The new key must be vouched for as the first was.
-            _ = try await judge(clientID: clientID, instanceID: instance.id, platform: platform, attestation: attestation, key: key)
+            // The new key must be vouched for as the first was: the instance's label covers only keys judged alike.
+            let verdict = try await judge(clientID: clientID, instanceID: instance.id, platform: platform, attestation: attestation, key: key)
+            guard verdict.kind == (instance.attestation ?? AttestationResult.none.kind) else {
+                throw OAuthHTTPError.invalidRequest("the new key's attestation (\(verdict.kind)) is not the instance's (\(instance.attestation ?? AttestationResult.none.kind))")
+            }
         } else {
             instance = try await instances.makeInstance(clientID: clientID, context: context) { instanceID in
                 try await judge(clientID: clientID, instanceID: instanceID, platform: platform, attestation: attestation, key: key)

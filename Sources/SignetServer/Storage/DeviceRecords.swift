@@ -18,6 +18,8 @@ public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
     public var userID: String?
     /// What vouched for the key of its initial certificate (``AttestationResult/kind``), when it had one.
     public var attestation: String?
+    /// The budget it was counted in (the asking address's), given back when it is activated.
+    public var budgetKey: String?
 
     public init(id: String, clientID: String, createdAt: Date, expiresAt: Date) {
         self.id = id
@@ -33,6 +35,7 @@ public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
         case expiresAt = "expires_at"
         case userID = "user_id"
         case attestation
+        case budgetKey = "budget_key"
     }
 }
 
