@@ -82,7 +82,8 @@ struct JWKSFetchTests {
                 let (error, elapsed) = try await refusal(server, path, limits: FetchLimits(timeout: 0.5))
                 #expect(error?.code == .fetchRefused, "\(path)")
                 #expect(error?.reason.contains("took longer than 0.5 seconds") == true, "\(path)")
-                #expect(elapsed < .seconds(3), "\(path) took \(elapsed)")
+                // The key server holds these requests until the test ends, so returning at all proves
+                // the cut-off; no upper bound on the time, which a busy machine could exceed.
                 #expect(elapsed >= .milliseconds(450), "\(path) took \(elapsed)")
             }
         }
@@ -99,17 +100,19 @@ struct JWKSFetchTests {
                 return try await TestBrowser().post(
                     provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
             }
-            // A short timeout for the refusals only: the well-behaved fetch gets the default, so a
-            // busy machine cannot turn it into a refusal.
-            try await withTestProvider(configure: { $0.jwksFetch.timeout = 0.5 }) { provider in
-                let cases = [("/redirect", "redirect"), ("/huge", "more than 65536 bytes"), ("/hang", "took longer"), ("/slow-body", "took longer")]
-                for (index, (path, reason)) in cases.enumerated() {
-                    let start = ContinuousClock.now
-                    let response = try await attempt(provider, "remote-\(index)", path)
-                    #expect(ContinuousClock.now - start < .seconds(3), "\(path)")
-                    #expect(response.status == 401, "\(path)")
-                    #expect(response.oauthError == "invalid_client", "\(path)")
-                    #expect((response.json["error_description"] as? String)?.contains(reason) == true, "\(path): \(response.body)")
+            // A short timeout only where time is the point: a redirect or an oversized body is
+            // refused for what it is, under the default timeout, so a busy machine cannot turn it
+            // into a timeout. The held requests return only because they are cut off.
+            let cases: [(path: String, reason: String, timeout: Double?)] = [
+                ("/redirect", "redirect", nil), ("/huge", "more than 65536 bytes", nil),
+                ("/hang", "took longer than 0.5 seconds", 0.5), ("/slow-body", "took longer than 0.5 seconds", 0.5),
+            ]
+            for (index, testCase) in cases.enumerated() {
+                try await withTestProvider(configure: { if let timeout = testCase.timeout { $0.jwksFetch.timeout = timeout } }) { provider in
+                    let response = try await attempt(provider, "remote-\(index)", testCase.path)
+                    #expect(response.status == 401, "\(testCase.path)")
+                    #expect(response.oauthError == "invalid_client", "\(testCase.path)")
+                    #expect((response.json["error_description"] as? String)?.contains(testCase.reason) == true, "\(testCase.path): \(response.body)")
                 }
             }
             try await withTestProvider { provider in
