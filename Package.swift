@@ -69,6 +69,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,7 +126,10 @@ let package = Package(
         ),
         .target(
             name: "SignetClient",
-            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates")],
+            dependencies: [
+                "SignetCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strict
         ),
         // Mutual TLS for SignetClient on SwiftNIO (Linux, command-line tools); apart so iOS apps do not link NIO.
@@ -174,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetServer", "SignetTesting", "SignetCore",
+                "SignetServer", "SignetTesting", "SignetCore", "SignetClient",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

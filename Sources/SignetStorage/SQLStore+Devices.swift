@@ -96,6 +96,12 @@ extension SQLStore: DeviceStore {
         try await database.raw(
             "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE device_id = \(bind: instanceID))"
         ).run()
+        // Its authenticators go with it, except to the installation that replaced it (same phone, same keys).
+        if reason == .replaced, let replacedBy {
+            try await database.raw("UPDATE signet_authenticators SET instance_id = \(bind: replacedBy) WHERE instance_id = \(bind: instanceID)").run()
+        } else {
+            try await database.raw("DELETE FROM signet_authenticators WHERE instance_id = \(bind: instanceID)").run()
+        }
         // One statement decides between concurrent revocations: the first one's reason stands.
         return try Self.device(
             from: try await database.raw(

@@ -95,6 +95,17 @@ enum SchemaMigrations {
             .postgres("CREATE TABLE signet_audit_events (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"),
             "CREATE INDEX signet_audit_events_user ON signet_audit_events (user_id, at)",
         ],
+        [
+            // FIDO UAF authenticators on activated devices (issue 9). What changes with each use is in
+            // columns, changed by single statements; a KeyID is unique per user, a slot per device.
+            """
+            CREATE TABLE signet_authenticators (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, instance_id TEXT NOT NULL, key_id TEXT NOT NULL,
+            slot BIGINT NOT NULL, sign_counter BIGINT NOT NULL, pin_key TEXT, pin_failures BIGINT NOT NULL, pin_blocked_until BIGINT,
+            clone_suspected_at BIGINT, last_used_at BIGINT, data TEXT NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX signet_authenticators_key ON signet_authenticators (user_id, key_id)",
+            "CREATE UNIQUE INDEX signet_authenticators_slot ON signet_authenticators (instance_id, slot)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

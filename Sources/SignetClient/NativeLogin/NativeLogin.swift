@@ -119,6 +119,9 @@ public struct NativeLoginStep: Sendable {
         case .smsCode:
             guard let sms = answer.sms else { throw SignetClientError(.invalidResponse, isRetryable: false) }
             kind = .smsCode(sms)
+        case .deviceAssertion:
+            // A device login's step, never an answer of the native login API.
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the native login answered with a device login's step")
         case .finished:
             // The same checks as for a redirect: state and iss must be ours (RFC 9207).
             guard let code = answer.authorizationCode, let state = answer.state, ConstantTime.equals(state, parameters.state),

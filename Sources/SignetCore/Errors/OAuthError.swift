@@ -128,5 +128,33 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let deviceNotActivated: Code = "device_not_activated"
         /// device_revoked — Signet: the device was deactivated, replaced, removed or locked; activate again.
         public static let deviceRevoked: Code = "device_revoked"
+        /// invalid_uaf_message — Signet (docs/authenticators.md): the UAF message is malformed, tampered with, or not for this request.
+        public static let invalidUAFMessage: Code = "invalid_uaf_message"
+        /// uaf_request_expired — Signet: the UAF request's two minutes are over; ask for a new one.
+        public static let uafRequestExpired: Code = "uaf_request_expired"
+        /// uaf_request_used — Signet: this UAF request was answered already (each is single use).
+        public static let uafRequestUsed: Code = "uaf_request_used"
+        /// untrusted_facet — Signet: the appID or facet id is not one the client trusts.
+        public static let untrustedFacet: Code = "untrusted_facet"
+        /// unacceptable_authenticator — Signet: the AAID, algorithm, key or attestation is outside the client's policy.
+        public static let unacceptableAuthenticator: Code = "unacceptable_authenticator"
+        /// authenticator_limit — Signet: the device has as many authenticators as it may.
+        public static let authenticatorLimit: Code = "authenticator_limit"
+        /// unknown_authenticator — Signet: no such authenticator is registered on this device (removed, or never); register again.
+        public static let unknownAuthenticator: Code = "unknown_authenticator"
+        /// no_authenticator — Signet: the device has no authenticator the request can use; register one.
+        public static let noAuthenticator: Code = "no_authenticator"
+        /// invalid_signature — Signet: the assertion's signature does not verify.
+        public static let invalidSignature: Code = "invalid_signature"
+        /// authenticator_revoked — Signet: the authenticator's counter went backwards (possibly cloned); it is refused from now on.
+        public static let authenticatorRevoked: Code = "authenticator_revoked"
+        /// transaction_mismatch — Signet: the confirmed transaction is not the one shown.
+        public static let transactionMismatch: Code = "transaction_mismatch"
+        /// wrong_pin — Signet: the PIN was wrong; `pin` says how many tries are left and any cool-down.
+        public static let wrongPIN: Code = "wrong_pin"
+        /// pin_cool_down — Signet: too many wrong PINs; wait `retry_after` seconds (nothing was checked).
+        public static let pinCoolDown: Code = "pin_cool_down"
+        /// pin_locked_out — Signet: the fifth wrong PIN removed the PIN authenticator; register it again.
+        public static let pinLockedOut: Code = "pin_locked_out"
     }
 }

@@ -23,6 +23,8 @@ public enum LoginStep: String, Sendable, Codable, CaseIterable {
     case password
     /// The SMS one-time code.
     case smsCode = "sms_code"
+    /// A device login's UAF assertion (PIN or biometric on an activated device).
+    case deviceAssertion = "device_assertion"
     /// The login is over; the answer carries the authorization response.
     case finished
 }

@@ -45,6 +45,10 @@ public struct SignetAdmin: Sendable {
         public var fapi2: Bool = false
         /// API scopes the client may ask for besides the OpenID ones (RFC 6749 §3.3), e.g. `accounts`.
         public var apiScopes: [String] = []
+        /// See ``ClientRecord/facetIDs``.
+        public var facetIDs: [String] = []
+        /// See ``ClientRecord/authenticatorAAIDs``.
+        public var authenticatorAAIDs: [String]?
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -101,9 +105,14 @@ public struct SignetAdmin: Sendable {
             jwksURI: new.jwksURI, allowedScopes: Self.openIDScopes + new.apiScopes, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
             appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: clock.now())
-        try Self.checkProfile(record)
-        try await store.insertClient(record)
-        return (record, secret)
+        try Self.checkFacetIDs(new.facetIDs)
+        try Self.checkAAIDs(new.authenticatorAAIDs)
+        var withAuthenticators = record
+        withAuthenticators.facetIDs = new.facetIDs
+        withAuthenticators.authenticatorAAIDs = new.authenticatorAAIDs
+        try Self.checkProfile(withAuthenticators)
+        try await store.insertClient(withAuthenticators)
+        return (withAuthenticators, secret)
     }
 
     /// What `clients update` may change; `nil` leaves a setting as it is.
@@ -121,11 +130,18 @@ public struct SignetAdmin: Sendable {
         public var fapi2: Bool?
         /// Replaces the client's API scopes when given (the OpenID scopes stay).
         public var apiScopes: [String]?
+        /// Replaces the client's trusted facet ids when given.
+        public var facetIDs: [String]?
+        /// Replaces the AAIDs the client accepts when given; `.some(nil)` accepts every one again.
+        public var authenticatorAAIDs: [String]??
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil, apiScopes: [String]? = nil
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil, apiScopes: [String]? = nil,
+            facetIDs: [String]? = nil, authenticatorAAIDs: [String]?? = nil
         ) {
+            self.facetIDs = facetIDs
+            self.authenticatorAAIDs = authenticatorAAIDs
             self.fapi2 = fapi2
             self.apiScopes = apiScopes
             self.resources = resources
@@ -156,6 +172,14 @@ public struct SignetAdmin: Sendable {
             client.resources = resources
         }
         if let fapi2 = change.fapi2 { client.fapi2 = fapi2 }
+        if let facetIDs = change.facetIDs {
+            try Self.checkFacetIDs(facetIDs)
+            client.facetIDs = facetIDs
+        }
+        if let aaids = change.authenticatorAAIDs {
+            try Self.checkAAIDs(aaids)
+            client.authenticatorAAIDs = aaids
+        }
         if let apiScopes = change.apiScopes {
             try Self.checkScopes(apiScopes)
             client.allowedScopes = client.allowedScopes.filter(Self.openIDScopes.contains) + apiScopes
@@ -179,6 +203,33 @@ public struct SignetAdmin: Sendable {
                 throw SignetError(.invalidConfiguration, "scope \(scope) must be 1–64 printable ASCII characters without spaces, quotes or backslashes (RFC 6749 §3.3)")
             }
             guard !openIDScopes.contains(scope) else { throw SignetError(.invalidConfiguration, "\(scope) is an OpenID scope every client has") }
+        }
+    }
+
+    /// Facet ids are `ios:bundle-id:…`, `android:apk-key-hash:…` or https origins (FIDO AppID and Facet §3).
+    static func checkFacetIDs(_ facetIDs: [String]) throws {
+        for facet in facetIDs {
+            let valid: Bool
+            if facet.hasPrefix("ios:bundle-id:") || facet.hasPrefix("android:apk-key-hash:") {
+                let rest = facet.split(separator: ":", maxSplits: 2).last ?? ""
+                valid = !rest.isEmpty && rest.count <= 200 && rest.allSatisfy { $0.isASCII && !$0.isWhitespace }
+            } else if let url = URLComponents(string: facet), url.scheme == "https", url.host?.isEmpty == false, url.path.isEmpty, url.query == nil {
+                valid = true
+            } else {
+                valid = false
+            }
+            guard valid else {
+                throw SignetError(.invalidConfiguration, "facet id \(facet) must be ios:bundle-id:ID, android:apk-key-hash:HASH or an https origin (FIDO AppID and Facet)")
+            }
+        }
+    }
+
+    /// The AAIDs a client accepts must be ones Signet knows (``AuthenticatorCatalog``).
+    static func checkAAIDs(_ aaids: [String]?) throws {
+        guard let aaids else { return }
+        guard !aaids.isEmpty else { throw SignetError(.invalidConfiguration, "give at least one AAID, or none to accept every authenticator") }
+        for aaid in aaids where AuthenticatorCatalog.kind(aaid) == nil {
+            throw SignetError(.invalidConfiguration, "unknown AAID \(aaid); known: \(AuthenticatorCatalog.all.map(\.aaid).joined(separator: ", "))")
         }
     }
 

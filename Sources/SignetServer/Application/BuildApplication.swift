@@ -142,6 +142,9 @@ struct SignetRoutes: Sendable {
             provider: provider, instances: instances, authorities: authorities, devices: devices, verifier: attestationVerifier)
         let selfService = DeviceSelfService(provider: provider, access: access, devices: devices, lifecycle: lifecycle)
         let certificateStatus = CertificateStatus(store: provider.store, authorities: authorities, clock: provider.clock)
+        let uaf = UAFOperations(provider: provider, lifecycle: lifecycle)
+        let authenticators = AuthenticatorEndpoints(provider: provider, access: access, devices: devices, lifecycle: lifecycle, operations: uaf)
+        let deviceLogin = DeviceLoginEndpoint(provider: provider, requests: requests, devices: devices, operations: uaf)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(
@@ -159,8 +162,17 @@ struct SignetRoutes: Sendable {
                     "/devices": .init(methods: [.get], requiresForm: false),
                     "/devices/ca.pem": .init(methods: [.get], requiresForm: false),
                     "/userinfo": .init(methods: [.get, .post], requiresForm: false),
+                    "/uaf/registration/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/uaf/registration/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/uaf/deregistration": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/uaf/pin/change/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/uaf/pin/change/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/login/device/start": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
+                    "/login/device/finish": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                 ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger,
-                prefixedEndpoints: [("/devices/", .init(methods: [.patch, .delete, .post], requiresForm: false))]))
+                prefixedEndpoints: [
+                    ("/devices/", .init(methods: [.patch, .delete, .post], requiresForm: false)), ("/uaf/facets/", .init(methods: [.get], requiresForm: false)),
+                ]))
 
         router.get("/.well-known/openid-configuration", use: discovery.configuration)
         router.get("/jwks", use: discovery.jwks)
@@ -189,6 +201,15 @@ struct SignetRoutes: Sendable {
         router.post("/devices/:instance_id/lock", use: selfService.lock)
         router.get("/devices/certificate-status", use: certificateStatus.status)
         router.get("/devices/ca.pem", use: certificateStatus.caCertificates)
+        router.get("/uaf/facets/:client_id", use: authenticators.facets)
+        router.post("/uaf/registration/request", use: authenticators.registrationRequest)
+        router.post("/uaf/registration/response", use: authenticators.registrationResponse)
+        router.post("/uaf/deregistration", use: authenticators.deregistration)
+        router.post("/uaf/pin/change/request", use: authenticators.pinChangeRequest)
+        router.post("/uaf/pin/change/response", use: authenticators.pinChangeResponse)
+        router.delete("/devices/:instance_id/authenticators/:key_id", use: authenticators.remove)
+        router.post("/login/device/start", use: deviceLogin.start)
+        router.post("/login/device/finish", use: deviceLogin.finish)
         router.post("/login/native/start", use: native.start)
         router.post("/login/native/scenario", use: native.selectScenario)
         router.post("/login/native/username_password", use: native.usernamePassword)

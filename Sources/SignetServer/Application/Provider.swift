@@ -55,6 +55,12 @@ extension Provider {
     func csrfToken(_ purpose: String, binding: String) -> String {
         Data(HMAC<SHA256>.authenticationCode(for: Data("\(purpose):\(binding)".utf8), using: csrfKey)).base64URLEncodedString()
     }
+
+    /// The key UAF serverData is authenticated with: derived from the stored OTP key (HKDF, its
+    /// own label), so every instance holds it without another secret to distribute.
+    var uafKey: SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: otpKey, info: Data("signet-uaf-server-data".utf8), outputByteCount: 32)
+    }
 }
 
 /// SHA-256 as lower-case hex: how codes, tokens, session ids and secrets are stored.

@@ -76,6 +76,8 @@ public struct SignetConfiguration: Sendable {
     public var dpopNonces: Bool = false
     /// How long a pushed request's `request_uri` may be used (at most 60 s). Default 60 s.
     public var pushedRequestLifetime: TimeInterval = 60
+    /// FIDO UAF authenticators (issue 9): request lifetime, authenticators per device, the PIN schedule.
+    public var authenticators: AuthenticatorPolicy = AuthenticatorPolicy()
 
     /// The largest request body accepted. Default 64 KiB.
     public var maxBodySize: Int
@@ -169,6 +171,7 @@ public struct SignetConfiguration: Sendable {
         if reactivationWindow < 0 || reactivationWindow >= deviceCertificateValidity {
             problems.append("the reactivation window must be shorter than the device certificate validity")
         }
+        problems += authenticators.problems
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }
         return problems

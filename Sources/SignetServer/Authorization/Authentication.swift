@@ -15,6 +15,8 @@ public struct Authentication: Sendable, Equatable {
     /// The user's security stamp when they authenticated; what is issued from this
     /// authentication stops working when it changes (new password, lock).
     public var userStamp: String?
+    /// The activated device the user logged in with (device login): the grant is tied to it.
+    public var deviceID: String?
 
     public init(userID: String, time: Date, acr: String, amr: [String], sessionID: String?, userStamp: String? = nil) {
         self.userStamp = userStamp
@@ -33,5 +35,22 @@ extension Authentication {
             ? Authentication(
                 userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID, userStamp: userStamp)
             : Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID, userStamp: userStamp)
+    }
+
+    /// A device login: possession of the activated device's key and a PIN or biometric (`amr`
+    /// as the authenticator says, RFC 8176), so two factors (``AssuranceLevel/twoFactors``).
+    static func device(userID: String, instanceID: String, amr: [String], at time: Date, userStamp: String?) -> Authentication {
+        var authentication = Authentication(
+            userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: amr, sessionID: nil, userStamp: userStamp)
+        authentication.deviceID = instanceID
+        return authentication
+    }
+
+    /// How a login's proof becomes an authentication.
+    static func of(_ proof: LoginProof, userID: String, at time: Date, sessionID: String?, userStamp: String?) -> Authentication {
+        switch proof {
+        case .password(let twoFactor): return password(userID: userID, twoFactor: twoFactor, at: time, sessionID: sessionID, userStamp: userStamp)
+        case .device(let instanceID, let amr): return device(userID: userID, instanceID: instanceID, amr: amr, at: time, userStamp: userStamp)
+        }
     }
 }

@@ -38,6 +38,7 @@ public struct AuthorizationCodeIssuer: Sendable {
         stamped.userStamp = authentication.userStamp
         stamped.resources = request.resources
         stamped.instanceID = request.instanceID
+        stamped.deviceID = authentication.deviceID
         try await store.insertGrant(stamped)
         let code = random.token()
         try await store.insertCode(

@@ -86,6 +86,8 @@ public struct DeviceLifecycle: Sendable {
         case "device.activated": "A new device was activated for %@. If it was not you, contact support."
         case "device.removed": "A device was removed from your %@ account."
         case "device.locked": "A device was locked for %@: it can no longer sign in."
+        case "authenticator.registered": "A new way to sign in (PIN, fingerprint or face) was added to a device for %@. If it was not you, contact support."
+        case "authenticator.pin_locked_out": "Too many wrong PINs: the PIN was removed from a device for %@."
         default: nil
         }
     }

@@ -24,7 +24,9 @@ struct DeviceSelfService: Sendable {
             StatusAnswer(
                 status: device.status, instanceID: device.instanceID, certificateNotAfter: Int(device.certificateNotAfter.timeIntervalSince1970),
                 reactivationDue: provider.now() >= dueAt, reactivationDueAt: Int(dueAt.timeIntervalSince1970), attestation: device.attestation,
-                authenticators: []))
+                authenticators: try await provider.store.authenticators(instanceID: device.instanceID).map {
+                    AuthenticatorView($0, policy: provider.configuration.authenticators, now: provider.now())
+                }))
     }
 
     /// `POST /devices/deactivation`: the app gives up its certificate; its grants and tokens end with it.
@@ -40,7 +42,7 @@ struct DeviceSelfService: Sendable {
 
     /// `GET /devices`: the user's devices, oldest first.
     func list(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let claims = try await userToken(request, context: context, path: "/devices")
+        let claims = try await access.deviceUserToken(request, context: context, path: "/devices")
         let reactivationWindow = provider.configuration.reactivationWindow
         let list = try await provider.store.devices(userID: claims.sub).map { DeviceView($0, reactivationWindow: reactivationWindow) }
         return JSONResponse.make(DeviceList(devices: list))
@@ -49,7 +51,7 @@ struct DeviceSelfService: Sendable {
     /// `PATCH /devices/{instance_id}` `{"name": …}`.
     func rename(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let instanceID = try Self.instanceID(context)
-        let claims = try await userToken(request, context: context, path: "/devices/\(instanceID)")
+        let claims = try await access.deviceUserToken(request, context: context, path: "/devices/\(instanceID)")
         let body = try await request.body.collect(upTo: 4096)
         guard let name = try EnrolmentBody.decodeJSON(RenameBody.self, from: body).name else { throw OAuthHTTPError.invalidRequest("name is missing") }
         let checked = try EnrolmentBody.checkedName(name)
@@ -73,7 +75,7 @@ struct DeviceSelfService: Sendable {
     private func revoke(_ request: Request, context: SignetRequestContext, because reason: DeviceRevocationReason) async throws -> Response {
         let instanceID = try Self.instanceID(context)
         let path = reason == .locked ? "/devices/\(instanceID)/lock" : "/devices/\(instanceID)"
-        let claims = try await userToken(request, context: context, path: path)
+        let claims = try await access.deviceUserToken(request, context: context, path: path)
         guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
@@ -82,27 +84,6 @@ struct DeviceSelfService: Sendable {
         if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: reason, by: .user) { return view(revoked) }
         // Revoked by someone else a moment ago: show what stands.
         return view(try await provider.store.device(instanceID: device.instanceID) ?? device)
-    }
-
-    /// A verified token of a login of the user, for this provider alone, from a client allowed to
-    /// manage devices (the scope `device`), with the assurance that client requires.
-    ///
-    /// The token itself need not carry the scope `device`: a login with it must activate an
-    /// instance (MEPi's rule), while managing the list is any login's business.
-    private func userToken(_ request: Request, context: SignetRequestContext, path: String) async throws -> AccessTokenClaims {
-        let claims = try await access.verify(request, context: context, path: path, formBody: false).claims
-        // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
-        guard Set(claims.aud) == [provider.issuer] else {
-            throw OwnResourceAccess.challenge(.invalidToken, "managing devices needs a token for this provider alone, not one that names other resources", status: .unauthorized)
-        }
-        let client = try await provider.store.client(id: claims.clientID)
-        guard let client, client.allowedScopes.contains(DeviceInstances.scope) else {
-            throw OwnResourceAccess.challenge(.insufficientScope, "this app may not manage devices (it lacks the scope device)", status: .forbidden)
-        }
-        if let minimum = client.minimumACR, !AssuranceLevel.satisfies(acr: claims.acr ?? "", requested: [minimum]) {
-            throw OwnResourceAccess.stepUpChallenge("this needs a login of at least \(minimum)", acrValues: minimum)
-        }
-        return claims
     }
 
     /// The user's device with this id; another user's is answered exactly like one that does not exist.
@@ -135,8 +116,8 @@ struct DeviceSelfService: Sendable {
         let reactivationDue: Bool
         let reactivationDueAt: Int
         let attestation: String
-        /// FIDO UAF authenticators (Devices II); none yet.
-        let authenticators: [String]
+        /// The device's FIDO UAF authenticators.
+        let authenticators: [AuthenticatorView]
         enum CodingKeys: String, CodingKey {
             case status, attestation, authenticators
             case instanceID = "instance_id"

@@ -44,6 +44,9 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             try check(request, against: endpoint)
             return try await next(request, context)
+        } catch let refusal as UAFHTTPError {
+            // UAF refusals carry more than an OAuth error (the UAF status, the PIN's state).
+            return try refusal.response(from: request, context: context)
         } catch {
             return try oauthError(for: error).response(from: request, context: context)
         }

@@ -21,6 +21,9 @@ enum LoginEvent: Sendable, Equatable {
     case requestResend
     /// A code was submitted; `digest` is its keyed hash (made by the channel, which holds the key).
     case submitCode(code: String, digest: String)
+    /// A device login's UAF assertion was verified (signature, challenge spent, PIN): by this
+    /// user's authenticator on this device, with this RFC 8176 `amr`.
+    case deviceAssertionVerified(userID: String, instanceID: String, amr: [String])
 }
 
 /// The outcome of a throttled password check.

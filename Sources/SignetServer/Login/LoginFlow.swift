@@ -34,6 +34,7 @@ struct LoginFlow: Sendable {
         case .deliveryFailed: return deliveryFailed(in: session)
         case .requestResend: return requestResend(in: session)
         case .submitCode(let code, let digest): return submitCode(code, digest: digest, in: session)
+        case .deviceAssertionVerified(let userID, let instanceID, let amr): return deviceAssertionVerified(userID: userID, instanceID: instanceID, amr: amr, in: session)
         }
     }
 
@@ -42,6 +43,7 @@ struct LoginFlow: Sendable {
         switch session.channel {
         case .api: return session.scenario?.isTwoFactor == true || session.request.requiresTwoFactors
         case .page: return session.request.requiresTwoFactors
+        case .device: return true
         }
     }
 
@@ -102,7 +104,7 @@ struct LoginFlow: Sendable {
         }
         if session.remembered, session.userID != userID { return abandon(.rememberedUserChanged) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
-        guard Self.needsTwoFactors(session) else { return LoginTransition(save: nil, action: .finish(userID: userID, twoFactor: false)) }
+        guard Self.needsTwoFactors(session) else { return LoginTransition(save: nil, action: .finish(userID: userID, proof: .password(twoFactor: false))) }
         guard let phoneNumber else { return abandon(.noSecondFactor) }
         var next = released
         next.userID = userID
@@ -166,11 +168,22 @@ struct LoginFlow: Sendable {
         var next = session
         next.sms = challenge
         if ConstantTime.equals(digest, session.sms?.codeDigest ?? "") {
-            return LoginTransition(save: next, action: .finish(userID: userID, twoFactor: true), checksCode: true)
+            return LoginTransition(save: next, action: .finish(userID: userID, proof: .password(twoFactor: true)), checksCode: true)
         }
         let left = sms.maxWrongAttempts - challenge.attempts
         let refusal: LoginRefusal = left > 0 ? .wrongCode(attemptsLeft: left) : .codeAttemptsExhausted(canResend: canResend(challenge))
         return LoginTransition(save: next, action: .refuse(refusal), checksCode: true)
+    }
+
+    // MARK: device login
+
+    /// The device login's one step: the assertion was verified by the channel (it holds the keys
+    /// and the store); the login finishes when it came from the device and user it was started for.
+    private func deviceAssertionVerified(userID: String, instanceID: String, amr: [String], in session: LoginSessionRecord) -> LoginTransition {
+        guard session.channel == .device, session.step == .deviceAssertion else { return refuse(.wrongStep(expected: session.step)) }
+        guard session.userID == userID, session.deviceInstanceID == instanceID else { return abandon(.wrongUser) }
+        if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
+        return LoginTransition(save: nil, action: .finish(userID: userID, proof: .device(instanceID: instanceID, amr: amr)))
     }
 
     // MARK: helpers

@@ -75,6 +75,12 @@ struct LoginRunner: Sendable {
         try await run(.requestResend, on: session, context: context)
     }
 
+    /// A device login's verified assertion (``UAFOperations/authenticate(_:device:client:purposes:)``).
+    func deviceAssertionVerified(_ proved: AuthenticatedAssertion, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+        try await run(
+            .deviceAssertionVerified(userID: proved.authenticator.userID, instanceID: proved.authenticator.instanceID, amr: proved.amr), on: session, context: context)
+    }
+
     // MARK: the loop
 
     private func run(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
@@ -157,12 +163,12 @@ struct LoginRunner: Sendable {
                 guard let code = pendingCode, let challenge = current.sms else { return .show(current) }
                 if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) { return .show(current) }
                 event = .deliveryFailed
-            case .finish(let userID, let twoFactor):
+            case .finish(let userID, let proof):
                 // A right code is not a wrong one: its use of the daily budget is given back.
                 try await giveBackTaken(keepWrongCode: false)
                 // The user may have been locked, removed or given a new password since the check.
                 guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else { return try await abandon(.accountChanged) }
-                return try await finish(current, userID: userID, twoFactor: twoFactor, userStamp: verifiedStamp ?? current.userStamp, context: context)
+                return try await finish(current, userID: userID, proof: proof, userStamp: verifiedStamp ?? current.userStamp, context: context)
             }
         }
     }
@@ -196,11 +202,11 @@ struct LoginRunner: Sendable {
     }
 
     /// Consumes the login (exactly once), issues the code, and a remember token when asked for.
-    private func finish(_ session: LoginSessionRecord, userID: String, twoFactor: Bool, userStamp: String?, context: LoginContext) async throws -> LoginOutcome {
+    private func finish(_ session: LoginSessionRecord, userID: String, proof: LoginProof, userStamp: String?, context: LoginContext) async throws -> LoginOutcome {
         guard let consumed = try await provider.store.consumeLoginSession(id: session.id) else { return .conflict }
         // The grant and browser session carry the stamp: a password change or lock racing this
         // finish still ends them (they are checked against the user's stamp whenever used).
-        let authentication = Authentication.password(userID: userID, twoFactor: twoFactor, at: provider.now(), sessionID: context.browserSessionID, userStamp: userStamp)
+        let authentication = Authentication.of(proof, userID: userID, at: provider.now(), sessionID: context.browserSessionID, userStamp: userStamp)
         let code = try await provider.codeIssuer.issue(for: consumed.request, authentication: authentication)
         var rememberToken: String?
         if session.rememberMe {
@@ -208,7 +214,8 @@ struct LoginRunner: Sendable {
         }
         provider.logger.info(
             "login succeeded",
-            metadata: ["event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID), "factors": .stringConvertible(twoFactor ? 2 : 1)])
+            metadata: ["event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID), "factors": .stringConvertible(authentication.acr == AuthorizationRequestValidator.acrTwoFactors ? 2 : 1),
+                "channel": .string(session.channel.rawValue)])
         return .finished(FinishedLogin(session: session, code: code, authentication: authentication, rememberToken: rememberToken))
     }
 }

@@ -28,12 +28,20 @@ enum LoginAction: Sendable, Equatable {
     case deliver
     /// Show the login's current step.
     case show
-    /// End the login with an authorization code for this user.
-    case finish(userID: String, twoFactor: Bool)
+    /// End the login with an authorization code for this user, proved this way.
+    case finish(userID: String, proof: LoginProof)
     /// Answer with this reason; the login goes on (the step may be tried again when the reason allows).
     case refuse(LoginRefusal)
     /// Delete the login and answer with this reason.
     case abandon(LoginRefusal)
+}
+
+/// What a finished login proved.
+enum LoginProof: Sendable, Equatable {
+    /// The password, and the SMS code when `twoFactor`.
+    case password(twoFactor: Bool)
+    /// An activated device's authenticator (device login), with its RFC 8176 `amr`.
+    case device(instanceID: String, amr: [String])
 }
 
 /// Why a login step was not applied. Channels turn these into page messages or API errors.

@@ -46,7 +46,11 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
 /// when the layout changes).
 public struct LoginSessionRecord: Sendable, Equatable, Codable {
     /// Where the login happens.
-    public enum Channel: String, Sendable, Codable { case page, api }
+    public enum Channel: String, Sendable, Codable {
+        case page, api
+        /// A device login (MEPi biometric login): an activated device's UAF authenticator.
+        case device
+    }
 
     /// SHA-256 of the session's handle (the form's hidden value, or the API's `login_session`).
     public var id: String
@@ -77,6 +81,8 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     public var offeredSessionSID: String?
     /// The UI language asked for.
     public var language: String?
+    /// Device login only: the activated device it was started from (and must finish from).
+    public var deviceInstanceID: String?
     public var expiresAt: Date
     /// Incremented by every change.
     public var version: Int
@@ -109,6 +115,7 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         case passwordAttempts = "password_attempts"
         case offeredSessionSID = "offered_session_sid"
         case checkingUntil = "checking_until"
+        case deviceInstanceID = "device_instance_id"
         case expiresAt = "expires_at"
     }
 }

@@ -22,6 +22,7 @@ public actor MemoryStore: SignetStore {
     private var devices: [String: DeviceRecord] = [:]
     private var deviceAuthorities: [DeviceCARecord] = []
     private var auditEvents: [AuditEventRecord] = []
+    private var authenticatorRecords: [String: AuthenticatorRecord] = [:]
 
     public init() {}
 
@@ -188,6 +189,11 @@ public actor MemoryStore: SignetStore {
         device.replacedBy = replacedBy
         devices[instanceID] = device
         for grant in grants.values where grant.deviceID == instanceID { revokeGrant(id: grant.id, at: date) }
+        for authenticator in authenticatorRecords.values where authenticator.instanceID == instanceID {
+            if reason == .replaced, let replacedBy { authenticatorRecords[authenticator.id]?.instanceID = replacedBy } else {
+                authenticatorRecords.removeValue(forKey: authenticator.id)
+            }
+        }
         return device
     }
     public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) -> Bool {
@@ -224,5 +230,64 @@ public actor MemoryStore: SignetStore {
         sessions = sessions.filter { $0.value.expiresAt >= date }
         seen = seen.filter { $0.value >= date }
         throttles = throttles.filter { $0.value.lastFailureAt >= date.addingTimeInterval(-ThrottlePolicy().window) }
+    }
+}
+
+extension MemoryStore {
+    public func insertAuthenticator(_ authenticator: AuthenticatorRecord, maximumPerDevice: Int) throws -> AuthenticatorRecord? {
+        guard self.authenticator(userID: authenticator.userID, keyID: authenticator.keyID) == nil else {
+            throw SignetError(.conflict, "the user has an authenticator with this KeyID")
+        }
+        let taken = Set(authenticatorRecords.values.filter { $0.instanceID == authenticator.instanceID }.map(\.slot))
+        guard let slot = (1...max(1, maximumPerDevice)).first(where: { !taken.contains($0) }) else { return nil }
+        var record = authenticator
+        record.slot = slot
+        authenticatorRecords[record.id] = record
+        return record
+    }
+    public func authenticator(userID: String, keyID: String) -> AuthenticatorRecord? {
+        authenticatorRecords.values.first { $0.userID == userID && $0.keyID == keyID }
+    }
+    public func authenticator(id: String) -> AuthenticatorRecord? { authenticatorRecords[id] }
+    public func authenticators(instanceID: String) -> [AuthenticatorRecord] {
+        authenticatorRecords.values.filter { $0.instanceID == instanceID }.sorted { $0.slot < $1.slot }
+    }
+    public func authenticators(userID: String) -> [AuthenticatorRecord] {
+        authenticatorRecords.values.filter { $0.userID == userID }.sorted { ($0.createdAt, $0.slot) < ($1.createdAt, $1.slot) }
+    }
+    public func deleteAuthenticator(id: String) -> AuthenticatorRecord? { authenticatorRecords.removeValue(forKey: id) }
+    public func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) -> CounterUpdate {
+        guard var record = authenticatorRecords[id] else { return .unknown }
+        guard record.cloneSuspectedAt == nil, signCounter == 0 || record.signCounter < signCounter else {
+            authenticatorRecords[id]?.cloneSuspectedAt = record.cloneSuspectedAt ?? date
+            return .regressed
+        }
+        record.signCounter = signCounter
+        record.lastUsedAt = date
+        authenticatorRecords[id] = record
+        return .accepted
+    }
+    public func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) -> PINFailureOutcome {
+        guard var record = authenticatorRecords[id] else { return .coolingDown(until: nil) }
+        if let until = record.pinBlockedUntil, until > now { return .coolingDown(until: until) }
+        record.pinFailures += 1
+        let wait = record.pinFailures <= coolDowns.count ? coolDowns[record.pinFailures - 1] : 0
+        record.pinBlockedUntil = wait > 0 ? now.addingTimeInterval(wait) : nil
+        authenticatorRecords[id] = record
+        return .counted(failures: record.pinFailures, blockedUntil: record.pinBlockedUntil)
+    }
+    public func acceptPIN(id: String, at now: Date, maximumFailures: Int) -> Bool {
+        guard let record = authenticatorRecords[id], record.pinFailures < maximumFailures else { return false }
+        if let until = record.pinBlockedUntil, until > now { return false }
+        authenticatorRecords[id]?.pinFailures = 0
+        authenticatorRecords[id]?.pinBlockedUntil = nil
+        return true
+    }
+    public func replacePINKey(id: String, pinKey: String) -> Bool {
+        guard authenticatorRecords[id]?.pinKey != nil else { return false }
+        authenticatorRecords[id]?.pinKey = pinKey
+        authenticatorRecords[id]?.pinFailures = 0
+        authenticatorRecords[id]?.pinBlockedUntil = nil
+        return true
     }
 }

@@ -52,10 +52,17 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     /// Whether the client follows the FAPI 2.0 Security Profile: see ``FAPI2Profile`` for every
     /// rule this turns on, at registration and on each request.
     public var fapi2: Bool
+    /// The FIDO UAF authenticators (AAIDs) the client's users may register; `nil`: every one of
+    /// ``AuthenticatorCatalog`` (docs/authenticators.md).
+    public var authenticatorAAIDs: [String]?
+    /// The app's trusted facet ids (`ios:bundle-id:…`, `android:apk-key-hash:…`), served at its
+    /// UAF `appID` (FIDO AppID and Facet §3); a UAF response from any other facet is refused.
+    public var facetIDs: [String]
     public var createdAt: Date
 
     public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], fapi2: Bool = false, createdAt: Date) {
         self.fapi2 = fapi2
+        self.facetIDs = []
         self.id = id
         self.name = name
         self.authMethod = authMethod
@@ -80,6 +87,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
         case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, fapi2, createdAt
+        case authenticatorAAIDs, facetIDs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +111,8 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
         resources = try container.decodeIfPresent([String].self, forKey: .resources) ?? []
         fapi2 = try container.decodeIfPresent(Bool.self, forKey: .fapi2) ?? false
+        authenticatorAAIDs = try container.decodeIfPresent([String].self, forKey: .authenticatorAAIDs)
+        facetIDs = try container.decodeIfPresent([String].self, forKey: .facetIDs) ?? []
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }

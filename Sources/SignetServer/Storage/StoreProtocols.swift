@@ -178,4 +178,4 @@ public protocol ExpiryStore: Sendable {
 
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore

@@ -77,7 +77,7 @@ struct LoginFlowTests {
     @Test("a right password finishes with one factor, or moves to the SMS step when two are needed")
     func secondFactorDecision() {
         let accepted = PasswordCheck.accepted(userID: "u1", phoneNumber: "+4511111111")
-        #expect(flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword)).action == .finish(userID: "u1", twoFactor: false))
+        #expect(flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword)).action == .finish(userID: "u1", proof: .password(twoFactor: false)))
         let twoFactor = flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword, acr: [AuthorizationRequestValidator.acrTwoFactors]))
         #expect(twoFactor.action == .makeCode(phoneNumber: "+4511111111"))
         #expect(twoFactor.save?.step == .smsCode)
@@ -113,7 +113,7 @@ struct LoginFlowTests {
         let right = flow.handle(.submitCode(code: "123456", digest: "right"), in: waiting)
         #expect(right.save?.sms?.attempts == 1)
         #expect(right.checksCode)
-        #expect(right.action == .finish(userID: "u1", twoFactor: true))
+        #expect(right.action == .finish(userID: "u1", proof: .password(twoFactor: true)))
         let third = flow.handle(.submitCode(code: "123456", digest: "wrong"), in: session(step: .smsCode, sms: challenge(attempts: 2), userID: "u1"))
         #expect(third.action == .refuse(.codeAttemptsExhausted(canResend: true)))
     }

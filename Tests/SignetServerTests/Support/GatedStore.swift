@@ -291,4 +291,21 @@ struct GatedStore: SignetStore {
     func deleteSessions(userID: String) async throws -> Int {
         try await base.deleteSessions(userID: userID)
     }
+
+    func insertAuthenticator(_ authenticator: AuthenticatorRecord, maximumPerDevice: Int) async throws -> AuthenticatorRecord? {
+        try await base.insertAuthenticator(authenticator, maximumPerDevice: maximumPerDevice)
+    }
+    func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? { try await base.authenticator(userID: userID, keyID: keyID) }
+    func authenticator(id: String) async throws -> AuthenticatorRecord? { try await base.authenticator(id: id) }
+    func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] { try await base.authenticators(instanceID: instanceID) }
+    func authenticators(userID: String) async throws -> [AuthenticatorRecord] { try await base.authenticators(userID: userID) }
+    func deleteAuthenticator(id: String) async throws -> AuthenticatorRecord? { try await base.deleteAuthenticator(id: id) }
+    func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) async throws -> CounterUpdate {
+        try await base.recordAuthenticatorUse(id: id, signCounter: signCounter, at: date)
+    }
+    func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome {
+        try await base.recordPINFailure(id: id, at: now, coolDowns: coolDowns)
+    }
+    func acceptPIN(id: String, at now: Date, maximumFailures: Int) async throws -> Bool { try await base.acceptPIN(id: id, at: now, maximumFailures: maximumFailures) }
+    func replacePINKey(id: String, pinKey: String) async throws -> Bool { try await base.replacePINKey(id: id, pinKey: pinKey) }
 }

@@ -1,0 +1,132 @@
+// Device login (MEPi biometric login): an activated device's authenticator instead of a password.
+import Foundation
+import Hummingbird
+import NIOCore
+import SignetCore
+
+/// `POST /login/device/start` and `/login/device/finish`, over mutual TLS.
+///
+/// The start takes the `/authorize` parameters (checked by the one validator, pushed or signed
+/// when the client requires it) and answers with a UAF authentication request for the device's
+/// authenticators; the finish takes the signed response and answers with an authorization code
+/// issued like every other, redeemed at `/token` with PKCE and the device's certificate. The
+/// login is a ``LoginSessionRecord`` of channel `device`, run by ``LoginFlow``: the hosted page's
+/// "log in with your phone" can start one for a user and wait for it (the app-switch issue).
+struct DeviceLoginEndpoint: Sendable {
+    let provider: Provider
+    let requests: AuthorizationRequestReader
+    let devices: DeviceIdentification
+    let operations: UAFOperations
+
+    var runner: LoginRunner { LoginRunner(provider: provider) }
+
+    /// The longest transaction text a login may ask the user to confirm.
+    static let maximumTransactionLength = 1000
+
+    func start(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let device = try await devices.require(request, context: context).record
+        let fields = try await body([String: String].self, request)
+        var parameters = FormParameters(fields.filter { $0.key != Self.transactionField }.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        if parameters[OAuthParameter.clientID] == nil { parameters.append(OAuthParameter.clientID, device.clientID) }
+        let authorization: ValidatedAuthorizationRequest
+        let client: ClientRecord
+        switch try await requests.read(parameters, from: .native).decision {
+        case .showError(let error), .redirectError(let error, _, _):
+            throw OAuthHTTPError(error.error == .invalidClient ? .unauthorized : .badRequest, error)
+        case .valid(let valid, let found):
+            (authorization, client) = (valid, found)
+        }
+        guard client.id == device.clientID else {
+            throw OAuthHTTPError(.forbidden, .unauthorizedClient, "a device logs in only to the app it was activated for")
+        }
+        if authorization.prompt.contains("none") {
+            throw OAuthHTTPError(.badRequest, .loginRequired, "prompt=none cannot be used with a device login")
+        }
+        if authorization.instanceID != nil {
+            throw OAuthHTTPError.invalidRequest("an instance id is activated with a login by password, not by a device that is activated already")
+        }
+        let transaction = fields[Self.transactionField]
+        if let transaction, transaction.isEmpty || transaction.count > Self.maximumTransactionLength {
+            throw OAuthHTTPError.invalidRequest("\(Self.transactionField) must be 1–\(Self.maximumTransactionLength) characters")
+        }
+        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
+        }
+        let handle = provider.random.token()
+        let lifetime = provider.configuration.authenticators.requestLifetime
+        var session = LoginSessionRecord(
+            id: SecretDigest.hex(handle), channel: .device, request: authorization, step: .deviceAssertion, userID: device.userID,
+            expiresAt: provider.now().addingTimeInterval(lifetime))
+        session.userStamp = user.securityStamp
+        session.deviceInstanceID = device.instanceID
+        let uafRequest = try await operations.authenticationRequest(
+            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction)
+        try await provider.store.insertLoginSession(session)
+        return JSONResponse.make(DeviceLoginStart(uafRequest: uafRequest, expiresIn: Int(lifetime)), status: .created)
+    }
+
+    func finish(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        let device = try await devices.require(request, context: context).record
+        guard let client = try await provider.store.client(id: device.clientID) else {
+            throw OAuthHTTPError(.unauthorized, .invalidClient, "the device's client is no longer registered")
+        }
+        let data = try await raw(request)
+        let proved = try await operations.authenticate(data, device: device, client: client, purposes: [.login])
+        guard let sessionID = proved.serverData.loginSession, let session = try await provider.store.loginSession(id: sessionID),
+            session.channel == .device, session.expiresAt > provider.now()
+        else { throw OAuthHTTPError(.badRequest, .invalidGrant, "the device login expired or was finished already; start again") }
+        var current = session
+        current.request.minimumACR = client.minimumACR
+        let context = LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
+        switch try await runner.deviceAssertionVerified(proved, on: current, context: context) {
+        case .finished(let finished):
+            var answer = NativeLoginAnswer(nextStep: .finished)
+            answer.authorizationCode = finished.code.code
+            answer.state = finished.session.request.state
+            answer.iss = provider.issuer
+            answer.redirectURI = finished.session.request.redirectURI
+            return JSONResponse.make(answer)
+        case .conflict:
+            throw OAuthHTTPError(.conflict, .invalidGrant, "the device login was finished by another request")
+        case .abandoned(let reason, _), .refused(let reason, _):
+            switch reason {
+            case .accountChanged: throw OAuthHTTPError(.forbidden, .accessDenied, "the user was locked or changed during the login")
+            default: throw OAuthHTTPError(.forbidden, .accessDenied, "the device login cannot finish: \(reason)")
+            }
+        case .show:
+            throw OAuthHTTPError(.badRequest, .invalidRequest, "the device login is not finished")
+        }
+    }
+
+    /// The body member that carries a transaction text to confirm (`text/plain`).
+    static let transactionField = "transaction_text"
+
+    private func raw(_ request: Request) async throws -> Data {
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize) } catch is NIOTooManyBytesError {
+            throw OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(provider.configuration.maxBodySize) bytes allowed")
+        }
+        let data = Data(buffer: buffer)
+        if case .repeated(let name) = JSONMemberNames(scanning: data) {
+            throw OAuthHTTPError.invalidRequest("the body names \(name.prefix(64)) more than once")
+        }
+        return data
+    }
+
+    private func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        do { return try JSONDecoder().decode(T.self, from: try await raw(request)) } catch let error as OAuthHTTPError { throw error } catch {
+            throw OAuthHTTPError.invalidRequest("the body must be a JSON object of string members (the /authorize parameters)")
+        }
+    }
+}
+
+/// The answer of `/login/device/start`: the UAF request to answer within `expires_in` seconds.
+struct DeviceLoginStart: Encodable, Sendable {
+    let uafRequest: UAFReturnRequest
+    let expiresIn: Int
+
+    enum CodingKeys: String, CodingKey {
+        case uafRequest = "uaf_request"
+        case expiresIn = "expires_in"
+    }
+}
