@@ -52,6 +52,23 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         public static let deviceKeyUnavailable = Code(rawValue: "device_key_unavailable")
         /// The call needs a device certificate and the key store holds none: activate the device first. Final.
         public static let deviceNotActivated = Code(rawValue: "device_not_activated")
+        /// The authenticator is not registered (any more): it was deregistered here or elsewhere,
+        /// removed by a helpdesk or a lost-device lock, or never registered. Register it again. Final.
+        public static let authenticatorNotRegistered = Code(rawValue: "authenticator_not_registered")
+        /// The OS wiped or invalidated the authenticator's key (the device lock screen was removed,
+        /// or biometrics changed with `invalidateOnNewOsBiometrics`). It was forgotten here and
+        /// on the provider; register again. Final.
+        public static let authenticatorInvalidated = Code(rawValue: "authenticator_invalidated")
+        /// The PIN was wrong; ``SignetClientError/attemptsLeft`` tries remain, and
+        /// ``SignetClientError/retryAfter`` seconds must pass before the next. Retryable.
+        public static let wrongPIN = Code(rawValue: "wrong_pin")
+        /// A PIN cool-down runs: nothing was checked; try after ``SignetClientError/retryAfter`` seconds. Retryable.
+        public static let pinCoolingDown = Code(rawValue: "pin_cool_down")
+        /// Too many wrong PINs: the PIN authenticator was removed, here and on the provider. Register again. Final.
+        public static let pinLockedOut = Code(rawValue: "pin_locked_out")
+        /// The provider refused the authenticator for good (its counter went backwards: possibly
+        /// cloned). It was forgotten here; register again. Final.
+        public static let authenticatorRevoked = Code(rawValue: "authenticator_revoked")
     }
 
     public var code: Code
@@ -118,6 +135,12 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         case .storage: summary = "The sign-in state could not be stored."
         case .deviceKeyUnavailable: summary = "This device's key or certificate is unavailable."
         case .deviceNotActivated: summary = "This device is not activated."
+        case .authenticatorNotRegistered: summary = "This way of signing in is not registered on this device. Set it up again."
+        case .authenticatorInvalidated: summary = "This way of signing in was reset by the phone (lock screen or biometrics changed). Set it up again."
+        case .wrongPIN: summary = "The PIN was wrong."
+        case .pinCoolingDown: summary = "Too many wrong PINs. Wait before trying again."
+        case .pinLockedOut: summary = "Too many wrong PINs: the PIN was removed. Set it up again."
+        case .authenticatorRevoked: summary = "This way of signing in was blocked by the service. Set it up again."
         default: summary = "Sign-in failed (\(code.rawValue))."
         }
         var parts = [summary]

@@ -6,10 +6,13 @@ import SignetServer
 
 extension SQLStore: AuthenticatorStore {
     /// The columns an authenticator is read from: its record and the state kept apart from it.
-    private static let authenticatorColumns: SQLQueryString = "data, sign_counter, pin_key, pin_failures, pin_blocked_until, clone_suspected_at, last_used_at"
+    private static let authenticatorColumns: SQLQueryString =
+        "data, instance_id, sign_counter, pin_key, pin_failures, pin_blocked_until, clone_suspected_at, last_used_at"
 
     private static func authenticator(from row: (any SQLRow)?) throws -> AuthenticatorRecord? {
         guard let row, var record = try record(AuthenticatorRecord.self, from: row) else { return nil }
+        // A reactivation moves authenticators to the new instance in this column.
+        record.instanceID = try row.decode(column: "instance_id", as: String.self)
         record.signCounter = UInt32(clamping: try row.decode(column: "sign_counter", as: Int64.self))
         record.pinKey = try row.decode(column: "pin_key", as: String?.self)
         record.pinFailures = Int(try row.decode(column: "pin_failures", as: Int64.self))

@@ -37,6 +37,10 @@ struct Clients: AsyncParsableCommand {
         var appLaunchURLs: [String] = []
         @Option(name: .customLong("scope"), help: "An API scope the client may ask for besides the OpenID ones (repeatable), e.g. accounts.")
         var apiScopes: [String] = []
+        @Option(name: .customLong("facet-id"), help: "A trusted UAF facet id of the app: ios:bundle-id:ID or android:apk-key-hash:HASH (repeatable).")
+        var facetIDs: [String] = []
+        @Option(name: .customLong("aaid"), help: "An authenticator AAID the client's users may register (repeatable; default every one, see docs/authenticators.md).")
+        var aaids: [String] = []
         @Flag(name: .customLong("fapi2"), help: "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md).")
         var fapi2 = false
 
@@ -59,6 +63,8 @@ struct Clients: AsyncParsableCommand {
             new.resources = resources
             new.fapi2 = fapi2
             new.apiScopes = apiScopes
+            new.facetIDs = facetIDs
+            new.authenticatorAAIDs = aaids.isEmpty ? nil : aaids
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -68,7 +74,7 @@ struct Clients: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a client's name, minimum assurance or native login permission.")
+        static let configuration = CommandConfiguration(abstract: "Change a client's settings: name, minimum assurance, native login, PAR, DPoP, resources, scopes, facets, authenticators.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The client_id.") var id: String
@@ -88,12 +94,18 @@ struct Clients: AsyncParsableCommand {
         var fapi2: Bool?
         @Option(name: .customLong("scope"), help: "Replace the client's API scopes (repeatable; --scope none removes them all).")
         var apiScopes: [String] = []
+        @Option(name: .customLong("facet-id"), help: "Replace the app's trusted UAF facet ids (repeatable; --facet-id none removes them all).")
+        var facetIDs: [String] = []
+        @Option(name: .customLong("aaid"), help: "Replace the AAIDs the client's users may register (repeatable; --aaid all accepts every one).")
+        var aaids: [String] = []
 
         func run() async throws {
             let change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
                 requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2,
-                apiScopes: apiScopes.isEmpty ? nil : apiScopes == ["none"] ? [] : apiScopes)
+                apiScopes: apiScopes.isEmpty ? nil : apiScopes == ["none"] ? [] : apiScopes,
+                facetIDs: facetIDs.isEmpty ? nil : facetIDs == ["none"] ? [] : facetIDs,
+                authenticatorAAIDs: aaids.isEmpty ? nil : aaids == ["all"] ? .some(nil) : .some(aaids))
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }

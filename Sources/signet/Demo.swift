@@ -69,7 +69,7 @@ extension Demo {
             keyStore: SoftwareDeviceKeyStore(directory: folder, encryptionKey: SymmetricKey(size: .bits256)), trustRoots: roots,
             username: seed.username, password: seed.password, codes: SMSCodes(outbox: dataDirectory)
         ) { installation in
-            try await DeviceDemoScript(installation: installation, narrator: narrator).run()
+            try await DeviceDemoScript(installation: installation, narrator: narrator, facetID: seed.facetID ?? DemoSeed.demoFacetID).run()
         }
     }
 }

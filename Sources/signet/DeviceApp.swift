@@ -119,6 +119,17 @@ struct InstallationOptions: ParsableArguments {
 
     var dataURL: URL { URL(fileURLWithPath: dataDirectory ?? Environment.value("DATA_DIR") ?? ".signet") }
 
+    /// The installation's folder.
+    var folderURL: URL { URL(fileURLWithPath: folder ?? dataURL.appendingPathComponent("device").path) }
+
+    /// The facet id the demo app's registration trusts, when the server seeded one.
+    var demoFacetID: String? { (try? DemoSeed.load(dataDirectory: dataURL))?.facetID }
+
+    /// The installation's authenticators, sealed in its folder under its sealing key.
+    func authenticatorKeyStore() throws -> SoftwareAuthenticatorKeyStore {
+        SoftwareAuthenticatorKeyStore(directory: folderURL, encryptionKey: try SealingKey.load(path: sealingKeyFile ?? folderURL.appendingPathComponent("sealing.key").path))
+    }
+
     /// Runs `body` with the installation these options describe, its HTTP clients shut down after.
     func withInstallation<Result: Sendable>(_ body: (Installation) async throws -> Result) async throws -> Result {
         let seed = try? DemoSeed.load(dataDirectory: dataURL)
@@ -137,7 +148,7 @@ struct InstallationOptions: ParsableArguments {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read --ca-file \(path)") }
             roots.append(text)
         }
-        let folder = URL(fileURLWithPath: folder ?? dataURL.appendingPathComponent("device").path)
+        let folder = folderURL
         let keyStore = SoftwareDeviceKeyStore(
             directory: folder, encryptionKey: try SealingKey.load(path: sealingKeyFile ?? folder.appendingPathComponent("sealing.key").path))
         return try await Installation.with(

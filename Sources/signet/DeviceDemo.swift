@@ -10,6 +10,11 @@ import X509
 struct DeviceDemoScript {
     let installation: Installation
     let narrator: Narrator
+    /// The app's facet id, which the demo app's registration trusts.
+    let facetID: String
+    /// The demo's authenticators live in memory: the demo forgets them when it ends.
+    let authenticators = MemoryAuthenticatorKeyStore()
+    static let pin = "2580"
 
     var enrolment: DeviceEnrolment { installation.enrolment }
     var issuer: String { installation.client.configuration.issuer }
@@ -53,6 +58,8 @@ struct DeviceDemoScript {
         }
         narrator.step("/userinfo with the certificate: 200; the same token without it: 401")
 
+        let pinKeyID = try await authenticatorSteps()
+
         let renewed = try await installation.reactivate()
         guard let replacement = try await enrolment.credential(), replacement.instanceID == renewed.instanceID else {
             throw failure("the key store does not hold the new certificate")
@@ -66,9 +73,16 @@ struct DeviceDemoScript {
             "\(renewed.instanceID.prefix(12))…; the old certificate is refused (\(oldStatus.error ?? "-"))")
 
         let boundToNew = try await installation.logIn(enrolment.boundClient.nativeLoginParameters(), via: enrolment.boundClient)
+        try await wrongPINs(pinKeyID)
         let other = try await installation.logIn(installation.client.nativeLoginParameters(), via: installation.client)
         let locked = try await enrolment.lock(renewed.instanceID, accessToken: other.accessToken)
         narrator.step("The phone is lost: locked from a login elsewhere (POST /devices/{id}/lock)", "status \(locked.status.rawValue)")
+        do {
+            _ = try await uaf.login.challenge(for: DeviceLoginInput(parameters: installation.client.nativeLoginParameters()))
+            throw failure("the locked device could still start a device login")
+        } catch let error as SignetClientError where error.serverError?.error == .deviceRevoked {
+            narrator.step("Device login refused: the locked device's certificate is revoked (device_revoked)")
+        }
 
         guard case .revoked(let reason) = try await enrolment.status() else { throw failure("the locked device is still activated") }
         let afterLock = try await userInfo(boundToNew.accessToken, via: enrolment.boundClient)
@@ -81,6 +95,50 @@ struct DeviceDemoScript {
 
         guard case .alreadyRevoked = try await enrolment.deactivate() else { throw failure("deactivating the locked device did not say it was revoked") }
         narrator.step("The app deletes its key (POST /devices/deactivation answers device_revoked)")
+    }
+
+    var uaf: DeviceAuthenticators { enrolment.authenticators(keyStore: authenticators, facetID: facetID) }
+
+    /// PIN enrolment and a passwordless device login; the PIN authenticator's KeyID.
+    func authenticatorSteps() async throws -> String {
+        let fresh = try await installation.logIn(enrolment.boundClient.nativeLoginParameters(), via: enrolment.boundClient)
+        let registered = try await uaf.register(aaid: "F1D0#1001", pin: Self.pin, accessToken: fresh.accessToken)
+        narrator.step(
+            "A PIN authenticator registered (FIDO UAF, POST /uaf/registration/…): its key signs, and a key derived from the PIN proves the PIN to the provider",
+            "\(registered.aaid) iOS PIN, KeyID \(registered.keyID.prefix(12))…")
+        let tokens = try await deviceLogin(pin: Self.pin)
+        let claims = tokens.idTokenClaims
+        narrator.step(
+            "Device login without a password (POST /login/device/start → UAF assertion → /login/device/finish → /token)",
+            "acr \(claims?.acr ?? "-"), amr \(claims?.amr?.joined(separator: " ") ?? "-")")
+        return registered.keyID
+    }
+
+    /// Three wrong PINs: the provider counts them and starts the cool-down at the third.
+    func wrongPINs(_ keyID: String) async throws {
+        var answers: [String] = []
+        for guess in ["0000", "1111", "2222"] {
+            do {
+                _ = try await deviceLogin(pin: guess)
+                throw failure("a wrong PIN logged in")
+            } catch let error as SignetClientError where error.code == .wrongPIN {
+                answers.append("\(error.attemptsLeft ?? 0) left" + (error.retryAfter.map { ", wait \($0) s" } ?? ""))
+            }
+        }
+        do {
+            _ = try await deviceLogin(pin: Self.pin)
+            throw failure("the right PIN was checked during the cool-down")
+        } catch let error as SignetClientError where error.code == .pinCoolingDown {
+            answers.append("then even the right PIN waits \(error.retryAfter ?? 0) s")
+        }
+        guard case .lastAttemptFailed = try await uaf.pinStatus(keyID: keyID) else { throw failure("the app does not know the PIN failed") }
+        narrator.step("Three wrong PINs, counted by the provider (the phone cannot test guesses offline)", answers.joined(separator: "; "))
+    }
+
+    /// A device login with the PIN, its tokens redeemed over mutual TLS.
+    func deviceLogin(pin: String) async throws -> AuthTokens {
+        let challenge = try await uaf.login.challenge(for: DeviceLoginInput(parameters: installation.client.nativeLoginParameters()))
+        return try await uaf.login.verify(challenge, pin: pin).exchangeForTokens()
     }
 
     /// The status of `GET /userinfo` with `accessToken` through `client`.

@@ -84,6 +84,7 @@ struct AuthenticatorStoreTests {
             }
             _ = try await store.revokeDevice(instanceID: "old", reason: .replaced, replacedBy: "new", at: now)
             #expect(try await store.authenticators(instanceID: "new").map(\.id) == ["a-old"])
+            #expect(try await store.authenticator(id: "a-old")?.instanceID == "new", "the record names its new device")
             _ = try await store.revokeDevice(instanceID: "lost", reason: .locked, replacedBy: nil, at: now)
             #expect(try await store.authenticators(instanceID: "lost").isEmpty)
             #expect(try await store.authenticators(userID: "u1").map(\.id) == ["a-old"])

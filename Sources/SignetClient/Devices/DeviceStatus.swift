@@ -29,13 +29,36 @@ public struct ActivatedDevice: Sendable, Equatable {
     public var reactivationDueAt: Date?
     /// attestation — the kind of attestation the device was activated with.
     public var attestation: String?
+    /// authenticators — the FIDO UAF authenticators the provider has for this device.
+    public var authenticators: [RegisteredAuthenticator]
 
-    public init(instanceID: String, certificateNotAfter: Date, reactivationDue: Bool, reactivationDueAt: Date? = nil, attestation: String? = nil) {
+    public init(
+        instanceID: String, certificateNotAfter: Date, reactivationDue: Bool, reactivationDueAt: Date? = nil, attestation: String? = nil,
+        authenticators: [RegisteredAuthenticator] = []
+    ) {
+        self.authenticators = authenticators
         self.instanceID = instanceID
         self.certificateNotAfter = certificateNotAfter
         self.reactivationDue = reactivationDue
         self.reactivationDueAt = reactivationDueAt
         self.attestation = attestation
+    }
+}
+
+/// An authenticator as the provider lists it for a device.
+public struct RegisteredAuthenticator: Sendable, Equatable, Decodable {
+    /// aaid — `VVVV#MMMM`.
+    public var aaid: String
+    /// key_id — base64url KeyID.
+    public var keyID: String
+    /// name — e.g. "iOS PIN".
+    public var name: String?
+    /// verification — `pin`, `fingerprint`, `face`, `biometric` or `passcode`.
+    public var verification: String?
+
+    enum CodingKeys: String, CodingKey {
+        case aaid, name, verification
+        case keyID = "key_id"
     }
 }
 
@@ -47,9 +70,10 @@ struct StatusAnswer: Decodable {
     var reactivationDue: Bool?
     var reactivationDueAt: Date?
     var attestation: String?
+    var authenticators: [RegisteredAuthenticator]?
 
     enum CodingKeys: String, CodingKey {
-        case status, attestation
+        case status, attestation, authenticators
         case instanceID = "instance_id", certificateNotAfter = "certificate_not_after"
         case reactivationDue = "reactivation_due", reactivationDueAt = "reactivation_due_at"
     }
@@ -80,6 +104,6 @@ extension DeviceEnrolment {
             ActivatedDevice(
                 instanceID: answer.instanceID, certificateNotAfter: answer.certificateNotAfter,
                 reactivationDue: answer.reactivationDue ?? answer.reactivationDueAt.map { client.now() >= $0 } ?? false,
-                reactivationDueAt: answer.reactivationDueAt, attestation: answer.attestation))
+                reactivationDueAt: answer.reactivationDueAt, attestation: answer.attestation, authenticators: answer.authenticators ?? []))
     }
 }

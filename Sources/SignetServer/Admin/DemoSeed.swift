@@ -18,12 +18,15 @@ public struct DemoSeed: Sendable, Codable, Equatable {
     public var fapiRedirectURI: String?
     /// The API the FAPI client's tokens are for (RFC 8707), the audience `signet demo --fapi` checks.
     public var fapiResource: String?
+    /// The demo app's trusted UAF facet id (``ClientRecord/facetIDs``); `nil` in data folders seeded before it existed.
+    public var facetID: String?
 
     enum CodingKeys: String, CodingKey {
         case issuer, username, password
         case fapiClientID = "fapi_client_id"
         case fapiRedirectURI = "fapi_redirect_uri"
         case fapiResource = "fapi_resource"
+        case facetID = "facet_id"
         case nativeClientID = "native_client_id"
         case nativeRedirectURI = "native_redirect_uri"
         case backendClientID = "backend_client_id"
@@ -39,7 +42,7 @@ public struct DemoSeed: Sendable, Codable, Equatable {
     public static func seedIfEmpty(admin: SignetAdmin, issuer: String, dataDirectory: URL) async throws -> DemoSeed? {
         guard try await admin.store.listClients().isEmpty else { return nil }
         let keyPair = ClientKeyPair()
-        let seed = DemoSeed(
+        var seed = DemoSeed(
             issuer: issuer, nativeClientID: "demo-app", nativeRedirectURI: "dev.signet.demo.app:/callback", backendClientID: "demo-backend",
             backendRedirectURIs: ["dev.signet.demo:/callback", "http://127.0.0.1/callback"],
             backendPrivateJWKPath: dataDirectory.appendingPathComponent("demo-backend.private.jwk.json").path,
@@ -48,8 +51,11 @@ public struct DemoSeed: Sendable, Codable, Equatable {
         var app = SignetAdmin.NewClient(
             id: seed.nativeClientID, name: "Signet Demo App", authMethod: .none, redirectURIs: [seed.nativeRedirectURI],
             postLogoutRedirectURIs: ["dev.signet.demo.app:/signed-out"], nativeLogin: true)
-        // The demo app activates devices (`signet device activate`, `signet demo --device`).
+        // The demo app activates devices (`signet device activate`, `signet demo --device`) and
+        // registers authenticators from its facet (`signet authenticator enroll`).
         app.apiScopes = ["device"]
+        seed.facetID = Self.demoFacetID
+        app.facetIDs = [Self.demoFacetID]
         _ = try await admin.addClient(app)
         _ = try await admin.addClient(
             .init(
@@ -66,6 +72,9 @@ public struct DemoSeed: Sendable, Codable, Equatable {
         try seed.save(dataDirectory: dataDirectory)
         return seed
     }
+
+    /// The facet id `signet authenticator` plays (an iOS app's bundle id).
+    public static let demoFacetID = "ios:bundle-id:dev.signet.demo.app"
 
     /// Writes the seed as `demo.json` in a data folder, readable by its owner only.
     public func save(dataDirectory: URL) throws {

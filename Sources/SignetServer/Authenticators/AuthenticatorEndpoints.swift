@@ -58,7 +58,7 @@ struct AuthenticatorEndpoints: Sendable {
         var keyIDs: [String]?
         if !data.isEmpty {
             guard let parsed = try? JSONDecoder().decode(DeregistrationBody.self, from: data) else {
-                throw OAuthHTTPError.invalidRequest("the body must be {\"key_ids\": [\"…\"]} or empty")
+                throw OAuthHTTPError.invalidRequest("the body must be a JSON object with key_ids, a list of base64url KeyIDs (or {} for all)")
             }
             keyIDs = parsed.keyIDs
         }
@@ -72,7 +72,7 @@ struct AuthenticatorEndpoints: Sendable {
     func pinChangeRequest(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
         guard let parsed = try? JSONDecoder().decode(PINChangeBody.self, from: try await body(request)) else {
-            throw OAuthHTTPError.invalidRequest("the body must be {\"key_id\": \"…\"}")
+            throw OAuthHTTPError.invalidRequest("the body must be a JSON object with key_id, a base64url KeyID")
         }
         guard let authenticator = try await provider.store.authenticator(userID: device.userID, keyID: parsed.keyID),
             authenticator.instanceID == device.instanceID

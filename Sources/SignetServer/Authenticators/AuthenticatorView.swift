@@ -1,5 +1,6 @@
 // An authenticator as the endpoints and the device status show it.
 import Foundation
+import SignetCore
 
 /// An authenticator for the app and the user: no key, no PIN key.
 struct AuthenticatorView: Codable, Sendable, Equatable {

@@ -47,7 +47,7 @@ struct DeviceLoginEndpoint: Sendable {
         }
         let transaction = fields[Self.transactionField]
         if let transaction, transaction.isEmpty || transaction.count > Self.maximumTransactionLength {
-            throw OAuthHTTPError.invalidRequest("\(Self.transactionField) must be 1–\(Self.maximumTransactionLength) characters")
+            throw OAuthHTTPError.invalidRequest("\(Self.transactionField) must be 1 to \(Self.maximumTransactionLength) characters")
         }
         guard let user = try await provider.store.user(id: device.userID), !user.locked else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")

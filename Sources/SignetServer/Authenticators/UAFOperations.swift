@@ -115,7 +115,7 @@ struct UAFOperations: Sendable {
         let authenticator = verified.authenticator
         // A cool-down answers before anything is spent: the app may retry the same request after it.
         if let until = authenticator.pinBlockedUntil, until > provider.now() {
-            throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: until.timeIntervalSince(provider.now())))
+            throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: Self.wait(until: until, now: provider.now())))
         }
         try await spend(response.serverData)
         switch try await provider.store.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: provider.now()) {
@@ -148,11 +148,11 @@ struct UAFOperations: Sendable {
         if right {
             if try await provider.store.acceptPIN(id: authenticator.id, at: now, maximumFailures: policy.pinMaximumFailures) { return }
             let until = try await provider.store.authenticator(id: authenticator.id)?.pinBlockedUntil
-            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: max(1, $0.timeIntervalSince(now))) } ?? .pinLockedOut)
+            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: Self.wait(until: $0, now: now)) } ?? .pinLockedOut)
         }
         switch try await provider.store.recordPINFailure(id: authenticator.id, at: now, coolDowns: policy.pinCoolDowns) {
         case .coolingDown(let until):
-            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: max(1, $0.timeIntervalSince(now))) } ?? .unknownAuthenticator)
+            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: Self.wait(until: $0, now: now)) } ?? .unknownAuthenticator)
         case .counted(let failures, let blockedUntil):
             if failures >= policy.pinMaximumFailures {
                 if let removed = try await provider.store.deleteAuthenticator(id: authenticator.id) {
@@ -160,8 +160,15 @@ struct UAFOperations: Sendable {
                 }
                 throw UAFHTTPError(refusal: .pinLockedOut)
             }
-            throw UAFHTTPError(refusal: .wrongPIN(remaining: policy.pinMaximumFailures - failures, retryAfter: blockedUntil.map { $0.timeIntervalSince(now) }))
+            // The schedule's own wait, not the stored time less now (stored to the millisecond).
+            throw UAFHTTPError(refusal: .wrongPIN(remaining: policy.pinMaximumFailures - failures, retryAfter: blockedUntil.map { _ in policy.coolDown(after: failures) }))
         }
+    }
+
+    /// Whole seconds until `until`, at least one (times are stored to the millisecond, so a
+    /// sliver over a whole second is not another second).
+    static func wait(until: Date, now: Date) -> TimeInterval {
+        max(1, (until.timeIntervalSince(now) - 0.001).rounded(.up))
     }
 
     // MARK: deregistration

@@ -27,7 +27,7 @@ struct UAFResponseEnvelope: Sendable {
     /// The checked response, or why it is refused.
     func check(_ body: Data, operation: UAFOperation, purposes: Set<UAFServerData.Purpose>) -> Result<CheckedUAFResponse, UAFRefusal> {
         guard let envelope = try? JSONDecoder().decode(UAFSendResponse.self, from: body) else {
-            return .failure(.malformed("the body must be {\"uafResponse\": \"…\"} (UAF Transport Binding §4.2.3)"))
+            return .failure(.malformed("the body must be a JSON object with uafResponse, the text of the UAF responses (UAF Transport Binding section 4.2.3)"))
         }
         guard let responses = try? JSONDecoder().decode([UAFResponse].self, from: Data(envelope.uafResponse.utf8)) else {
             return .failure(.malformed("uafResponse is not a JSON array of UAF responses"))

@@ -1,5 +1,4 @@
 // The FIDO UAF authenticators Signet accepts: the AAIDs of the Nevis table (seed 002).
-import SignetCore
 
 /// One kind of authenticator: its AAID, how it verifies the user, and the algorithms it may use.
 public struct AuthenticatorKind: Sendable, Equatable {
@@ -32,6 +31,9 @@ public struct AuthenticatorKind: Sendable, Equatable {
     /// The signature algorithms and key formats its assertions may declare.
     public var signatureAlgorithms: [UAFSignatureAlgorithm]
     public var publicKeyFormats: [UAFPublicKeyFormat]
+
+    /// Whether its assertions use DER keys and signatures (the iOS authenticators) rather than raw ones.
+    public var usesDER: Bool { platform == "ios" }
 }
 
 /// The accepted authenticators, by AAID.
@@ -61,9 +63,4 @@ public enum AuthenticatorCatalog {
     ]
 
     public static func kind(_ aaid: String) -> AuthenticatorKind? { all.first { $0.aaid == aaid.uppercased() } }
-
-    /// The AAIDs a client's users may register: its own list, or all.
-    public static func accepted(by client: ClientRecord) -> [String] {
-        client.authenticatorAAIDs?.map { $0.uppercased() } ?? all.map(\.aaid)
-    }
 }
