@@ -26,8 +26,10 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
     @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite.") var database: String?
-    @Flag(inversion: .prefixedNo, help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh.")
+    @Flag(inversion: .prefixedNo, help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh, device login.")
     var devices = true
+    @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
+    var deviceOnly = false
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
@@ -58,6 +60,14 @@ struct Bench: AsyncParsableCommand {
         print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
+        if deviceOnly {
+            server.terminate()
+            server.waitUntilExit()
+            totalErrors += try await deviceRows(folder: folder, seed: seed, users: users)
+            print("errors: \(totalErrors)")
+            if totalErrors > 0 { throw ExitCode.failure }
+            return
+        }
         for level in concurrency {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await flow.fullFlow(as: users[worker]) }
             totalErrors += result.errors
@@ -126,7 +136,7 @@ struct Bench: AsyncParsableCommand {
         guard let caFile = DevelopmentTLS.caFile(dataDirectory: folder) else { throw ValidationError("--dev-tls made no CA") }
         let bench = DeviceBench(
             client: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI),
-            trustRoots: [try String(contentsOfFile: caFile, encoding: .utf8)])
+            trustRoots: [try String(contentsOfFile: caFile, encoding: .utf8)], facetID: seed.facetID ?? DemoSeed.demoFacetID)
         var errors = 0
         for level in concurrency {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await bench.activate(as: users[worker]) }
@@ -143,6 +153,12 @@ struct Bench: AsyncParsableCommand {
             let refresh = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].refresh() }
             errors += refresh.errors
             print(refresh.row("token endpoint (refresh, certificate-bound, mutual TLS)", level))
+            let login = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLogin() }
+            errors += login.errors
+            print(login.row("device login (start, UAF assertion with PIN proof, finish → code)", level))
+            let full = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLoginToTokens() }
+            errors += full.errors
+            print(full.row("device login to tokens (the above and /token with PKCE over mutual TLS)", level))
             for device in workers { await device.shutdown() }
         }
         print("device server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")

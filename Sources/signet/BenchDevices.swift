@@ -10,6 +10,8 @@ struct DeviceBench: Sendable {
     let client: SignetClient.Configuration
     /// The development CA (PEM) the server's certificate is signed by.
     let trustRoots: [String]
+    /// The demo app's trusted facet id.
+    let facetID: String
 
     /// No SMS step in the benchmark's logins (its users have no phone).
     struct NoCodes: LoginCodeSource {
@@ -31,7 +33,8 @@ struct DeviceBench: Sendable {
     /// An activated installation of `user` with a long-lived client presenting its certificate
     /// (connections kept, as an app keeps them) and a certificate-bound refresh token.
     func device(for user: BenchUser) async throws -> BenchDevice {
-        let credential = try await activate(as: user)
+        let keyStore = MemoryDeviceKeyStore()
+        let credential = try await activate(as: user, keyStore: keyStore)
         let tls = try DeviceTLSConfiguration.client(presenting: credential, additionalTrustRoots: trustRoots)
         let http = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
@@ -45,7 +48,13 @@ struct DeviceBench: Sendable {
             guard AccessTokenClaims.unverified(tokens.accessToken)?.cnf?.x5tS256 != nil, let refreshToken = tokens.refreshToken else {
                 throw SignetError(.malformedMessage, "the login over mutual TLS gave no certificate-bound tokens")
             }
-            return BenchDevice(http: http, client: app, refreshToken: refreshToken)
+            // A PIN authenticator, its requests over the kept connection. Few PBKDF2 rounds: the
+            // phone's derivation is the phone's cost, and would only steal the server's CPU here.
+            let kept = KeptConnection(transport: NIOHTTPTransport(client: http))
+            let authenticators = app.devices(keyStore: keyStore, mutualTLS: kept)
+                .authenticators(keyStore: MemoryAuthenticatorKeyStore(), facetID: facetID, pinRounds: 1000)
+            _ = try await authenticators.register(aaid: "F1D0#1001", pin: BenchDevice.pin, accessToken: tokens.accessToken)
+            return BenchDevice(http: http, client: app, refreshToken: refreshToken, authenticators: authenticators)
         } catch {
             try? await http.shutdown()
             throw error
@@ -59,11 +68,28 @@ final class BenchDevice: @unchecked Sendable {
     let http: HTTPClient
     let client: SignetClient
     private var refreshToken: String
+    let authenticators: DeviceAuthenticators
+    static let pin = "2580"
 
-    init(http: HTTPClient, client: SignetClient, refreshToken: String) {
+    init(http: HTTPClient, client: SignetClient, refreshToken: String, authenticators: DeviceAuthenticators) {
         self.http = http
         self.client = client
         self.refreshToken = refreshToken
+        self.authenticators = authenticators
+    }
+
+    /// A passwordless device login: start, the UAF assertion with the PIN, finish (the code is not redeemed).
+    func deviceLogin() async throws -> Bool {
+        let challenge = try await authenticators.login.challenge(for: DeviceLoginInput(parameters: client.nativeLoginParameters()))
+        _ = try await authenticators.login.verify(challenge, pin: Self.pin)
+        return true
+    }
+
+    /// A device login whose code is redeemed at /token over mutual TLS: the whole flow to tokens.
+    func deviceLoginToTokens() async throws -> Bool {
+        let challenge = try await authenticators.login.challenge(for: DeviceLoginInput(parameters: client.nativeLoginParameters()))
+        _ = try await authenticators.login.verify(challenge, pin: Self.pin).exchange()
+        return true
     }
 
     /// `GET /devices/status` over mutual TLS: the certificate checked against the CAs and the store.
@@ -82,4 +108,14 @@ final class BenchDevice: @unchecked Sendable {
     }
 
     func shutdown() async { try? await http.shutdown() }
+}
+
+/// Mutual TLS over one kept connection that already presents the device's certificate (a
+/// benchmark's app keeps its connections, as URLSession does).
+struct KeptConnection: MutualTLSTransportFactory {
+    let transport: NIOHTTPTransport
+
+    func withTransport<Result: Sendable>(presenting credential: DeviceCredential, _ body: (any HTTPTransport) async throws -> Result) async throws -> Result {
+        try await body(transport)
+    }
 }
