@@ -41,8 +41,9 @@ DEFAULT_BINARY = REPO / ".build" / "x86_64-unknown-linux-gnu" / "debug" / "signe
 TIMEOUT = 15  # seconds, for every HTTP request
 START_TIMEOUT = 60  # seconds for the server to answer discovery
 
-# ---- FIDO Registry of Predefined Values v1.1 ---------------------------------
-# §3.1 (authenticator characteristics) and UAF Authenticator Commands v1.1 §3.1
+# ---- FIDO UAF Registry of Predefined Values v1.1 and Authenticator Commands
+# v1.1 §3.1 ("Tags"): the TLV tags of the UAFV1TLV assertion scheme; then the
+# Registry's algorithm and key encoding values
 TAG_UAFV1_REG_ASSERTION = 0x3E01
 TAG_UAFV1_AUTH_ASSERTION = 0x3E02
 TAG_UAFV1_KRD = 0x3E03
@@ -83,7 +84,7 @@ WRONG_PIN = "000000"
 
 
 def b64url(data: bytes) -> str:
-    """base64url without padding (UAF Protocol v1.1 §3: all binary is base64url)."""
+    """base64url without padding, as the UAF Protocol v1.1 encodes all binary values."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
@@ -137,17 +138,21 @@ def pin_private_key(pin: str, salt: bytes) -> ec.EllipticCurvePrivateKey | None:
 
 
 def sign(key: ec.EllipticCurvePrivateKey, data: bytes) -> bytes:
-    """ALG_SIGN_SECP256R1_ECDSA_SHA256_DER (Registry §3.6.1): DER ECDSA over SHA-256."""
+    """ALG_SIGN_SECP256R1_ECDSA_SHA256_DER (Registry, "Authentication Algorithms"): DER ECDSA, SHA-256."""
     return key.sign(data, ec.ECDSA(hashes.SHA256()))
 
 
 def extension(ext_id: str, data: bytes) -> bytes:
-    """A critical extension, TAG_EXTENSION{ID, DATA} (Authenticator Commands §3.1, §5.2)."""
+    """A critical extension TAG_EXTENSION{TAG_EXTENSION_ID, TAG_EXTENSION_DATA} (Authenticator Commands, "Tags")."""
     return tlv(TAG_EXTENSION, tlv(TAG_EXTENSION_ID, ext_id.encode("ascii")) + tlv(TAG_EXTENSION_DATA, data))
 
 
 def final_challenge(app_id: str, challenge: str, facet_id: str) -> tuple[str, bytes]:
-    """fcParams = base64url(FinalChallengeParams) and its SHA-256 (Protocol §3.2.4, ASM §4.4)."""
+    """fcParams = base64url(FinalChallengeParams JSON) and its SHA-256, the final challenge hash.
+
+    UAF Protocol v1.1, "FinalChallengeParams Dictionary"; the ASM hashes the
+    fcParams string itself (UAF ASM API v1.1, Register/Sign request processing).
+    """
     params = {"appID": app_id, "challenge": challenge, "facetID": facet_id, "channelBinding": {}}
     fc_params = b64url(json.dumps(params, separators=(",", ":")).encode("utf-8"))
     return fc_params, hashlib.sha256(fc_params.encode("ascii")).digest()
@@ -176,7 +181,7 @@ class PinAuthenticator:
         return key
 
     def register(self, final_challenge_hash: bytes, pin: str) -> bytes:
-        """TAG_UAFV1_REG_ASSERTION (Authenticator Commands §4.1, Register command, §6.1.1)."""
+        """TAG_UAFV1_REG_ASSERTION with surrogate basic attestation (Authenticator Commands, Register Command)."""
         assertion_info = struct.pack(
             "<HBHH",
             AUTHENTICATOR_VERSION,
@@ -200,12 +205,12 @@ class PinAuthenticator:
             + tlv(TAG_PUB_KEY, spki)
             + extension(PIN_KEY_EXTENSION, pin_public),
         )
-        # Surrogate basic attestation: the new UAuth key signs the whole KRD item (§4.1.1).
+        # Surrogate basic attestation: the new UAuth key signs the whole KRD item, tag and length included.
         surrogate = tlv(TAG_ATTESTATION_BASIC_SURROGATE, tlv(TAG_SIGNATURE, sign(self.uauth_key, krd)))
         return tlv(TAG_UAFV1_REG_ASSERTION, krd + surrogate)
 
     def authenticate(self, final_challenge_hash: bytes, pin: str) -> bytes:
-        """TAG_UAFV1_AUTH_ASSERTION (Authenticator Commands §4.2, Sign command, §6.2.1).
+        """TAG_UAFV1_AUTH_ASSERTION (Authenticator Commands, Sign Command): UAuth signs the SIGNED_DATA item.
 
         The sign counter goes up on every signature, successful login or not.
         """
@@ -232,8 +237,8 @@ class PinAuthenticator:
 
 
 def unwrap_uaf_request(returned: dict, op: str) -> dict:
-    """The one request in a ReturnUAFRequest (Protocol §3.3, §3.4.2, §3.5.2)."""
-    assert returned["statusCode"] == 1200, returned  # UAF status code OK (Protocol §3.1.1)
+    """The one request in a ReturnUAFRequest (UAF Application API and Transport Binding v1.1)."""
+    assert returned["statusCode"] == 1200, returned  # UAF status code OK (Protocol, "UAF Status Codes")
     assert returned["op"] == op, returned
     assert returned["lifetimeMillis"] > 0, returned
     messages = json.loads(returned["uafRequest"])
@@ -246,7 +251,11 @@ def unwrap_uaf_request(returned: dict, op: str) -> dict:
 
 
 def policy_allows(policy: dict, aaid: str, key_id: bytes | None = None) -> bool:
-    """Whether a one-authenticator combination of the policy names us (Protocol §3.4.4)."""
+    """Whether a one-authenticator combination of the policy matches us.
+
+    UAF Protocol v1.1, "Policy Dictionary" and "MatchCriteria Dictionary"
+    (only the members this authenticator is judged by: aaid, keyIDs).
+    """
 
     def matches(criteria: dict) -> bool:
         if "aaid" in criteria and aaid not in criteria["aaid"]:
@@ -261,7 +270,12 @@ def policy_allows(policy: dict, aaid: str, key_id: bytes | None = None) -> bool:
 
 
 def check_facet(app_id: str, facet_id: str, ca: str) -> None:
-    """Fetch the TrustedFacets list and find our facet in it (AppID and Facet v1.1 §3.1.2)."""
+    """Fetch the TrustedFacets list and find our facet in it.
+
+    FIDO AppID and Facet Specification v1.1, "Determining if a Caller's FacetID
+    is Authorized for an AppID": HTTPS GET, no unapproved redirects, type
+    application/fido.trusted-apps+json, the entry for our protocol version.
+    """
     response = requests.get(app_id, verify=ca, allow_redirects=False, timeout=TIMEOUT)
     assert response.status_code == 200, describe(response)
     assert response.headers["Content-Type"].split(";")[0].strip() == "application/fido.trusted-apps+json"
@@ -270,7 +284,7 @@ def check_facet(app_id: str, facet_id: str, ca: str) -> None:
 
 
 def uaf_response(request: dict, facet_id: str, make_assertion) -> dict:
-    """A Registration/AuthenticationResponse: header, fcParams, assertions (Protocol §3.4.6, §3.5.6)."""
+    """A RegistrationResponse or AuthenticationResponse: the request's header, fcParams, assertions (Protocol)."""
     header = request["header"]
     fc_params, fch = final_challenge(header["appID"], request["challenge"], facet_id)
     return {
@@ -281,7 +295,7 @@ def uaf_response(request: dict, facet_id: str, make_assertion) -> dict:
 
 
 def send_uaf_response(response: dict) -> dict:
-    """SendUAFResponse body (Protocol §3.3.4): the message array as JSON text."""
+    """A SendUAFResponse body: the message array as JSON text (Application API and Transport Binding)."""
     return {"uafResponse": json.dumps([response])}
 
 
@@ -419,7 +433,7 @@ class Device:
 
 
 @pytest.fixture(scope="module")
-def device(server: Server, tmp_path_factory) -> Device:
+def device(server: Server) -> Device:
     """An activated device (docs/devices.md): instance id, login, CSR, certificate."""
     plain = https_session(server)
     instance = plain.post(server.base + "/devices/instances",
@@ -441,7 +455,8 @@ def device(server: Server, tmp_path_factory) -> Device:
     chain = activation.json()["certificate_chain"]
     assert len(chain) == 2, chain
 
-    files = tmp_path_factory.mktemp("device")
+    files = server.data_dir / "uaf-test-device"  # removed with the data dir
+    files.mkdir()
     (files / "chain.pem").write_text("".join(c if c.endswith("\n") else c + "\n" for c in chain))
     (files / "key.pem").write_bytes(key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
@@ -460,7 +475,7 @@ class Registered:
 
 @pytest.fixture(scope="module")
 def registered(server: Server, device: Device) -> Registered:
-    """The PIN authenticator registered on the device (Protocol §3.4)."""
+    """The PIN authenticator registered on the device (Protocol, "Registration Operation")."""
     facet_id = server.demo["facet_id"]
     tokens = password_login(device.mtls, server, "openid", b64url(secrets.token_bytes(16)))
     assert_bound(tokens, device)
@@ -507,7 +522,7 @@ def verify_id_token(server: Server, id_token: str) -> dict:
 
 
 def start_device_login(server: Server, device: Device, authenticator: PinAuthenticator) -> tuple[dict, dict, str]:
-    """POST /login/device/start: (authorize params, AuthenticationRequest, verifier) (Protocol §3.5)."""
+    """POST /login/device/start: (authorize params, AuthenticationRequest, PKCE verifier)."""
     params, verifier = authorize_params(server, "openid", b64url(secrets.token_bytes(16)))
     response = device.mtls.post(server.base + "/login/device/start", json=params, timeout=TIMEOUT)
     assert response.status_code == 201, describe(response)
@@ -544,7 +559,7 @@ def assert_error(response: requests.Response, status: int, error: str) -> dict:
     assert response.status_code == status, describe(response)
     body = response.json()
     assert body["error"] == error, body
-    assert 1400 <= body["uaf_status_code"] < 1500, body  # a UAF client error (Protocol §3.1.1)
+    assert 1400 <= body["uaf_status_code"] < 1500, body  # a 14xx UAF status code (Protocol, "UAF Status Codes")
     assert "authorization_code" not in body, body
     return body
 
@@ -553,6 +568,7 @@ def assert_error(response: requests.Response, status: int, error: str) -> dict:
 
 
 def test_register_and_log_in_with_the_pin(server, device, registered):
+    """Registration then a PIN login (Protocol, Registration and Authentication Operations): level 2, hwk + pin."""
     authenticator = registered.answer["authenticator"]
     assert authenticator["aaid"] == AAID, authenticator
     assert authenticator["key_id"] == b64url(registered.authenticator.key_id), authenticator
@@ -568,8 +584,10 @@ def test_register_and_log_in_with_the_pin(server, device, registered):
 
 
 def test_wrong_pin_is_counted_and_the_right_pin_still_works(server, device, registered):
+    """A PIN proof from a key derived from another PIN is refused and counted."""
     _, request, _ = start_device_login(server, device, registered.authenticator)
-    wrong = finish_device_login(server, device, authentication_body(server, request, registered.authenticator, WRONG_PIN))
+    body = authentication_body(server, request, registered.authenticator, WRONG_PIN)
+    wrong = finish_device_login(server, device, body)
     body = assert_error(wrong, 401, "wrong_pin")
     assert body["pin"]["state"] == "last_attempt_failed", body
     assert body["pin"]["remaining_tries"] == 4, body
@@ -584,6 +602,7 @@ def test_wrong_pin_is_counted_and_the_right_pin_still_works(server, device, regi
 
 
 def test_the_same_response_twice_is_refused(server, device, registered):
+    """A replayed AuthenticationResponse gets no second code: the server accepts a challenge once."""
     _, request, verifier = start_device_login(server, device, registered.authenticator)
     body = authentication_body(server, request, registered.authenticator, PIN)
     first = finish_device_login(server, device, body)
@@ -597,11 +616,12 @@ def test_the_same_response_twice_is_refused(server, device, registered):
 
 
 def test_a_flipped_signature_byte_is_refused(server, device, registered):
+    """The server verifies the UAuth signature over TAG_UAFV1_SIGNED_DATA."""
     _, request, _ = start_device_login(server, device, registered.authenticator)
     response = uaf_response(request, server.demo["facet_id"],
                             lambda fch: registered.authenticator.authenticate(fch, PIN))
     assertion = bytearray(b64url_decode(response["assertions"][0]["assertion"]))
-    # The UAuth signature is the last item of TAG_UAFV1_AUTH_ASSERTION (Authenticator Commands §4.2).
+    # TAG_SIGNATURE is the last item inside TAG_UAFV1_AUTH_ASSERTION: flip its last byte.
     [(tag, inner)] = parse_tlv(bytes(assertion))
     assert tag == TAG_UAFV1_AUTH_ASSERTION and parse_tlv(inner)[-1][0] == TAG_SIGNATURE
     assertion[-1] ^= 0x01

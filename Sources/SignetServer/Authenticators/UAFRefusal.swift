@@ -93,7 +93,7 @@ enum UAFRefusal: Error, Sendable, Equatable {
         case .duplicateKey: return "an authenticator with this KeyID is registered already"
         case .unknownAuthenticator: return "no such authenticator is registered on this device; register it again"
         case .noAuthenticator: return "the device has no authenticator this login can use; register one"
-        case .cloned: return "the authenticator's counter went backwards, so it may be cloned; it is refused from now on"
+        case .cloned: return "the authenticator's signature counter did not increase, so it may be cloned; it is refused from now on"
         case .wrongPIN(let remaining, _): return "wrong PIN; \(remaining) tries left before the PIN authenticator is removed"
         case .pinCoolingDown(let wait): return "too many wrong PINs; try again in \(Int(wait.rounded(.up))) seconds"
         case .pinLockedOut: return "too many wrong PINs: the PIN authenticator was removed; register it again"
