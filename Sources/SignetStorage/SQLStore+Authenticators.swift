@@ -26,6 +26,7 @@ extension SQLStore: AuthenticatorStore {
         guard try await self.authenticator(userID: authenticator.userID, keyID: authenticator.keyID) == nil else {
             throw SignetError(.conflict, "the user has an authenticator with this KeyID")
         }
+        if try await hasAAID(authenticator) { throw SignetError(.conflict, "the device has an authenticator \(authenticator.aaid)") }
         // The unique (instance_id, slot) index decides between concurrent registrations: each
         // tries the free slots in turn, and a slot taken meanwhile makes it try the next.
         for slot in 1...max(1, maximumPerDevice) {
@@ -33,8 +34,8 @@ extension SQLStore: AuthenticatorStore {
             record.slot = slot
             let inserted = try await database.raw(
                 """
-                INSERT INTO signet_authenticators (id, user_id, instance_id, key_id, slot, sign_counter, pin_key, pin_failures, data)
-                VALUES (\(bind: record.id), \(bind: record.userID), \(bind: record.instanceID), \(bind: record.keyID), \(bind: Int64(slot)),
+                INSERT INTO signet_authenticators (id, user_id, instance_id, aaid, key_id, slot, sign_counter, pin_key, pin_failures, data)
+                VALUES (\(bind: record.id), \(bind: record.userID), \(bind: record.instanceID), \(bind: record.aaid), \(bind: record.keyID), \(bind: Int64(slot)),
                 \(bind: Int64(record.signCounter)), \(bind: record.pinKey), 0, \(bind: try Self.json(record)))
                 ON CONFLICT DO NOTHING RETURNING id
                 """
@@ -43,8 +44,15 @@ extension SQLStore: AuthenticatorStore {
             if try await self.authenticator(userID: authenticator.userID, keyID: authenticator.keyID) != nil {
                 throw SignetError(.conflict, "the user has an authenticator with this KeyID")
             }
+            if try await hasAAID(authenticator) { throw SignetError(.conflict, "the device has an authenticator \(authenticator.aaid)") }
         }
         return nil
+    }
+
+    private func hasAAID(_ authenticator: AuthenticatorRecord) async throws -> Bool {
+        try await database.raw(
+            "SELECT id FROM signet_authenticators WHERE instance_id = \(bind: authenticator.instanceID) AND aaid = \(bind: authenticator.aaid)"
+        ).first() != nil
     }
 
     public func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? {
@@ -75,11 +83,12 @@ extension SQLStore: AuthenticatorStore {
 
     public func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) async throws -> CounterUpdate {
         let counter = Int64(signCounter)
-        // Zero is what authenticators without a counter send (Nevis'); any other value must grow.
+        // Zero is what authenticators without a counter send (Nevis'), accepted only while the stored
+        // one is zero too (a clone cannot reset a real counter with it); any other value must grow.
         let updated = try await database.raw(
             """
             UPDATE signet_authenticators SET sign_counter = \(bind: counter), last_used_at = \(bind: Self.millis(date))
-            WHERE id = \(bind: id) AND clone_suspected_at IS NULL AND (\(bind: counter) = 0 OR sign_counter < \(bind: counter)) RETURNING id
+            WHERE id = \(bind: id) AND clone_suspected_at IS NULL AND ((\(bind: counter) = 0 AND sign_counter = 0) OR sign_counter < \(bind: counter)) RETURNING id
             """
         ).first()
         if updated != nil { return .accepted }
@@ -89,7 +98,7 @@ extension SQLStore: AuthenticatorStore {
         return flagged == nil ? .unknown : .regressed
     }
 
-    public func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome {
+    public func recordPINFailure(id: String, pinKey: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome {
         let nowMillis = Self.millis(now)
         // The cool-down after the n-th failure is chosen in the same statement that counts it (SET
         // reads the old pin_failures), so no parallel guess can be counted before it is in place.
@@ -106,7 +115,7 @@ extension SQLStore: AuthenticatorStore {
         let row = try await database.raw(
             """
             UPDATE signet_authenticators SET pin_failures = pin_failures + 1, pin_blocked_until = \(schedule)
-            WHERE id = \(bind: id) AND (pin_blocked_until IS NULL OR pin_blocked_until <= \(bind: nowMillis))
+            WHERE id = \(bind: id) AND pin_key = \(bind: pinKey) AND (pin_blocked_until IS NULL OR pin_blocked_until <= \(bind: nowMillis))
             RETURNING pin_failures, pin_blocked_until
             """
         ).first()
@@ -118,11 +127,11 @@ extension SQLStore: AuthenticatorStore {
             blockedUntil: try row.decode(column: "pin_blocked_until", as: Int64?.self).map(Self.date))
     }
 
-    public func acceptPIN(id: String, at now: Date, maximumFailures: Int) async throws -> Bool {
+    public func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool {
         try await database.raw(
             """
             UPDATE signet_authenticators SET pin_failures = 0, pin_blocked_until = NULL
-            WHERE id = \(bind: id) AND pin_failures < \(bind: Int64(maximumFailures))
+            WHERE id = \(bind: id) AND pin_key = \(bind: pinKey) AND pin_failures < \(bind: Int64(maximumFailures))
             AND (pin_blocked_until IS NULL OR pin_blocked_until <= \(bind: Self.millis(now))) RETURNING id
             """
         ).first() != nil

@@ -96,20 +96,25 @@ extension SQLStore: DeviceStore {
         try await database.raw(
             "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE device_id = \(bind: instanceID))"
         ).run()
-        // Its authenticators go with it, except to the installation that replaced it (same phone, same keys).
+        // One statement decides between concurrent revocations: the first one's reason stands.
+        guard
+            let revoked = try Self.device(
+                from: try await database.raw(
+                    """
+                    UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
+                    WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
+                    """
+                ).first())
+        else { return nil }
+        // Its authenticators go with it, except to the installation that replaced it (same phone,
+        // same keys); only the revocation that won moves them. Left behind by a failure here, they
+        // are useless: every authenticator request needs the device's live certificate.
         if reason == .replaced, let replacedBy {
             try await database.raw("UPDATE signet_authenticators SET instance_id = \(bind: replacedBy) WHERE instance_id = \(bind: instanceID)").run()
         } else {
             try await database.raw("DELETE FROM signet_authenticators WHERE instance_id = \(bind: instanceID)").run()
         }
-        // One statement decides between concurrent revocations: the first one's reason stands.
-        return try Self.device(
-            from: try await database.raw(
-                """
-                UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
-                WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
-                """
-            ).first())
+        return revoked
     }
 
     public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool {

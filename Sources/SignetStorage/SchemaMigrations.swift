@@ -97,14 +97,15 @@ enum SchemaMigrations {
         ],
         [
             // FIDO UAF authenticators on activated devices (issue 9). What changes with each use is in
-            // columns, changed by single statements; a KeyID is unique per user, a slot per device.
+            // columns, changed by single statements; a KeyID is unique per user, a slot and an AAID per device.
             """
-            CREATE TABLE signet_authenticators (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, instance_id TEXT NOT NULL, key_id TEXT NOT NULL,
+            CREATE TABLE signet_authenticators (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, instance_id TEXT NOT NULL, aaid TEXT NOT NULL, key_id TEXT NOT NULL,
             slot BIGINT NOT NULL, sign_counter BIGINT NOT NULL, pin_key TEXT, pin_failures BIGINT NOT NULL, pin_blocked_until BIGINT,
             clone_suspected_at BIGINT, last_used_at BIGINT, data TEXT NOT NULL)
             """,
             "CREATE UNIQUE INDEX signet_authenticators_key ON signet_authenticators (user_id, key_id)",
             "CREATE UNIQUE INDEX signet_authenticators_slot ON signet_authenticators (instance_id, slot)",
+            "CREATE UNIQUE INDEX signet_authenticators_aaid ON signet_authenticators (instance_id, aaid)",
         ],
     ]
 

@@ -25,8 +25,11 @@ struct AuthenticatorApp: AsyncParsableCommand {
         func run() async throws {
             let pin = try AuthenticatorCatalog.kind(aaid)?.verification == .pin ? options.readPIN(prompt: "New PIN") : nil
             try await options.withAuthenticators { installation, authenticators in
+                // Two factors (password and SMS code), so the authenticator's logins may assert two as well.
                 let tokens = try await installation.logIn(
-                    AuthorizationParameters(clientID: installation.client.configuration.clientID, redirectURI: installation.client.configuration.redirectURI),
+                    AuthorizationParameters(
+                        clientID: installation.client.configuration.clientID, redirectURI: installation.client.configuration.redirectURI,
+                        acrValues: "urn:signet:loa:2"),
                     via: installation.enrolment.boundClient)
                 let stored = try await authenticators.register(aaid: aaid, pin: pin, accessToken: tokens.accessToken)
                 print("Registered \(stored.aaid) (\(AuthenticatorCatalog.kind(stored.aaid)?.name ?? "?")), KeyID \(stored.keyID).")

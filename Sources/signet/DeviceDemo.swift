@@ -101,7 +101,7 @@ struct DeviceDemoScript {
 
     /// PIN enrolment and a passwordless device login; the PIN authenticator's KeyID.
     func authenticatorSteps() async throws -> String {
-        let fresh = try await installation.logIn(enrolment.boundClient.nativeLoginParameters(), via: enrolment.boundClient)
+        let fresh = try await installation.logIn(enrolment.boundClient.nativeLoginParameters(acrValues: "urn:signet:loa:2"), via: enrolment.boundClient)
         let registered = try await uaf.register(aaid: "F1D0#1001", pin: Self.pin, accessToken: fresh.accessToken)
         narrator.step(
             "A PIN authenticator registered (FIDO UAF, POST /uaf/registration/…): its key signs, and a key derived from the PIN proves the PIN to the provider",
@@ -169,7 +169,7 @@ struct DeviceDemoScript {
 
 extension SignetClient {
     /// Fresh parameters for a native login of this client.
-    func nativeLoginParameters(scope: String = "openid") -> AuthorizationParameters {
-        AuthorizationParameters(clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope)
+    func nativeLoginParameters(scope: String = "openid", acrValues: String? = nil) -> AuthorizationParameters {
+        AuthorizationParameters(clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues)
     }
 }

@@ -28,7 +28,7 @@ struct AuthenticatorCommandTests {
 
         let login = try authenticator(["login", "--pin", "4711"])
         #expect(login.status == 0, "\(login.all)")
-        #expect(login.stdout.contains("acr urn:signet:loa:2, amr hwk pin mfa"), "\(login.stdout)")
+        #expect(login.stdout.contains("acr urn:signet:loa:2, amr swk pin mfa"), "enrolled after password and SMS; no attested device key: \(login.stdout)")
         let confirmed = try authenticator(["login", "--pin", "4711", "--transaction", "Pay 10 EUR to Bob"])
         #expect(confirmed.stdout.contains("Confirming: Pay 10 EUR to Bob"), "\(confirmed.all)")
 

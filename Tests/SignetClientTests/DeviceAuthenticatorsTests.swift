@@ -27,12 +27,13 @@ struct DeviceAuthenticatorsTests {
         try await withTestProvider(clock: clock, tls: true) { provider in
             var wallet = SignetAdmin.NewClient(id: "wallet", name: "Wallet", authMethod: .none, redirectURIs: [Self.redirect])
             wallet.apiScopes = ["device"]
+            wallet.nativeLogin = true
             wallet.facetIDs = [Self.facet]
             _ = try await provider.admin.addClient(wallet)
             _ = try await provider.admin.addUser(username: "erin", password: Self.password, phoneNumber: "+4522222222")
             let device = try await provider.activateDevice(clientID: "wallet", redirectURI: Self.redirect, username: "erin", password: Self.password)
             let login = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid")
-            let code = try await provider.signIn(login, username: "erin", password: Self.password)
+            let code = try await provider.signInTwoFactor(login, username: "erin", password: Self.password)
             let token = try await provider.redeem(code, login, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(TokenResponse.self).accessToken
 
             let deviceKeys = MemoryDeviceKeyStore()
@@ -69,7 +70,7 @@ struct DeviceAuthenticatorsTests {
             #expect(try await phone.authenticators.pinStatus(keyID: stored.keyID) == .unlocked)
             let tokens = try await login(phone, pin: "1234")
             #expect(tokens.idTokenClaims?.acr == "urn:signet:loa:2")
-            #expect(tokens.idTokenClaims?.amr == ["hwk", "pin", "mfa"])
+            #expect(tokens.idTokenClaims?.amr == ["swk", "pin", "mfa"])
             #expect(try await phone.keyStore.all().first?.signCounter == 1, "the counter grows with each use")
 
             for (guess, left) in [("0000", 4), ("1111", 3)] {

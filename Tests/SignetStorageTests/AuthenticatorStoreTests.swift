@@ -9,9 +9,9 @@ import Testing
 struct AuthenticatorStoreTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func authenticator(_ id: String, instance: String = "inst-1", user: String = "u1", keyID: String? = nil, pin: Bool = false) -> AuthenticatorRecord {
+    func authenticator(_ id: String, instance: String = "inst-1", user: String = "u1", keyID: String? = nil, pin: Bool = false, aaid: String? = nil) -> AuthenticatorRecord {
         AuthenticatorRecord(
-            id: id, userID: user, instanceID: instance, clientID: "app", aaid: "F1D0#1001", keyID: keyID ?? "key-\(id)", publicKey: "pk", signatureAlgorithm: 2,
+            id: id, userID: user, instanceID: instance, clientID: "app", aaid: aaid ?? "aaid-\(id)", keyID: keyID ?? "key-\(id)", publicKey: "pk", signatureAlgorithm: 2,
             publicKeyFormat: 0x101, slot: 0, signCounter: 0, registrationCounter: 0, pinKey: pin ? "pin-key" : nil, createdAt: now)
     }
 
@@ -33,6 +33,15 @@ struct AuthenticatorStoreTests {
             #expect(removed?.id == stored[0].id)
             #expect(try await store.deleteAuthenticator(id: stored[0].id) == nil)
             #expect(try await store.insertAuthenticator(authenticator("again"), maximumPerDevice: 3)?.slot == stored[0].slot)
+
+            // One authenticator of each AAID per device, under 20 parallel registrations of one.
+            let sameAAID = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask { (try? await store.insertAuthenticator(authenticator("f\(index)", instance: "inst-9", aaid: "F1D0#1002"), maximumPerDevice: 3)) != nil }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(sameAAID == 1)
         }
     }
 
@@ -41,9 +50,13 @@ struct AuthenticatorStoreTests {
         try await withStore(backend) { store in
             _ = try await store.insertAuthenticator(authenticator("c"), maximumPerDevice: 3)
             #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 0, at: now) == .accepted)
+            #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 0, at: now) == .accepted, "no counter: zero each time")
             #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 5, at: now) == .accepted)
             #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 6, at: now) == .accepted)
             #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 6, at: now) == .regressed)
+            _ = try await store.insertAuthenticator(authenticator("z", instance: "inst-z", keyID: "kz"), maximumPerDevice: 3)
+            #expect(try await store.recordAuthenticatorUse(id: "z", signCounter: 3, at: now) == .accepted)
+            #expect(try await store.recordAuthenticatorUse(id: "z", signCounter: 0, at: now) == .regressed, "a zero cannot reset a counter that started")
             #expect(try await store.authenticator(id: "c")?.cloneSuspectedAt == now)
             #expect(try await store.recordAuthenticatorUse(id: "c", signCounter: 9, at: now) == .regressed, "flagged for good")
             #expect(try await store.recordAuthenticatorUse(id: "gone", signCounter: 1, at: now) == .unknown)
@@ -56,19 +69,21 @@ struct AuthenticatorStoreTests {
             _ = try await store.insertAuthenticator(authenticator("p", pin: true), maximumPerDevice: 3)
             let schedule: [TimeInterval] = [0, 0, 60, 180]
             let outcomes = try await withThrowingTaskGroup(of: PINFailureOutcome.self) { group in
-                for _ in 0..<30 { group.addTask { try await store.recordPINFailure(id: "p", at: now, coolDowns: schedule) } }
+                for _ in 0..<30 { group.addTask { try await store.recordPINFailure(id: "p", pinKey: "pin-key", at: now, coolDowns: schedule) } }
                 return try await group.reduce(into: [PINFailureOutcome]()) { $0.append($1) }
             }
             let counted = outcomes.compactMap { if case .counted(let failures, _) = $0 { failures } else { nil } }
             #expect(counted.sorted() == [1, 2, 3])
             #expect(outcomes.contains(.counted(failures: 3, blockedUntil: now.addingTimeInterval(60))))
-            #expect(try await store.acceptPIN(id: "p", at: now.addingTimeInterval(30), maximumFailures: 5) == false, "a right PIN in the cool-down is not accepted")
-            #expect(try await store.recordPINFailure(id: "p", at: now.addingTimeInterval(61), coolDowns: schedule) == .counted(failures: 4, blockedUntil: now.addingTimeInterval(241)))
-            #expect(try await store.acceptPIN(id: "p", at: now.addingTimeInterval(300), maximumFailures: 5))
+            #expect(try await store.acceptPIN(id: "p", pinKey: "pin-key", at: now.addingTimeInterval(30), maximumFailures: 5) == false, "a right PIN in the cool-down is not accepted")
+            #expect(try await store.recordPINFailure(id: "p", pinKey: "pin-key", at: now.addingTimeInterval(61), coolDowns: schedule) == .counted(failures: 4, blockedUntil: now.addingTimeInterval(241)))
+            #expect(try await store.acceptPIN(id: "p", pinKey: "pin-key", at: now.addingTimeInterval(300), maximumFailures: 5))
             #expect(try await store.authenticator(id: "p")?.pinFailures == 0)
             #expect(try await store.authenticator(id: "p")?.pinBlockedUntil == nil)
             #expect(try await store.replacePINKey(id: "p", pinKey: "new"))
             #expect(try await store.authenticator(id: "p")?.pinKey == "new")
+            #expect(try await store.acceptPIN(id: "p", pinKey: "pin-key", at: now.addingTimeInterval(400), maximumFailures: 5) == false, "a proof checked against the old key counts for nothing")
+            #expect(try await store.recordPINFailure(id: "p", pinKey: "pin-key", at: now.addingTimeInterval(400), coolDowns: schedule) == .coolingDown(until: nil))
         }
     }
 

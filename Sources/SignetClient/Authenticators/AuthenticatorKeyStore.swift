@@ -68,4 +68,14 @@ public protocol AuthenticatorKeyStore: Sendable {
     func save(_ authenticator: StoredAuthenticator) async throws
     /// Forgets the authenticator with this KeyID (and deletes its key); none is not an error.
     func delete(keyID: String) async throws
+    /// Adds one to the authenticator's signature counter and keeps it, atomically (two logins
+    /// at once must not send the same value, or the provider sees a clone); the authenticator as kept.
+    func advanceCounter(keyID: String) async throws -> StoredAuthenticator
+}
+
+extension StoredAuthenticator {
+    /// Missing from a store's list: it is not registered here.
+    static func notKept(_ keyID: String) -> SignetClientError {
+        SignetClientError(.authenticatorNotRegistered, isRetryable: false, reason: "no authenticator with this KeyID on this phone")
+    }
 }

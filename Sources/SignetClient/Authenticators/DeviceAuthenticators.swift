@@ -157,9 +157,7 @@ public struct DeviceAuthenticators: Sendable {
             throw error
         }
         if authenticator.pin != nil, pinKey == nil { throw SignetClientError(.misuse, isRetryable: false, reason: "a PIN authenticator needs the PIN") }
-        var advanced = authenticator
-        advanced.signCounter &+= 1
-        try await devices.store { try await keyStore.save(advanced) }
+        let advanced = try await devices.store { try await keyStore.advanceCounter(keyID: authenticator.keyID) }
         guard let keyID = Data(base64URLEncoded: authenticator.keyID) else { throw SignetClientError(.deviceKeyUnavailable, isRetryable: false) }
         return try await uaf.authenticate(
             request, aaid: authenticator.aaid, keyID: Array(keyID), signer: signer, signCounter: advanced.signCounter, transactionShown: transactionShown,

@@ -1,6 +1,7 @@
 // Authenticators with software keys: in a sealed file (Linux, command-line tools) or in memory (tests).
 import Crypto
 import Foundation
+import SignetCore
 
 /// Software UAuth keys and the authenticators' records in one file sealed with AES-GCM under a
 /// key the caller holds (``SealedFile``), like ``SoftwareDeviceKeyStore``.
@@ -22,13 +23,25 @@ public actor SoftwareAuthenticatorKeyStore: AuthenticatorKeyStore {
             key: encryptionKey, noun: "authenticator", code: .deviceKeyUnavailable)
     }
 
-    public func makeKey(aaid: String, der: Bool, options: AuthenticatorOptions) -> (signer: any UAFSigner, keyMaterial: Data) {
+    /// A software key: for PIN authenticators only, since nothing here verifies a fingerprint or
+    /// face (a software key claiming a biometric AAID would claim what it cannot do).
+    public func makeKey(aaid: String, der: Bool, options: AuthenticatorOptions) throws -> (signer: any UAFSigner, keyMaterial: Data) {
+        guard AuthenticatorCatalog.kind(aaid)?.verification == .pin else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "software keys serve PIN authenticators only; \(aaid) needs the OS's user verification")
+        }
         let signer = SoftwareUAFSigner(der: der)
         return (signer, signer.key.rawRepresentation)
     }
 
     public func signer(for authenticator: StoredAuthenticator, reason: String) throws -> any UAFSigner {
         try SoftwareUAFSigner.restore(authenticator)
+    }
+
+    public func advanceCounter(keyID: String) throws -> StoredAuthenticator {
+        guard var authenticator = try all().first(where: { $0.keyID == keyID }) else { throw StoredAuthenticator.notKept(keyID) }
+        authenticator.signCounter &+= 1
+        try save(authenticator)
+        return authenticator
     }
 
     public func all() throws -> [StoredAuthenticator] {
@@ -77,6 +90,11 @@ public actor MemoryAuthenticatorKeyStore: AuthenticatorKeyStore {
         kept.append(authenticator)
     }
     public func delete(keyID: String) { kept.removeAll { $0.keyID == keyID } }
+    public func advanceCounter(keyID: String) throws -> StoredAuthenticator {
+        guard let index = kept.firstIndex(where: { $0.keyID == keyID }) else { throw StoredAuthenticator.notKept(keyID) }
+        kept[index].signCounter &+= 1
+        return kept[index]
+    }
 
     /// Plays the OS wiping the key (lock screen removed, new biometrics enrolled).
     public func invalidate(keyID: String) { invalidated.insert(keyID) }

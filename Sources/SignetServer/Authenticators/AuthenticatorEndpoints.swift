@@ -40,7 +40,8 @@ struct AuthenticatorEndpoints: Sendable {
         guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("registering an authenticator needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
-        return JSONResponse.make(try await operations.registrationRequest(device: device, client: try await client(of: device)))
+        return JSONResponse.make(
+            try await operations.registrationRequest(device: device, client: try await client(of: device), acr: claims.acr ?? AuthorizationRequestValidator.acrOneFactor))
     }
 
     /// `POST /uaf/registration/response` (`SendUAFResponse`): stores the authenticator.

@@ -20,6 +20,10 @@ public struct AuthenticatorPolicy: Sendable, Equatable {
         if !(1...10).contains(maximumPerDevice) { problems.append("authenticators per device must be 1–10") }
         if !(1...20).contains(pinMaximumFailures) { problems.append("the wrong PINs before removal must be 1–20") }
         if pinCoolDowns.contains(where: { $0 < 0 }) { problems.append("PIN cool-downs cannot be negative") }
+        // Every failure from the third up to the last before removal must wait, or guesses run free.
+        if pinMaximumFailures > 3, (3..<pinMaximumFailures).contains(where: { coolDown(after: $0) <= 0 }) {
+            problems.append("every wrong PIN from the 3rd to the \(pinMaximumFailures - 1)th needs a cool-down")
+        }
         return problems
     }
 

@@ -39,6 +39,10 @@ struct DeviceLoginEndpoint: Sendable {
         guard client.id == device.clientID else {
             throw OAuthHTTPError(.forbidden, .unauthorizedClient, "a device logs in only to the app it was activated for")
         }
+        // Codes without a browser redirect, as the native login gives: for clients registered for it.
+        guard client.nativeLogin else {
+            throw OAuthHTTPError(.forbidden, .unauthorizedClient, "this client is not registered for the native login (nor device login)")
+        }
         if authorization.prompt.contains("none") {
             throw OAuthHTTPError(.badRequest, .loginRequired, "prompt=none cannot be used with a device login")
         }
@@ -59,8 +63,10 @@ struct DeviceLoginEndpoint: Sendable {
             expiresAt: provider.now().addingTimeInterval(lifetime))
         session.userStamp = user.securityStamp
         session.deviceInstanceID = device.instanceID
+        var required = authorization
+        required.minimumACR = client.minimumACR
         let uafRequest = try await operations.authenticationRequest(
-            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction)
+            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction, twoFactors: required.requiresTwoFactors)
         try await provider.store.insertLoginSession(session)
         return JSONResponse.make(DeviceLoginStart(uafRequest: uafRequest, expiresIn: Int(lifetime)), status: .created)
     }

@@ -21,8 +21,9 @@ struct UAFOperations: Sendable {
 
     // MARK: requests
 
-    /// A registration request for the device's user, accepting the client's AAIDs not yet registered on it.
-    func registrationRequest(device: DeviceRecord, client: ClientRecord) async throws -> UAFReturnRequest {
+    /// A registration request for the device's user, accepting the client's AAIDs not yet registered
+    /// on it; `acr` is the registering login's, which the authenticator's logins will not exceed.
+    func registrationRequest(device: DeviceRecord, client: ClientRecord, acr: String) async throws -> UAFReturnRequest {
         let existing = try await provider.store.authenticators(instanceID: device.instanceID)
         guard existing.count < policy.maximumPerDevice else { throw UAFHTTPError(refusal: .deviceFull(maximum: policy.maximumPerDevice)) }
         let registered = Set(existing.map(\.aaid))
@@ -30,8 +31,14 @@ struct UAFOperations: Sendable {
         guard !accepted.isEmpty else {
             throw UAFHTTPError(refusal: .unacceptable("every authenticator this client accepts is registered on the device already", uafStatus: .unacceptableAuthenticator))
         }
-        let username = try await provider.store.user(id: device.userID)?.username ?? device.userID
-        let (challenge, serverData) = try makeServerData(.register, device: device)
+        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
+        }
+        let (challenge, serverData) = try makeServerData(.register, device: device) {
+            $0.registrationACR = acr
+            $0.userStamp = Self.stampDigest(user.securityStamp)
+        }
+        let username = user.username
         let request = UAFRegistrationRequest(
             header: UAFHeader(op: .registration, appID: appID(client), serverData: serverData), challenge: challenge, username: username,
             policy: UAFPolicy(
@@ -40,14 +47,25 @@ struct UAFOperations: Sendable {
         return try envelope([request], op: .registration)
     }
 
-    /// An authentication request for the device's authenticators the client accepts (or only `authenticator`).
+    /// An authentication request for the device's authenticators the client accepts (or only
+    /// `authenticator`); with `twoFactors`, only those registered after a two-factor login.
     func authenticationRequest(
         device: DeviceRecord, client: ClientRecord, purpose: UAFServerData.Purpose, loginSession: String? = nil, authenticator: AuthenticatorRecord? = nil,
-        transactionText: String? = nil
+        transactionText: String? = nil, twoFactors: Bool = false
     ) async throws -> UAFReturnRequest {
         let accepted = Set(AuthenticatorCatalog.accepted(by: client))
-        let usable = try await provider.store.authenticators(instanceID: device.instanceID)
-            .filter { accepted.contains($0.aaid) && $0.cloneSuspectedAt == nil && (authenticator == nil || $0.id == authenticator?.id) }
+        let stamp = try await provider.store.user(id: device.userID)?.securityStamp
+        var usable: [AuthenticatorRecord] = []
+        for candidate in try await provider.store.authenticators(instanceID: device.instanceID) {
+            // Registered before a new password or a lock: gone for good.
+            guard candidate.userStamp == stamp else {
+                _ = try await remove(candidate, device: device, by: .device, note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
+                continue
+            }
+            guard accepted.contains(candidate.aaid), candidate.cloneSuspectedAt == nil, authenticator == nil || candidate.id == authenticator?.id else { continue }
+            guard !twoFactors || candidate.assertsTwoFactors else { continue }
+            usable.append(candidate)
+        }
         guard !usable.isEmpty else { throw UAFHTTPError(refusal: .noAuthenticator) }
         let (challenge, serverData) = try makeServerData(purpose, device: device) {
             $0.loginSession = loginSession
@@ -87,6 +105,13 @@ struct UAFOperations: Sendable {
         let verified = try result(UAFRegistrationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(response))
         let keyID = Data(verified.data.keyID).base64URLEncodedString()
         if try await provider.store.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
+        if try await provider.store.authenticators(instanceID: device.instanceID).contains(where: { $0.aaid == verified.kind.aaid }) {
+            throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
+        }
+        // The user as the registering login knew them: a new password or a lock since voids the request.
+        guard let user = try await provider.store.user(id: device.userID), !user.locked,
+            response.serverData.userStamp == Self.stampDigest(user.securityStamp)
+        else { throw UAFHTTPError(refusal: .serverData("the account changed (new password or lock) since the registration request")) }
         try await spend(response.serverData)
         let record = AuthenticatorRecord(
             id: provider.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
@@ -94,10 +119,14 @@ struct UAFOperations: Sendable {
             signatureAlgorithm: verified.data.signatureAlgorithm.rawValue, publicKeyFormat: verified.data.publicKeyFormat.rawValue, slot: 0,
             signCounter: verified.data.signCounter, registrationCounter: verified.data.registrationCounter,
             pinKey: verified.pinKey.map { Data($0).base64URLEncodedString() }, createdAt: provider.now())
+        var stamped = record
+        stamped.userStamp = user.securityStamp
+        stamped.registrationACR = response.serverData.registrationACR ?? AuthorizationRequestValidator.acrOneFactor
         let stored: AuthenticatorRecord?
-        do { stored = try await provider.store.insertAuthenticator(record, maximumPerDevice: policy.maximumPerDevice) } catch let error as SignetError
+        do { stored = try await provider.store.insertAuthenticator(stamped, maximumPerDevice: policy.maximumPerDevice) } catch let error as SignetError
             where error.code == .conflict
         {
+            // A KeyID or AAID taken by a registration racing this one.
             throw UAFHTTPError(refusal: .duplicateKey)
         }
         guard let stored else { throw UAFHTTPError(refusal: .deviceFull(maximum: policy.maximumPerDevice)) }
@@ -113,12 +142,19 @@ struct UAFOperations: Sendable {
         let verified = try result(
             UAFAuthenticationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(assertion, by: record, device: device, response: response))
         let authenticator = verified.authenticator
+        let now = provider.now()
+        // Registered before a new password or a lock: it ends here (a password thief's enrolment
+        // does not outlive the new password).
+        guard authenticator.userStamp == (try await provider.store.user(id: device.userID)?.securityStamp) else {
+            _ = try await remove(authenticator, device: device, by: .device, note: "\(authenticator.aaid): the password changed or the account was locked since it was registered")
+            throw UAFHTTPError(refusal: .unknownAuthenticator)
+        }
         // A cool-down answers before anything is spent: the app may retry the same request after it.
-        if let until = authenticator.pinBlockedUntil, until > provider.now() {
-            throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: Self.wait(until: until, now: provider.now())))
+        if let until = authenticator.pinBlockedUntil, until > now {
+            throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: Self.wait(until: until, now: now)))
         }
         try await spend(response.serverData)
-        switch try await provider.store.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: provider.now()) {
+        switch try await provider.store.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: now) {
         case .accepted: break
         case .unknown: throw UAFHTTPError(refusal: .unknownAuthenticator)
         case .regressed:
@@ -126,7 +162,7 @@ struct UAFOperations: Sendable {
             throw UAFHTTPError(refusal: .cloned)
         }
         if let proof = verified.pinProof, let pinKey = authenticator.pinKey {
-            try await checkPIN(proof, pinKey: pinKey, authenticator: authenticator, signedData: verified.signedData, device: device)
+            try await checkPIN(proof, pinKey: pinKey, authenticator: authenticator, signedData: verified.signedData, device: device, now: now)
         }
         if let newKey = verified.newPINKey {
             guard try await provider.store.replacePINKey(id: authenticator.id, pinKey: Data(newKey).base64URLEncodedString()) else {
@@ -134,25 +170,28 @@ struct UAFOperations: Sendable {
             }
             try await lifecycle.record("authenticator.pin_changed", device: device, by: .device, note: authenticator.aaid)
         }
-        return AuthenticatedAssertion(authenticator: authenticator, serverData: response.serverData, signedData: verified.signedData)
+        return AuthenticatedAssertion(
+            authenticator: authenticator, serverData: response.serverData, signedData: verified.signedData, deviceAttested: device.attestation != "none")
     }
 
     /// Checks the PIN proof against the schedule: a right one resets the count, a wrong one is
-    /// counted (and the last allowed removes the authenticator); during a cool-down neither is
-    /// checked, so the answer says nothing about the guess.
-    private func checkPIN(_ proof: [UInt8], pinKey: String, authenticator: AuthenticatorRecord, signedData: UAFSignedData, device: DeviceRecord) async throws {
-        let now = provider.now()
+    /// counted (and the last allowed removes the authenticator). Both statements apply only
+    /// while no cool-down runs and the PIN key is the one checked; when either is not applied the
+    /// answer comes from the state alone (``notApplied(_:now:)``), the same for a right and a
+    /// wrong PIN, so nothing is learnt about the guess.
+    private func checkPIN(
+        _ proof: [UInt8], pinKey: String, authenticator: AuthenticatorRecord, signedData: UAFSignedData, device: DeviceRecord, now: Date
+    ) async throws {
         let right = Data(base64URLEncoded: pinKey).map {
             UAFPINProof.isValid(proof, publicKey: Array($0), finalChallengeHash: signedData.finalChallengeHash, keyID: signedData.keyID)
         } ?? false
         if right {
-            if try await provider.store.acceptPIN(id: authenticator.id, at: now, maximumFailures: policy.pinMaximumFailures) { return }
-            let until = try await provider.store.authenticator(id: authenticator.id)?.pinBlockedUntil
-            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: Self.wait(until: $0, now: now)) } ?? .pinLockedOut)
+            if try await provider.store.acceptPIN(id: authenticator.id, pinKey: pinKey, at: now, maximumFailures: policy.pinMaximumFailures) { return }
+            throw UAFHTTPError(refusal: try await notApplied(authenticator, now: now))
         }
-        switch try await provider.store.recordPINFailure(id: authenticator.id, at: now, coolDowns: policy.pinCoolDowns) {
-        case .coolingDown(let until):
-            throw UAFHTTPError(refusal: until.map { .pinCoolingDown(retryAfter: Self.wait(until: $0, now: now)) } ?? .unknownAuthenticator)
+        switch try await provider.store.recordPINFailure(id: authenticator.id, pinKey: pinKey, at: now, coolDowns: policy.pinCoolDowns) {
+        case .coolingDown:
+            throw UAFHTTPError(refusal: try await notApplied(authenticator, now: now))
         case .counted(let failures, let blockedUntil):
             if failures >= policy.pinMaximumFailures {
                 if let removed = try await provider.store.deleteAuthenticator(id: authenticator.id) {
@@ -163,6 +202,16 @@ struct UAFOperations: Sendable {
             // The schedule's own wait, not the stored time less now (stored to the millisecond).
             throw UAFHTTPError(refusal: .wrongPIN(remaining: policy.pinMaximumFailures - failures, retryAfter: blockedUntil.map { _ in policy.coolDown(after: failures) }))
         }
+    }
+
+    /// Why a PIN statement did not apply, read from the authenticator as it is now: gone (or its
+    /// PIN changed meanwhile), cooling down, or locked out.
+    private func notApplied(_ authenticator: AuthenticatorRecord, now: Date) async throws -> UAFRefusal {
+        guard let current = try await provider.store.authenticator(id: authenticator.id), current.pinKey == authenticator.pinKey else {
+            return .unknownAuthenticator
+        }
+        if let until = current.pinBlockedUntil, until > now { return .pinCoolingDown(retryAfter: Self.wait(until: until, now: now)) }
+        return current.pinFailures >= policy.pinMaximumFailures ? .pinLockedOut : .unknownAuthenticator
     }
 
     /// Whole seconds until `until`, at least one (times are stored to the millisecond, so a
@@ -201,10 +250,12 @@ struct UAFOperations: Sendable {
         try result(UAFResponseEnvelope(seal: seal, device: device, client: client, appID: appID(client), now: provider.now()).check(body, operation: operation, purposes: purposes))
     }
 
-    /// Spends the request's challenge: exactly one of concurrent answers passes.
+    /// Spends the request's challenge: exactly one of concurrent answers passes. The record is
+    /// kept a lifetime past the request's expiry, so no answer checked just before the expiry can
+    /// pass again once the row is cleaned up.
     private func spend(_ serverData: UAFServerData) async throws {
         let key = "uaf-challenge:" + SecretDigest.hex(serverData.challenge)
-        let expires = Date(timeIntervalSince1970: TimeInterval(serverData.expiresAt))
+        let expires = Date(timeIntervalSince1970: TimeInterval(serverData.expiresAt)).addingTimeInterval(policy.requestLifetime)
         guard try await provider.store.recordOnce(key: key, expiresAt: expires, now: provider.now()) else { throw UAFHTTPError(refusal: .replayed) }
     }
 
@@ -221,10 +272,28 @@ struct AuthenticatedAssertion: Sendable {
     let authenticator: AuthenticatorRecord
     let serverData: UAFServerData
     let signedData: UAFSignedData
+    /// Whether the device key was attested (hardware); otherwise it may be a software key.
+    let deviceAttested: Bool
 
-    /// RFC 8176 `amr` of a device login: the device key, how the user was verified, and `mfa`.
+    /// RFC 8176 `amr` of a device login: the device key (`hwk` when attested, else `swk`), how the
+    /// user was verified (as the authenticator's AAID says: surrogate attestation cannot prove it),
+    /// and `mfa`.
     var amr: [String] {
         let verification = AuthenticatorCatalog.kind(authenticator.aaid)?.verification.amr ?? ["user"]
-        return ["hwk"] + verification + ["mfa"]
+        return [deviceAttested ? "hwk" : "swk"] + verification + ["mfa"]
     }
+
+    /// The login's `acr`: two factors only when the authenticator was registered after a two-factor login.
+    var acr: String { authenticator.assertsTwoFactors ? AuthorizationRequestValidator.acrTwoFactors : AuthorizationRequestValidator.acrOneFactor }
+}
+
+extension AuthenticatorRecord {
+    /// Whether its logins may assert two factors: it was registered after a two-factor login, so
+    /// a password alone could not have enrolled it.
+    var assertsTwoFactors: Bool { registrationACR == AuthorizationRequestValidator.acrTwoFactors }
+}
+
+extension UAFOperations {
+    /// What serverData carries of a security stamp: a digest, not the stamp itself.
+    static func stampDigest(_ stamp: String?) -> String { String(SecretDigest.hex("signet-stamp:" + (stamp ?? "")).prefix(32)) }
 }

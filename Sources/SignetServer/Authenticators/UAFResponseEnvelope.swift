@@ -35,6 +35,11 @@ struct UAFResponseEnvelope: Sendable {
         guard responses.count == 1, let response = responses.first else { return .failure(.malformed("uafResponse must hold exactly one response")) }
         guard response.header.upv == .v1_1 else { return .failure(.malformed("only UAF 1.1 is supported")) }
         guard response.header.op == operation else { return .failure(.malformed("the response is for \(response.header.op.rawValue), not \(operation.rawValue)")) }
+        // UAF Protocol §3.1.7: an extension that must be understood, and is not, refuses the message.
+        let extensions = (response.header.exts ?? []) + response.assertions.flatMap { $0.exts ?? [] }
+        if let unknown = extensions.first(where: \.failIfUnknown) {
+            return .failure(.malformed("the extension \(unknown.id.prefix(32)) must be understood and is not"))
+        }
         if let headerAppID = response.header.appID, headerAppID != appID { return .failure(.untrustedFacet("the response's appID is not this client's")) }
         guard let sealed = response.header.serverData else { return .failure(.serverData("serverData is missing")) }
         let serverData: UAFServerData

@@ -34,6 +34,9 @@ struct UAFServerData: Codable, Sendable, Equatable {
     var authenticatorID: String?
     /// base64url SHA-256 of the transaction text the user must confirm, if any.
     var transactionHash: String?
+    /// Registration: the registering login's `acr`, and a digest of the user's security stamp then.
+    var registrationACR: String?
+    var userStamp: String?
 
     enum CodingKeys: String, CodingKey {
         case purpose = "p"
@@ -45,6 +48,8 @@ struct UAFServerData: Codable, Sendable, Equatable {
         case loginSession = "s"
         case authenticatorID = "a"
         case transactionHash = "t"
+        case registrationACR = "r"
+        case userStamp = "st"
     }
 }
 

@@ -38,10 +38,10 @@ extension Authentication {
     }
 
     /// A device login: possession of the activated device's key and a PIN or biometric (`amr`
-    /// as the authenticator says, RFC 8176), so two factors (``AssuranceLevel/twoFactors``).
-    static func device(userID: String, instanceID: String, amr: [String], at time: Date, userStamp: String?) -> Authentication {
-        var authentication = Authentication(
-            userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: amr, sessionID: nil, userStamp: userStamp)
+    /// as the authenticator says, RFC 8176); two factors (``AssuranceLevel/twoFactors``) when the
+    /// authenticator was enrolled after a two-factor login, else one.
+    static func device(userID: String, instanceID: String, acr: String, amr: [String], at time: Date, userStamp: String?) -> Authentication {
+        var authentication = Authentication(userID: userID, time: time, acr: acr, amr: amr, sessionID: nil, userStamp: userStamp)
         authentication.deviceID = instanceID
         return authentication
     }
@@ -50,7 +50,7 @@ extension Authentication {
     static func of(_ proof: LoginProof, userID: String, at time: Date, sessionID: String?, userStamp: String?) -> Authentication {
         switch proof {
         case .password(let twoFactor): return password(userID: userID, twoFactor: twoFactor, at: time, sessionID: sessionID, userStamp: userStamp)
-        case .device(let instanceID, let amr): return device(userID: userID, instanceID: instanceID, amr: amr, at: time, userStamp: userStamp)
+        case .device(let instanceID, let acr, let amr): return device(userID: userID, instanceID: instanceID, acr: acr, amr: amr, at: time, userStamp: userStamp)
         }
     }
 }

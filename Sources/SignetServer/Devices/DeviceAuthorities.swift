@@ -1,6 +1,7 @@
 // The device CAs the provider keeps in its store.
 import Foundation
 import SignetCore
+import Synchronization
 import X509
 
 /// Loads the device CAs from the store and makes the first one when there is none.
@@ -16,6 +17,8 @@ public struct DeviceAuthorities: Sendable {
 
     /// The longest validity of a device certificate: how long a CA is trusted after it stops issuing.
     let certificateValidity: TimeInterval
+    /// The CA certificates read and parsed lately, for the check every device request makes.
+    let recent = RecentCertificates()
 
     public init(store: any DeviceStore, clock: SignetClock = .system, random: SecureRandom = SecureRandom(), certificateValidity: TimeInterval = 90 * 24 * 3600) {
         self.store = store
@@ -68,10 +71,48 @@ public struct DeviceAuthorities: Sendable {
 
     /// The trusted CA certificates, newest first: what checking a device certificate needs.
     public func trustedCertificates() async throws -> [Certificate] {
-        try await trustedRecords().map { try Certificate(pemEncoded: $0.certificatePEM) }
+        let records = try await trustedRecords()
+        let parsed = try records.map { try Certificate(pemEncoded: $0.certificatePEM) }
+        recent.keep(zip(records, parsed).map { ($0.0, $0.1) }, at: clock.now())
+        return parsed
+    }
+
+    /// The trusted CA certificates as read at most `maximumAge` seconds ago (read again when
+    /// older): a device request need not read and parse them each time. A caller that finds no
+    /// issuer among them reads afresh (``trustedCertificates()``), so a CA made on another
+    /// instance a moment ago is never missed.
+    func recentTrustedCertificates(maximumAge: TimeInterval = 10) async throws -> [Certificate] {
+        let now = clock.now()
+        if let kept = recent.trusted(at: now, maximumAge: maximumAge, certificateValidity: certificateValidity) { return kept }
+        return try await trustedCertificates()
     }
 
     private func load(_ record: DeviceCARecord) throws -> DeviceCertificateAuthority {
         try DeviceCertificateAuthority(privateKeyPEM: record.privateKeyPEM, certificatePEM: record.certificatePEM, random: random)
+    }
+}
+
+/// The device CAs last read from the store, with their parsed certificates.
+final class RecentCertificates: Sendable {
+    private struct Kept {
+        var entries: [(record: DeviceCARecord, certificate: Certificate)]
+        var readAt: Date
+    }
+    private let kept = Mutex<Kept?>(nil)
+
+    func keep(_ entries: [(DeviceCARecord, Certificate)], at now: Date) {
+        kept.withLock { $0 = Kept(entries: entries.map { (record: $0.0, certificate: $0.1) }, readAt: now) }
+    }
+
+    /// The kept certificates still trusted at `now`, when read less than `maximumAge` ago.
+    func trusted(at now: Date, maximumAge: TimeInterval, certificateValidity: TimeInterval) -> [Certificate]? {
+        kept.withLock { kept in
+            guard let kept, now.timeIntervalSince(kept.readAt) < maximumAge, now >= kept.readAt else { return nil }
+            let entries = kept.entries
+            return entries.enumerated().filter { index, entry in
+                guard entry.record.notAfter > now else { return false }
+                return index == 0 || entries[index - 1].record.createdAt.addingTimeInterval(certificateValidity) > now
+            }.map(\.element.certificate)
+        }
     }
 }

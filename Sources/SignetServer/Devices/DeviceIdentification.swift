@@ -49,16 +49,10 @@ struct DeviceIdentification: Sendable {
         case .certificate(let presented): certificate = presented
         }
         let now = clock.now()
-        let checks = try await authorities.trustedCertificates().lazy.map { DeviceCertificateAuthority.verify(certificate, issuedBy: $0, now: now) }
-        var refusal = DeviceCertificateCheck.Reason.foreignIssuer
-        var instanceID: String?
-        for check in checks {
-            switch check {
-            case .valid(let id): instanceID = id
-            case .invalid(let reason) where reason != .foreignIssuer: refusal = reason
-            case .invalid: continue
-            }
-            if instanceID != nil { break }
+        var (instanceID, refusal) = Self.check(certificate, against: try await authorities.recentTrustedCertificates(), now: now)
+        if instanceID == nil, refusal == .foreignIssuer {
+            // Perhaps a CA made a moment ago (on another instance): read them afresh before refusing.
+            (instanceID, refusal) = Self.check(certificate, against: try await authorities.trustedCertificates(), now: now)
         }
         guard let instanceID else { return .invalid(refusal.label) }
         let thumbprint = try DeviceCertificateAuthority.x5tS256(of: certificate)
@@ -67,6 +61,19 @@ struct DeviceIdentification: Sendable {
         else { return .notActivated(instanceID: instanceID, certificate: certificate, thumbprint: thumbprint) }
         guard record.revokedAt == nil else { return .revoked(record) }
         return .device(AuthenticatedDevice(record: record, certificate: certificate, thumbprint: thumbprint))
+    }
+
+    /// The instance id `certificate` names when one of `authorities` issued it validly, else why not.
+    private static func check(_ certificate: Certificate, against authorities: [Certificate], now: Date) -> (String?, DeviceCertificateCheck.Reason) {
+        var refusal = DeviceCertificateCheck.Reason.foreignIssuer
+        for authority in authorities {
+            switch DeviceCertificateAuthority.verify(certificate, issuedBy: authority, now: now) {
+            case .valid(let id): return (id, refusal)
+            case .invalid(let reason) where reason != .foreignIssuer: refusal = reason
+            case .invalid: continue
+            }
+        }
+        return (nil, refusal)
     }
 
     /// The activated, unrevoked device behind the request, its use recorded; anything else is

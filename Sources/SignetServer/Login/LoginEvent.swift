@@ -23,7 +23,7 @@ enum LoginEvent: Sendable, Equatable {
     case submitCode(code: String, digest: String)
     /// A device login's UAF assertion was verified (signature, challenge spent, PIN): by this
     /// user's authenticator on this device, with this RFC 8176 `amr`.
-    case deviceAssertionVerified(userID: String, instanceID: String, amr: [String])
+    case deviceAssertionVerified(userID: String, instanceID: String, acr: String, amr: [String])
 }
 
 /// The outcome of a throttled password check.

@@ -34,7 +34,8 @@ struct LoginFlow: Sendable {
         case .deliveryFailed: return deliveryFailed(in: session)
         case .requestResend: return requestResend(in: session)
         case .submitCode(let code, let digest): return submitCode(code, digest: digest, in: session)
-        case .deviceAssertionVerified(let userID, let instanceID, let amr): return deviceAssertionVerified(userID: userID, instanceID: instanceID, amr: amr, in: session)
+        case .deviceAssertionVerified(let userID, let instanceID, let acr, let amr):
+            return deviceAssertionVerified(userID: userID, instanceID: instanceID, acr: acr, amr: amr, in: session)
         }
     }
 
@@ -179,11 +180,13 @@ struct LoginFlow: Sendable {
 
     /// The device login's one step: the assertion was verified by the channel (it holds the keys
     /// and the store); the login finishes when it came from the device and user it was started for.
-    private func deviceAssertionVerified(userID: String, instanceID: String, amr: [String], in session: LoginSessionRecord) -> LoginTransition {
+    private func deviceAssertionVerified(userID: String, instanceID: String, acr: String, amr: [String], in session: LoginSessionRecord) -> LoginTransition {
         guard session.channel == .device, session.step == .deviceAssertion else { return refuse(.wrongStep(expected: session.step)) }
         guard session.userID == userID, session.deviceInstanceID == instanceID else { return abandon(.wrongUser) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
-        return LoginTransition(save: nil, action: .finish(userID: userID, proof: .device(instanceID: instanceID, amr: amr)))
+        // An authenticator enrolled after a one-factor login cannot end a login that needs two.
+        if session.request.requiresTwoFactors, acr != AuthorizationRequestValidator.acrTwoFactors { return abandon(.noSecondFactor) }
+        return LoginTransition(save: nil, action: .finish(userID: userID, proof: .device(instanceID: instanceID, acr: acr, amr: amr)))
     }
 
     // MARK: helpers

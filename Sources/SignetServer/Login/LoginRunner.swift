@@ -78,7 +78,8 @@ struct LoginRunner: Sendable {
     /// A device login's verified assertion (``UAFOperations/authenticate(_:device:client:purposes:)``).
     func deviceAssertionVerified(_ proved: AuthenticatedAssertion, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
         try await run(
-            .deviceAssertionVerified(userID: proved.authenticator.userID, instanceID: proved.authenticator.instanceID, amr: proved.amr), on: session, context: context)
+            .deviceAssertionVerified(userID: proved.authenticator.userID, instanceID: proved.authenticator.instanceID, acr: proved.acr, amr: proved.amr),
+            on: session, context: context)
     }
 
     // MARK: the loop

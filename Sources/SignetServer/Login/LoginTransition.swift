@@ -40,8 +40,8 @@ enum LoginAction: Sendable, Equatable {
 enum LoginProof: Sendable, Equatable {
     /// The password, and the SMS code when `twoFactor`.
     case password(twoFactor: Bool)
-    /// An activated device's authenticator (device login), with its RFC 8176 `amr`.
-    case device(instanceID: String, amr: [String])
+    /// An activated device's authenticator (device login), with the `acr` it may assert and its RFC 8176 `amr`.
+    case device(instanceID: String, acr: String, amr: [String])
 }
 
 /// Why a login step was not applied. Channels turn these into page messages or API errors.

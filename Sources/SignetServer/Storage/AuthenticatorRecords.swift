@@ -36,6 +36,11 @@ public struct AuthenticatorRecord: Sendable, Equatable, Codable {
     public var cloneSuspectedAt: Date?
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The user's security stamp when it was registered: a new password or a lock since (a new
+    /// stamp) ends it, so a password thief's authenticator does not outlive the new password.
+    public var userStamp: String?
+    /// The `acr` of the login it was registered after: a device login asserts no more than that.
+    public var registrationACR: String?
 
     public init(
         id: String, userID: String, instanceID: String, clientID: String, aaid: String, keyID: String, publicKey: String, signatureAlgorithm: UInt16,
@@ -75,6 +80,8 @@ public struct AuthenticatorRecord: Sendable, Equatable, Codable {
         case cloneSuspectedAt = "clone_suspected_at"
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
+        case userStamp = "user_stamp"
+        case registrationACR = "registration_acr"
     }
 }
 
@@ -99,7 +106,8 @@ public enum PINFailureOutcome: Sendable, Equatable {
 /// FIDO UAF authenticators.
 public protocol AuthenticatorStore: Sendable {
     /// Adds an authenticator in the first free slot of its device, at most `maximumPerDevice`;
-    /// `nil` when the device is full. Throws `SignetError(.conflict)` when the user has the KeyID already.
+    /// `nil` when the device is full. Throws `SignetError(.conflict)` when the user has the KeyID
+    /// already or the device has an authenticator of this AAID (one of each per device, atomically).
     func insertAuthenticator(_ authenticator: AuthenticatorRecord, maximumPerDevice: Int) async throws -> AuthenticatorRecord?
     func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord?
     func authenticator(id: String) async throws -> AuthenticatorRecord?
@@ -109,15 +117,18 @@ public protocol AuthenticatorStore: Sendable {
     func authenticators(userID: String) async throws -> [AuthenticatorRecord]
     /// Removes one; returns it, or `nil` when it was gone (exactly one concurrent caller gets it).
     func deleteAuthenticator(id: String) async throws -> AuthenticatorRecord?
-    /// Records a use with `signCounter`, in one statement: a non-zero counter must exceed the stored one.
+    /// Records a use with `signCounter`, in one statement: a counter must exceed the stored one,
+    /// or be zero while the stored one is zero (an authenticator without a counter, as Nevis').
     func recordAuthenticatorUse(id: String, signCounter: UInt32, at: Date) async throws -> CounterUpdate
     /// Counts one wrong PIN proof unless a cool-down runs at `now` (one statement, so parallel
     /// guesses are each counted and none slips past a cool-down). `coolDowns[n-1]` is the wait
     /// after the n-th failure in a row.
-    func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome
-    /// Accepts a right PIN proof: resets the failures, unless a cool-down runs at `now` or
-    /// `maximumFailures` were reached; `false` then (and the proof counts for nothing).
-    func acceptPIN(id: String, at now: Date, maximumFailures: Int) async throws -> Bool
+    /// Only while the PIN key is still `pinKey` (the one the proof was checked against).
+    func recordPINFailure(id: String, pinKey: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome
+    /// Accepts a right PIN proof: resets the failures, unless a cool-down runs at `now`,
+    /// `maximumFailures` were reached or the PIN key is no longer `pinKey`; `false` then (and the
+    /// proof counts for nothing).
+    func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool
     /// Replaces the PIN key (a PIN change), resetting the failures.
     func replacePINKey(id: String, pinKey: String) async throws -> Bool
 }

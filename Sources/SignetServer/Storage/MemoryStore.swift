@@ -238,7 +238,9 @@ extension MemoryStore {
         guard self.authenticator(userID: authenticator.userID, keyID: authenticator.keyID) == nil else {
             throw SignetError(.conflict, "the user has an authenticator with this KeyID")
         }
-        let taken = Set(authenticatorRecords.values.filter { $0.instanceID == authenticator.instanceID }.map(\.slot))
+        let onDevice = authenticatorRecords.values.filter { $0.instanceID == authenticator.instanceID }
+        guard !onDevice.contains(where: { $0.aaid == authenticator.aaid }) else { throw SignetError(.conflict, "the device has an authenticator \(authenticator.aaid)") }
+        let taken = Set(onDevice.map(\.slot))
         guard let slot = (1...max(1, maximumPerDevice)).first(where: { !taken.contains($0) }) else { return nil }
         var record = authenticator
         record.slot = slot
@@ -258,7 +260,7 @@ extension MemoryStore {
     public func deleteAuthenticator(id: String) -> AuthenticatorRecord? { authenticatorRecords.removeValue(forKey: id) }
     public func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) -> CounterUpdate {
         guard var record = authenticatorRecords[id] else { return .unknown }
-        guard record.cloneSuspectedAt == nil, signCounter == 0 || record.signCounter < signCounter else {
+        guard record.cloneSuspectedAt == nil, (signCounter == 0 && record.signCounter == 0) || record.signCounter < signCounter else {
             authenticatorRecords[id]?.cloneSuspectedAt = record.cloneSuspectedAt ?? date
             return .regressed
         }
@@ -267,8 +269,8 @@ extension MemoryStore {
         authenticatorRecords[id] = record
         return .accepted
     }
-    public func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) -> PINFailureOutcome {
-        guard var record = authenticatorRecords[id] else { return .coolingDown(until: nil) }
+    public func recordPINFailure(id: String, pinKey: String, at now: Date, coolDowns: [TimeInterval]) -> PINFailureOutcome {
+        guard var record = authenticatorRecords[id], record.pinKey == pinKey else { return .coolingDown(until: nil) }
         if let until = record.pinBlockedUntil, until > now { return .coolingDown(until: until) }
         record.pinFailures += 1
         let wait = record.pinFailures <= coolDowns.count ? coolDowns[record.pinFailures - 1] : 0
@@ -276,8 +278,8 @@ extension MemoryStore {
         authenticatorRecords[id] = record
         return .counted(failures: record.pinFailures, blockedUntil: record.pinBlockedUntil)
     }
-    public func acceptPIN(id: String, at now: Date, maximumFailures: Int) -> Bool {
-        guard let record = authenticatorRecords[id], record.pinFailures < maximumFailures else { return false }
+    public func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) -> Bool {
+        guard let record = authenticatorRecords[id], record.pinKey == pinKey, record.pinFailures < maximumFailures else { return false }
         if let until = record.pinBlockedUntil, until > now { return false }
         authenticatorRecords[id]?.pinFailures = 0
         authenticatorRecords[id]?.pinBlockedUntil = nil

@@ -71,9 +71,11 @@ struct TokenEndpoint: Sendable {
             if let bound = stored.dpopJKT, bound != proof?.jkt {
                 throw OAuthHTTPError.invalidGrant("the code is bound to another DPoP key (dpop_jkt)")
             }
-            // The resources asked for are checked before the code is spent, too (only they can be refused).
-            if parameters[OAuthParameter.resource] != nil, let grant = try await provider.store.grant(id: stored.grantID) {
-                _ = try Self.audiences(parameters, grant: grant, client: client)
+            // The resources asked for, and a device login's certificate, are checked before the code
+            // is spent too, so a request without them cannot burn the device's code.
+            if let grant = try await provider.store.grant(id: stored.grantID) {
+                if parameters[OAuthParameter.resource] != nil { _ = try Self.audiences(parameters, grant: grant, client: client) }
+                try requireDeviceCertificate(grant, presented: device)
             }
         }
         let record: AuthorizationCodeRecord

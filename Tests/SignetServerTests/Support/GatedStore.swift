@@ -303,9 +303,11 @@ struct GatedStore: SignetStore {
     func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) async throws -> CounterUpdate {
         try await base.recordAuthenticatorUse(id: id, signCounter: signCounter, at: date)
     }
-    func recordPINFailure(id: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome {
-        try await base.recordPINFailure(id: id, at: now, coolDowns: coolDowns)
+    func recordPINFailure(id: String, pinKey: String, at now: Date, coolDowns: [TimeInterval]) async throws -> PINFailureOutcome {
+        try await base.recordPINFailure(id: id, pinKey: pinKey, at: now, coolDowns: coolDowns)
     }
-    func acceptPIN(id: String, at now: Date, maximumFailures: Int) async throws -> Bool { try await base.acceptPIN(id: id, at: now, maximumFailures: maximumFailures) }
+    func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool {
+        try await base.acceptPIN(id: id, pinKey: pinKey, at: now, maximumFailures: maximumFailures)
+    }
     func replacePINKey(id: String, pinKey: String) async throws -> Bool { try await base.replacePINKey(id: id, pinKey: pinKey) }
 }

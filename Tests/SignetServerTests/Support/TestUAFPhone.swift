@@ -107,11 +107,11 @@ struct TestUAFPhone: Sendable {
     }
 
     /// A whole device login: start, sign (PIN when given), finish; the finish's answer.
-    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil) async throws -> TestResponse {
+    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws -> TestResponse {
         let start = try await startLogin(authorization)
         guard start.status == 201 else { return start }
         let request = try JSONDecoder().decode(StartAnswer.self, from: Data(start.body.utf8)).uafRequest
-        return try await finish(try await assertion(request, authenticator, pin: pin))
+        return try await finish(try await assertion(request, authenticator, pin: pin, counter: counter))
     }
 
     struct StartAnswer: Decodable {

@@ -91,6 +91,13 @@ public actor SecureEnclaveAuthenticatorKeyStore: AuthenticatorKeyStore {
         try write(try all().filter { $0.keyID != keyID })
     }
 
+    public func advanceCounter(keyID: String) throws -> StoredAuthenticator {
+        guard var authenticator = try all().first(where: { $0.keyID == keyID }) else { throw StoredAuthenticator.notKept(keyID) }
+        authenticator.signCounter &+= 1
+        try save(authenticator)
+        return authenticator
+    }
+
     private var baseQuery: [String: Any] {
         [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account,
