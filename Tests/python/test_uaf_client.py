@@ -389,16 +389,18 @@ def redeem(session: requests.Session, server: Server, code: str, verifier: str) 
     return response.json()
 
 
-def password_login(session: requests.Session, server: Server, scope: str, nonce: str) -> dict:
-    """Signet's native login, scenario username + password, then /token: the token response."""
+def password_login(session: requests.Session, server: Server, scope: str, nonce: str, sms: bool = False) -> dict:
+    """Signet's native login, scenario username + password (and the SMS code with `sms`), then
+    /token: the token response. The SMS code is read from the server's development outbox."""
     params, verifier = authorize_params(server, scope, nonce)
     client_id = params["client_id"]
     start = session.post(server.base + "/login/native/start", json=params, timeout=TIMEOUT)
     assert start.status_code == 201, describe(start)
     assert start.json()["next_step"] == "select_scenario", start.text
     login_session = start.json()["login_session"]
+    scenario = "s_mobile_authn_un_pwd_sms" if sms else "s_mobile_authn_un_pwd"
     step = session.post(server.base + "/login/native/scenario", json={
-        "login_session": login_session, "client_id": client_id, "scenario": "s_mobile_authn_un_pwd",
+        "login_session": login_session, "client_id": client_id, "scenario": scenario,
     }, timeout=TIMEOUT)
     assert step.status_code == 200, describe(step)
     assert step.json()["next_step"] == "username_password", step.text
@@ -407,10 +409,25 @@ def password_login(session: requests.Session, server: Server, scope: str, nonce:
         "username": server.demo["username"], "password": server.demo["password"],
     }, timeout=TIMEOUT)
     assert done.status_code == 200, describe(done)
+    if sms:
+        assert done.json()["next_step"] == "sms_code", done.text
+        done = session.post(server.base + "/login/native/sms_code", json={
+            "login_session": login_session, "client_id": client_id, "code": last_sms_code(server),
+        }, timeout=TIMEOUT)
+        assert done.status_code == 200, describe(done)
     finished = done.json()
     assert finished["next_step"] == "finished", finished
     assert finished["state"] == params["state"] and finished["iss"] == server.base, finished
     return redeem(session, server, finished["authorization_code"], verifier)
+
+
+def last_sms_code(server: Server) -> str:
+    """The newest login code in the development outbox (one JSON message a line; the code ends the text after '#')."""
+    lines = (server.data_dir / "outbox.jsonl").read_text(encoding="utf-8").splitlines()
+    codes = [json.loads(line) for line in lines if line.strip()]
+    codes = [message for message in codes if message.get("purpose") == "login_otp"]
+    assert codes, "no login code in the outbox"
+    return codes[-1]["body"].rsplit("#", 1)[-1].strip()
 
 
 def https_session(server: Server) -> requests.Session:
@@ -477,7 +494,8 @@ class Registered:
 def registered(server: Server, device: Device) -> Registered:
     """The PIN authenticator registered on the device (Protocol, "Registration Operation")."""
     facet_id = server.demo["facet_id"]
-    tokens = password_login(device.mtls, server, "openid", b64url(secrets.token_bytes(16)))
+    # Two factors: an authenticator enrolled after a password alone could assert no more than one.
+    tokens = password_login(device.mtls, server, "openid", b64url(secrets.token_bytes(16)), sms=True)
     assert_bound(tokens, device)
     bearer = {"Authorization": "Bearer " + tokens["access_token"]}
 
@@ -568,7 +586,9 @@ def assert_error(response: requests.Response, status: int, error: str) -> dict:
 
 
 def test_register_and_log_in_with_the_pin(server, device, registered):
-    """Registration then a PIN login (Protocol, Registration and Authentication Operations): level 2, hwk + pin."""
+    """Registration then a PIN login (Protocol, Registration and Authentication Operations): level 2, a key + pin.
+
+    The device key is not attested (the development verifier), so RFC 8176 `swk`, not `hwk`."""
     authenticator = registered.answer["authenticator"]
     assert authenticator["aaid"] == AAID, authenticator
     assert authenticator["key_id"] == b64url(registered.authenticator.key_id), authenticator
@@ -577,7 +597,7 @@ def test_register_and_log_in_with_the_pin(server, device, registered):
     tokens = device_login(server, device, registered.authenticator)
     claims = jwt_payload(tokens["id_token"])
     assert claims["acr"] == "urn:signet:loa:2", claims
-    assert claims["amr"] == ["hwk", "pin", "mfa"], claims
+    assert claims["amr"] == ["swk", "pin", "mfa"], claims
     assert claims["sub"] == device.subject, claims
     assert claims["iss"] == server.base and claims["aud"] in (
         server.demo["native_client_id"], [server.demo["native_client_id"]]), claims
@@ -593,7 +613,7 @@ def test_wrong_pin_is_counted_and_the_right_pin_still_works(server, device, regi
     assert body["pin"]["remaining_tries"] == 4, body
 
     claims = jwt_payload(device_login(server, device, registered.authenticator)["id_token"])
-    assert claims["amr"] == ["hwk", "pin", "mfa"], claims
+    assert claims["amr"] == ["swk", "pin", "mfa"], claims
     # a right PIN gives the tries back (GET /devices/status, docs/devices.md)
     status = device.mtls.get(server.base + "/devices/status", timeout=TIMEOUT)
     assert status.status_code == 200, describe(status)
