@@ -121,16 +121,7 @@ struct AuthenticatorEndpoints: Sendable {
     }
 
     private func body(_ request: Request, required: Bool = true) async throws -> Data {
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize) } catch is NIOTooManyBytesError {
-            throw OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(provider.configuration.maxBodySize) bytes allowed")
-        }
-        if required, buffer.readableBytes == 0 { throw OAuthHTTPError.invalidRequest("the body is empty") }
-        let data = Data(buffer: buffer)
-        if case .repeated(let name) = JSONMemberNames(scanning: data) {
-            throw OAuthHTTPError.invalidRequest("the body names \(name.prefix(64)) more than once")
-        }
-        return data
+        try await JSONRequestBody.data(request, limit: provider.configuration.maxBodySize, required: required)
     }
 
     private struct DeregistrationBody: Decodable {

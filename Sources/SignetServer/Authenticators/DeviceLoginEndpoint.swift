@@ -86,12 +86,7 @@ struct DeviceLoginEndpoint: Sendable {
         let context = LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
         switch try await runner.deviceAssertionVerified(proved, on: current, context: context) {
         case .finished(let finished):
-            var answer = NativeLoginAnswer(nextStep: .finished)
-            answer.authorizationCode = finished.code.code
-            answer.state = finished.session.request.state
-            answer.iss = provider.issuer
-            answer.redirectURI = finished.session.request.redirectURI
-            return JSONResponse.make(answer)
+            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: provider.issuer))
         case .conflict:
             throw OAuthHTTPError(.conflict, .invalidGrant, "the device login was finished by another request")
         case .abandoned(let reason, _), .refused(let reason, _):
@@ -108,15 +103,7 @@ struct DeviceLoginEndpoint: Sendable {
     static let transactionField = "transaction_text"
 
     private func raw(_ request: Request) async throws -> Data {
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize) } catch is NIOTooManyBytesError {
-            throw OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(provider.configuration.maxBodySize) bytes allowed")
-        }
-        let data = Data(buffer: buffer)
-        if case .repeated(let name) = JSONMemberNames(scanning: data) {
-            throw OAuthHTTPError.invalidRequest("the body names \(name.prefix(64)) more than once")
-        }
-        return data
+        try await JSONRequestBody.data(request, limit: provider.configuration.maxBodySize)
     }
 
     private func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {

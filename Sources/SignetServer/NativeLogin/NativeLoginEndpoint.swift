@@ -124,13 +124,7 @@ struct NativeLoginEndpoint: Sendable {
         case .conflict:
             throw NativeLoginError.concurrentUpdate
         case .finished(let finished):
-            var response = NativeLoginAnswer(nextStep: .finished)
-            response.authorizationCode = finished.code.code
-            response.state = finished.session.request.state
-            response.iss = provider.issuer
-            response.redirectURI = finished.session.request.redirectURI
-            response.rememberToken = finished.rememberToken
-            return JSONResponse.make(response)
+            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: provider.issuer))
         }
     }
 

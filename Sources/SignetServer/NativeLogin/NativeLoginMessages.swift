@@ -103,3 +103,16 @@ struct NativeLoginError: HTTPResponseError {
         }
     }
 }
+
+extension NativeLoginAnswer {
+    /// The answer that ends a login of the native or device channel: the authorization response
+    /// as JSON (code, state, iss, redirect_uri) and any Remember-User-ID token.
+    init(finished: FinishedLogin, issuer: String) {
+        self.init(nextStep: .finished)
+        authorizationCode = finished.code.code
+        state = finished.session.request.state
+        iss = issuer
+        redirectURI = finished.session.request.redirectURI
+        rememberToken = finished.rememberToken
+    }
+}
