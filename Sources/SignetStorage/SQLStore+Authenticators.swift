@@ -119,9 +119,9 @@ extension SQLStore: AuthenticatorStore {
             RETURNING pin_failures, pin_blocked_until
             """
         ).first()
-        guard let row else {
-            return .coolingDown(until: try await authenticator(id: id)?.pinBlockedUntil)
-        }
+        // Not applied: nothing more is read here, so a wrong guess costs what a right one does (the
+        // caller reads the state once for both).
+        guard let row else { return .coolingDown(until: nil) }
         return .counted(
             failures: Int(try row.decode(column: "pin_failures", as: Int64.self)),
             blockedUntil: try row.decode(column: "pin_blocked_until", as: Int64?.self).map(Self.date))
@@ -137,9 +137,9 @@ extension SQLStore: AuthenticatorStore {
         ).first() != nil
     }
 
-    public func replacePINKey(id: String, pinKey: String) async throws -> Bool {
+    public func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool {
         try await database.raw(
-            "UPDATE signet_authenticators SET pin_key = \(bind: pinKey), pin_failures = 0, pin_blocked_until = NULL WHERE id = \(bind: id) AND pin_key IS NOT NULL RETURNING id"
+            "UPDATE signet_authenticators SET pin_key = \(bind: new), pin_failures = 0, pin_blocked_until = NULL WHERE id = \(bind: id) AND pin_key = \(bind: old) RETURNING id"
         ).first() != nil
     }
 }

@@ -22,12 +22,12 @@ struct AuthenticatorTests {
     }
 
     /// A fresh login of alice on the wallet, its code redeemed with the device's certificate.
-    func freshToken(_ provider: TestProvider, device: TestDevice, twoFactors: Bool = true) async throws -> String {
+    func freshToken(_ provider: TestProvider, device: TestDevice, twoFactors: Bool = true, password: String = Fixture.password) async throws -> String {
         var authorization = MutualTLSTests.wallet
         authorization.scope = "openid"  // with scope device the nonce would name an instance to activate
         let code = twoFactors
-            ? try await provider.signInTwoFactor(authorization, username: "alice", password: Fixture.password)
-            : try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            ? try await provider.signInTwoFactor(authorization, username: "alice", password: password)
+            : try await provider.signIn(authorization, username: "alice", password: password)
         return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(TokenResponse.self).accessToken
     }
 
@@ -142,6 +142,9 @@ struct AuthenticatorTests {
             #expect(try await phone.finish(wrongFacet).json["error"] as? String == "untrusted_facet")
             let wrongAppID = try tamper(good) { $0.header.appID = "https://evil.example/facets" }
             #expect(try await phone.finish(wrongAppID).json["error"] as? String == "untrusted_facet")
+            let mustUnderstand = try tamper(good) { $0.header.exts = [UAFMessageExtension(id: "x-unknown", data: "", failIfUnknown: true)] }
+            #expect(mustUnderstand.contains("fail_if_unknown"), "the spec's member name")
+            #expect(try await phone.finish(mustUnderstand).json["error"] as? String == "invalid_uaf_message")
 
             // 50 parallel copies of the right answer: exactly one login.
             let outcomes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -212,7 +215,7 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("a counter that goes backwards flags the authenticator as cloned; a transaction must be confirmed as sent")
+    @Test("a counter that goes backwards flags the authenticator as cloned and locks its device; a transaction must be confirmed as sent")
     func counterAndTransaction() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider)
@@ -236,8 +239,10 @@ struct AuthenticatorTests {
             let cloned = try await phone.finish(try await phone.assertion(start, authenticator, counter: 1))
             #expect(cloned.status == 403)
             #expect(cloned.json["error"] as? String == "authenticator_revoked")
+            // Whoever answered holds the device's TLS key too: the device is locked, its grants end.
             let after = try await phone.login(login, authenticator)
-            #expect(after.json["error"] as? String == "no_authenticator", "a suspected clone is offered no more: \(after.body)")
+            #expect(after.json["error"] as? String == "device_revoked", "\(after.body)")
+            #expect(try await provider.store.device(instanceID: phone.device.instanceID)?.revocationReason == .locked)
         }
     }
 
@@ -391,6 +396,7 @@ struct AuthenticatorTests {
                 try #require(finished.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")], browser: phone.device.browser)
             let idToken = try #require(IDTokenClaims.unverified(try tokens.decode(TokenResponse.self).idToken ?? ""))
             #expect(idToken.acr == "urn:signet:loa:1", "a password alone enrolled it: no more than one factor")
+            #expect(idToken.amr == ["swk", "face"], "and no mfa either")
             let stepUp = try await phone.startLogin(self.login, extra: ["acr_values": "urn:signet:loa:2"])
             #expect(stepUp.status == 409)
             #expect(stepUp.json["error"] as? String == "no_authenticator")
@@ -410,6 +416,14 @@ struct AuthenticatorTests {
             #expect(answer.json["error"] as? String == "unknown_authenticator", "\(answer.body)")
             #expect(try await provider.store.authenticators(instanceID: phone.device.instanceID).isEmpty)
             #expect(try await phone.startLogin(login).json["error"] as? String == "no_authenticator")
+
+            // Another ended authenticator does not hold its slot: the same AAID registers again at once.
+            let newPassword = "a brand new password 123"
+            #expect(try await phone.register(TestAuthenticator(aaid: "F1D0#1003"), token: try await freshToken(provider, device: phone.device, password: newPassword)).status == 201)
+            try await provider.admin.setPassword(username: "alice", password: "yet another password 456")
+            let again = try await phone.register(
+                TestAuthenticator(aaid: "F1D0#1003"), token: try await freshToken(provider, device: phone.device, password: "yet another password 456"))
+            #expect(again.status == 201, "\(again.body)")
         }
     }
 

@@ -26,7 +26,19 @@ public enum UAFOperation: String, Codable, Sendable {
 public struct UAFMessageExtension: Codable, Sendable, Equatable {
     public var id: String
     public var data: String
+    /// fail_if_unknown — a receiver that does not understand it must refuse the message.
     public var failIfUnknown: Bool
+
+    public init(id: String, data: String, failIfUnknown: Bool) {
+        self.id = id
+        self.data = data
+        self.failIfUnknown = failIfUnknown
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, data
+        case failIfUnknown = "fail_if_unknown"
+    }
 }
 
 /// `OperationHeader` — UAF Protocol §3.1.8.

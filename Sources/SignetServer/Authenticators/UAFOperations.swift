@@ -24,7 +24,7 @@ struct UAFOperations: Sendable {
     /// A registration request for the device's user, accepting the client's AAIDs not yet registered
     /// on it; `acr` is the registering login's, which the authenticator's logins will not exceed.
     func registrationRequest(device: DeviceRecord, client: ClientRecord, acr: String) async throws -> UAFReturnRequest {
-        let existing = try await provider.store.authenticators(instanceID: device.instanceID)
+        let existing = try await current(device)
         guard existing.count < policy.maximumPerDevice else { throw UAFHTTPError(refusal: .deviceFull(maximum: policy.maximumPerDevice)) }
         let registered = Set(existing.map(\.aaid))
         let accepted = AuthenticatorCatalog.accepted(by: client).filter { !registered.contains($0) }
@@ -54,14 +54,8 @@ struct UAFOperations: Sendable {
         transactionText: String? = nil, twoFactors: Bool = false
     ) async throws -> UAFReturnRequest {
         let accepted = Set(AuthenticatorCatalog.accepted(by: client))
-        let stamp = try await provider.store.user(id: device.userID)?.securityStamp
         var usable: [AuthenticatorRecord] = []
-        for candidate in try await provider.store.authenticators(instanceID: device.instanceID) {
-            // Registered before a new password or a lock: gone for good.
-            guard candidate.userStamp == stamp else {
-                _ = try await remove(candidate, device: device, by: .device, note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
-                continue
-            }
+        for candidate in try await current(device) {
             guard accepted.contains(candidate.aaid), candidate.cloneSuspectedAt == nil, authenticator == nil || candidate.id == authenticator?.id else { continue }
             guard !twoFactors || candidate.assertsTwoFactors else { continue }
             usable.append(candidate)
@@ -77,6 +71,21 @@ struct UAFOperations: Sendable {
             header: UAFHeader(op: .authentication, appID: appID(client), serverData: serverData), challenge: challenge, transaction: transaction,
             policy: UAFPolicy(accepted: usable.map { [UAFMatchCriteria(aaid: [$0.aaid], keyIDs: [$0.keyID])] }))
         return try envelope([request], op: .authentication)
+    }
+
+    /// The device's authenticators, after removing those registered before the user's last new
+    /// password or lock (their stamp): gone for good, so they neither log in nor hold a slot.
+    private func current(_ device: DeviceRecord) async throws -> [AuthenticatorRecord] {
+        let stamp = try await provider.store.user(id: device.userID)?.securityStamp
+        var current: [AuthenticatorRecord] = []
+        for candidate in try await provider.store.authenticators(instanceID: device.instanceID) {
+            guard candidate.userStamp == stamp else {
+                _ = try await remove(candidate, device: device, by: .device, note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
+                continue
+            }
+            current.append(candidate)
+        }
+        return current
     }
 
     private func makeServerData(
@@ -105,7 +114,7 @@ struct UAFOperations: Sendable {
         let verified = try result(UAFRegistrationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(response))
         let keyID = Data(verified.data.keyID).base64URLEncodedString()
         if try await provider.store.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
-        if try await provider.store.authenticators(instanceID: device.instanceID).contains(where: { $0.aaid == verified.kind.aaid }) {
+        if try await current(device).contains(where: { $0.aaid == verified.kind.aaid }) {
             throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
         }
         // The user as the registering login knew them: a new password or a lock since voids the request.
@@ -158,20 +167,27 @@ struct UAFOperations: Sendable {
         case .accepted: break
         case .unknown: throw UAFHTTPError(refusal: .unknownAuthenticator)
         case .regressed:
+            // Whoever answers holds this device's TLS key too: the device itself is suspect, so it is
+            // locked (its certificate, grants and tokens end), not only the authenticator.
             try await lifecycle.record("authenticator.clone_suspected", device: device, by: .device, note: authenticator.aaid)
+            try await lifecycle.revoke(
+                instanceID: device.instanceID, because: .locked, by: .device, note: "\(authenticator.aaid): its signature counter did not increase (possibly cloned)")
             throw UAFHTTPError(refusal: .cloned)
         }
         if let proof = verified.pinProof, let pinKey = authenticator.pinKey {
             try await checkPIN(proof, pinKey: pinKey, authenticator: authenticator, signedData: verified.signedData, device: device, now: now)
         }
         if let newKey = verified.newPINKey {
-            guard try await provider.store.replacePINKey(id: authenticator.id, pinKey: Data(newKey).base64URLEncodedString()) else {
+            guard let oldKey = authenticator.pinKey,
+                try await provider.store.replacePINKey(id: authenticator.id, from: oldKey, to: Data(newKey).base64URLEncodedString())
+            else {
                 throw UAFHTTPError(refusal: .unknownAuthenticator)
             }
             try await lifecycle.record("authenticator.pin_changed", device: device, by: .device, note: authenticator.aaid)
         }
         return AuthenticatedAssertion(
-            authenticator: authenticator, serverData: response.serverData, signedData: verified.signedData, deviceAttested: device.attestation != "none")
+            authenticator: authenticator, serverData: response.serverData, signedData: verified.signedData,
+            deviceAttested: AttestationResult.hardwareKeyKinds.contains(device.attestation))
     }
 
     /// Checks the PIN proof against the schedule: a right one resets the count, a wrong one is
@@ -275,12 +291,13 @@ struct AuthenticatedAssertion: Sendable {
     /// Whether the device key was attested (hardware); otherwise it may be a software key.
     let deviceAttested: Bool
 
-    /// RFC 8176 `amr` of a device login: the device key (`hwk` when attested, else `swk`), how the
-    /// user was verified (as the authenticator's AAID says: surrogate attestation cannot prove it),
-    /// and `mfa`.
+    /// RFC 8176 `amr` of a device login: the device key (`hwk` when attested as hardware, else
+    /// `swk`), how the user was verified (as the authenticator's AAID says: surrogate attestation
+    /// cannot prove it), and `mfa` only when the authenticator asserts two factors (relying parties
+    /// check `mfa` as often as `acr`).
     var amr: [String] {
         let verification = AuthenticatorCatalog.kind(authenticator.aaid)?.verification.amr ?? ["user"]
-        return [deviceAttested ? "hwk" : "swk"] + verification + ["mfa"]
+        return [deviceAttested ? "hwk" : "swk"] + verification + (authenticator.assertsTwoFactors ? ["mfa"] : [])
     }
 
     /// The login's `acr`: two factors only when the authenticator was registered after a two-factor login.

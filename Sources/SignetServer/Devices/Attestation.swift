@@ -24,6 +24,11 @@ public struct AttestationResult: Sendable, Equatable {
 
     public init(kind: String) { self.kind = kind }
 
+    /// The kinds that vouch for a hardware-held key (a device login then says `hwk`, RFC 8176):
+    /// App Attest's key lives in the Secure Enclave, an Android key attestation names its
+    /// security level. Play Integrity judges the app and device, not the key.
+    public static let hardwareKeyKinds: Set<String> = ["apple-app-attest", "android-key-attestation"]
+
     /// Nothing vouched for the key.
     public static let none = AttestationResult(kind: "none")
 }

@@ -129,6 +129,7 @@ public protocol AuthenticatorStore: Sendable {
     /// `maximumFailures` were reached or the PIN key is no longer `pinKey`; `false` then (and the
     /// proof counts for nothing).
     func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool
-    /// Replaces the PIN key (a PIN change), resetting the failures.
-    func replacePINKey(id: String, pinKey: String) async throws -> Bool
+    /// Replaces the PIN key `from` (the one the change was proved with) by `to`, resetting the
+    /// failures; `false` when the key is no longer `from` (another change came first).
+    func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool
 }

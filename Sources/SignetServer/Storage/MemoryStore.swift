@@ -271,7 +271,7 @@ extension MemoryStore {
     }
     public func recordPINFailure(id: String, pinKey: String, at now: Date, coolDowns: [TimeInterval]) -> PINFailureOutcome {
         guard var record = authenticatorRecords[id], record.pinKey == pinKey else { return .coolingDown(until: nil) }
-        if let until = record.pinBlockedUntil, until > now { return .coolingDown(until: until) }
+        if let until = record.pinBlockedUntil, until > now { return .coolingDown(until: nil) }
         record.pinFailures += 1
         let wait = record.pinFailures <= coolDowns.count ? coolDowns[record.pinFailures - 1] : 0
         record.pinBlockedUntil = wait > 0 ? now.addingTimeInterval(wait) : nil
@@ -285,9 +285,9 @@ extension MemoryStore {
         authenticatorRecords[id]?.pinBlockedUntil = nil
         return true
     }
-    public func replacePINKey(id: String, pinKey: String) -> Bool {
-        guard authenticatorRecords[id]?.pinKey != nil else { return false }
-        authenticatorRecords[id]?.pinKey = pinKey
+    public func replacePINKey(id: String, from old: String, to new: String) -> Bool {
+        guard authenticatorRecords[id]?.pinKey == old else { return false }
+        authenticatorRecords[id]?.pinKey = new
         authenticatorRecords[id]?.pinFailures = 0
         authenticatorRecords[id]?.pinBlockedUntil = nil
         return true

@@ -309,5 +309,5 @@ struct GatedStore: SignetStore {
     func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool {
         try await base.acceptPIN(id: id, pinKey: pinKey, at: now, maximumFailures: maximumFailures)
     }
-    func replacePINKey(id: String, pinKey: String) async throws -> Bool { try await base.replacePINKey(id: id, pinKey: pinKey) }
+    func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool { try await base.replacePINKey(id: id, from: old, to: new) }
 }
