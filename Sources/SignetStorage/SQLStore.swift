@@ -89,6 +89,21 @@ public final class SQLStore: Sendable {
 
     /// Closes the connections.
     public func close() async throws { try await shutdown() }
+}
+
+extension SQLStore: ReadinessStore {
+    public func unreadiness() async -> String? {
+        do {
+            let row = try await database.raw("SELECT MAX(version) AS version FROM signet_schema_migrations").first()
+            let version = try row?.decode(column: "version", as: Int64?.self) ?? 0
+            guard version == Int64(SchemaMigrations.all.count) else {
+                return "the schema is at version \(version); this build needs \(SchemaMigrations.all.count)"
+            }
+            return nil
+        } catch {
+            return "the database does not answer"
+        }
+    }
 
     // MARK: Encoding helpers
 

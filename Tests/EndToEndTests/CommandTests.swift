@@ -1,4 +1,5 @@
 import Foundation
+import SignetCore
 import SignetTesting
 import Testing
 
@@ -131,6 +132,13 @@ struct CommandTests {
         #expect(list.components(separatedBy: "\tactive\t").count == 2)
         #expect(list.components(separatedBy: "\tnext\t").count == 2)
         #expect(list.components(separatedBy: "\tretired\t").count == 2)
+    }
+
+    @Test("signet --version prints the version and nothing else")
+    func version() throws {
+        let version = try SignetCommand.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == SignetVersion.current)
     }
 
     @Test("serve seeds the demo and `signet demo` (browser, --native, --fapi) completes every step against it")

@@ -107,3 +107,14 @@ struct AuthenticatorStoreTests {
         }
     }
 }
+
+@Suite("Store readiness")
+struct StoreReadinessTests {
+    @Test("a migrated store is ready; a closed SQLite store says it does not answer", arguments: StoreBackend.available)
+    func readiness(_ backend: StoreBackend) async throws {
+        let (store, dispose) = try await backend.makeStore()
+        #expect(await store.unreadiness() == nil)
+        try await dispose()
+        if backend == .sqlite { #expect(await store.unreadiness() == "the database does not answer") }
+    }
+}

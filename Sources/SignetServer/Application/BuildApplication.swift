@@ -219,6 +219,9 @@ struct SignetRoutes: Sendable {
         router.get("/login/native/openapi.yaml") { _, _ in NativeLoginOpenAPI.response() }
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
+        let health = HealthEndpoints(provider: provider)
+        router.get("/health/live", use: health.live)
+        router.get("/health/ready", use: health.ready)
 
         // Wrong methods get 405 with Allow, not 404 (the OAuth endpoints' own come from OAuthEndpointMiddleware).
         let allowed: [(String, [HTTPRequest.Method])] = [

@@ -57,6 +57,9 @@ public actor KeyRing {
         loadedAt = now
     }
 
+    /// Whether a key to sign with is loaded (readiness).
+    public var hasActiveKey: Bool { activeKID != nil }
+
     private func refreshIfStale() async throws {
         if let loadedAt, clock.now().timeIntervalSince(loadedAt) < refreshInterval { return }
         try await reload()

@@ -293,3 +293,8 @@ extension MemoryStore {
         return true
     }
 }
+
+extension MemoryStore {
+    /// Memory is always ready.
+    public func unreadiness() -> String? { nil }
+}

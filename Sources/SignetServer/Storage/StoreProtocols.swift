@@ -176,6 +176,13 @@ public protocol ExpiryStore: Sendable {
     func purgeExpired(before: Date) async throws
 }
 
+/// Whether the store can serve (`/health/ready`).
+public protocol ReadinessStore: Sendable {
+    /// `nil` when the store answers a query and its schema is at the version this build expects;
+    /// otherwise why not, in words fit for an operator (no data). Does not throw: a failure is a reason.
+    func unreadiness() async -> String?
+}
+
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore & ReadinessStore

@@ -74,6 +74,7 @@ struct GatedStore: SignetStore {
     let base: any SignetStore = MemoryStore()
     let loginWrites = LoginWriteGate()
     let failDeviceInserts = TestSwitch()
+    let failReadiness = TestSwitch()
 
     func client(id: String) async throws -> ClientRecord? {
         return try await base.client(id: id)
@@ -310,4 +311,5 @@ struct GatedStore: SignetStore {
         try await base.acceptPIN(id: id, pinKey: pinKey, at: now, maximumFailures: maximumFailures)
     }
     func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool { try await base.replacePINKey(id: id, from: old, to: new) }
+    func unreadiness() async -> String? { failReadiness.isOn ? "scripted: the database does not answer" : await base.unreadiness() }
 }
