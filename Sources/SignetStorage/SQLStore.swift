@@ -17,10 +17,13 @@ import SignetServer
 /// milliseconds and lists as JSON text, so both dialects read the same columns.
 public final class SQLStore: Sendable {
     let database: any SQLDatabase
+    /// Whether this is the embedded SQLite store (else PostgreSQL).
+    let isSQLite: Bool
     private let shutdown: @Sendable () async throws -> Void
 
-    init(database: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+    init(database: any SQLDatabase, isSQLite: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
         self.database = database
+        self.isSQLite = isSQLite
         self.shutdown = shutdown
     }
 
@@ -31,7 +34,7 @@ public final class SQLStore: Sendable {
         try await database.raw("PRAGMA journal_mode=WAL").run()
         try await database.raw("PRAGMA busy_timeout=5000").run()
         try await database.raw("PRAGMA foreign_keys=ON").run()
-        let store = SQLStore(database: database) { try await connection.close() }
+        let store = SQLStore(database: database, isSQLite: true) { try await connection.close() }
         try await SchemaMigrations.run(on: database, lock: false)
         return store
     }
@@ -75,7 +78,7 @@ public final class SQLStore: Sendable {
             maxConnectionsPerEventLoop: max(1, maxConnections / max(1, System.coreCount)), logger: logger, on: group)
         let database = pool.database(logger: logger).sql(queryLogLevel: nil)
         let owner = PoolOwner(pool: pool)
-        return SQLStore(database: database) { try await owner.pool.shutdownAsync() }
+        return SQLStore(database: database, isSQLite: false) { try await owner.pool.shutdownAsync() }
     }
 
     /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.

@@ -1,0 +1,53 @@
+// A consistent copy of an SQLite store while the server runs, and putting one back.
+import Foundation
+import SQLKit
+import SignetCore
+import SignetServer
+
+extension SQLStore {
+    /// Writes a consistent copy of an SQLite store to `path` (SQLite's `VACUUM INTO`: one read
+    /// transaction, so the copy is the database at one instant while writers go on). PostgreSQL
+    /// stores are copied with `pg_dump`.
+    ///
+    /// - Throws: `invalidConfiguration` for PostgreSQL or when `path` exists; `storageFailure` when SQLite fails.
+    public func backup(to path: String) async throws {
+        guard isSQLite else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
+        guard !FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "\(path) exists; name a new file") }
+        do {
+            try await database.raw("VACUUM INTO \(bind: path)").run()
+        } catch {
+            throw SignetError(.storageFailure, "the backup failed: \(String(reflecting: error))")
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// Checks that `path` is a Signet SQLite store this build can open (migrating it if it is
+    /// older), then puts it at `destination`, which must not exist (or the server would be
+    /// running on it). The copy is made next to `destination` and renamed into place.
+    public static func restore(from path: String, to destination: String) async throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "no backup at \(path)") }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
+            throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
+        }
+        let staging = destination + ".restoring"
+        try? FileManager.default.removeItem(atPath: staging)
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: staging)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
+            // Opening migrates and proves it is a Signet store: its tables answer.
+            let store = try await SQLStore.sqlite(path: staging)
+            let unready = await store.unreadiness()
+            _ = try await store.listClients()
+            try await store.close()
+            if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }
+        } catch let error as SignetError {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \(String(reflecting: error))")
+        }
+    }
+}

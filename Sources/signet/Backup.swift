@@ -1,0 +1,31 @@
+// `signet backup` and `signet restore`: a consistent copy of the SQLite store, and putting one back.
+import ArgumentParser
+import Foundation
+import SignetStorage
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the SQLite store consistently, even while `signet serve` runs (PostgreSQL: use pg_dump).")
+    @OptionGroup var store: StoreOptions
+    @Option(help: "The file to write (must not exist); made readable by its owner only.") var to: String
+
+    func run() async throws {
+        let target = URL(fileURLWithPath: to).standardizedFileURL.path
+        try await store.withStore { try await $0.backup(to: target) }
+        print("Backed up \(store.databaseDescription) to \(target).")
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put a backup back as the SQLite store of --data-dir (the server stopped, no store there yet).")
+    @OptionGroup var store: StoreOptions
+    @Option(help: "The backup made by `signet backup`.") var from: String
+
+    func run() async throws {
+        guard !store.databaseLocation.hasPrefix("postgres") else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
+        try FileManager.default.createDirectory(at: store.dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: store.databaseLocation)
+        print("Restored \(from) as \(store.databaseDescription).")
+    }
+}
