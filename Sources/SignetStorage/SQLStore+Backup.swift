@@ -37,7 +37,10 @@ extension SQLStore {
             // Opening migrates and proves it is a Signet store: its tables answer.
             let store = try await SQLStore.sqlite(path: staging)
             let unready = await store.unreadiness()
-            _ = try await store.listClients()
+            do { _ = try await store.listClients() } catch {
+                try? await store.close()
+                throw error
+            }
             try await store.close()
             if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }

@@ -31,12 +31,17 @@ public final class SQLStore: Sendable {
     public static func sqlite(path: String, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         let database = connection.sql(queryLogLevel: nil)
-        try await database.raw("PRAGMA journal_mode=WAL").run()
-        try await database.raw("PRAGMA busy_timeout=5000").run()
-        try await database.raw("PRAGMA foreign_keys=ON").run()
-        let store = SQLStore(database: database, isSQLite: true) { try await connection.close() }
-        try await SchemaMigrations.run(on: database, lock: false)
-        return store
+        do {
+            try await database.raw("PRAGMA journal_mode=WAL").run()
+            try await database.raw("PRAGMA busy_timeout=5000").run()
+            try await database.raw("PRAGMA foreign_keys=ON").run()
+            try await SchemaMigrations.run(on: database, lock: false)
+        } catch {
+            // A file that is no database (or a failed migration): close before giving up.
+            try? await connection.close()
+            throw error
+        }
+        return SQLStore(database: database, isSQLite: true) { try await connection.close() }
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.

@@ -124,7 +124,10 @@ struct AuthenticatorTests {
             #expect(start.status == 201, "\(start.body)")
             let loginRequest = try TestUAFPhone.request(fromStart: start)
             let good = try await phone.assertion(loginRequest, authenticator)
-            let badServerData = try tamper(good) { $0.header.serverData = String($0.header.serverData!.dropLast()) + "A" }
+            let badServerData = try tamper(good) {
+                let sealed = $0.header.serverData!
+                $0.header.serverData = String(sealed.dropLast()) + (sealed.hasSuffix("A") ? "B" : "A")  // always a change
+            }
             #expect(try await phone.finish(badServerData).json["error"] as? String == "invalid_uaf_message")
             let badFCParams = try tamper(good) {
                 var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
