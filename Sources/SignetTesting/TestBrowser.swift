@@ -32,8 +32,15 @@ public struct TestResponse: Sendable {
 
 /// Sends requests like a browser would, keeping cookies between them.
 public final class TestBrowser: Sendable {
-    /// One client for all tests; redirects are never followed, so tests see each hop.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    /// One client for all tests; redirects are never followed, so tests see each hop. Many
+    /// connections a host and a generous wait for one: tests fire 50 requests at once, and a busy
+    /// machine must not turn waiting for a connection into a failure.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout.connect = .seconds(60)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     private let cookies = Mutex<[String: String]>([:])
     /// The TLS settings of this browser's requests (e.g. a device's client certificate); else ``defaultTLS``.
