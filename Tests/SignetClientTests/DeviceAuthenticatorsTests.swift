@@ -80,7 +80,7 @@ struct DeviceAuthenticatorsTests {
                 } catch let error as SignetClientError {
                     #expect(error.code == .wrongPIN)
                     #expect(error.attemptsLeft == left)
-                    #expect(error.isRetryable == false || error.isRetryable == true)
+                    #expect(error.isRetryable, "a wrong PIN may be tried again (with the right one)")
                 }
             }
             do {

@@ -116,8 +116,14 @@ struct AuthenticatorTests {
             let second = TestAuthenticator(aaid: "F1D0#1003")
             let text = try await phone.registrationResponse(request, second, pin: nil)
             #expect(try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)).status == 201)
+            // The same response again: its KeyID is registered now (checked before anything is spent).
             let replay = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text))
-            #expect(replay.json["error"] as? String == "uaf_request_used" || replay.json["error"] as? String == "unacceptable_authenticator", "\(replay.body)")
+            #expect(replay.status == 409)
+            #expect(replay.json["error"] as? String == "unacceptable_authenticator", "\(replay.body)")
+            // Another answer to the same request: its challenge is spent.
+            let otherAnswer = try await phone.registrationResponse(request, TestAuthenticator(aaid: "F1D0#1004"), pin: nil)
+            let reused = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(otherAnswer))
+            #expect(reused.json["error"] as? String == "uaf_request_used", "\(reused.body)")
 
             // Tampered serverData, fcParams, assertion bytes; an expired request.
             let start = try await phone.startLogin(login)
@@ -165,7 +171,7 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("the client's policy: an AAID outside it, a fourth authenticator, a KeyID twice, a tampered KRD, an unknown critical extension")
+    @Test("the client's policy: an AAID outside it, a tampered KRD, a PIN authenticator without its PIN key, a fourth authenticator")
     func registrationPolicy() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider, aaids: ["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])
@@ -179,11 +185,14 @@ struct AuthenticatorTests {
             let text = try await phone.registrationResponse(request, TestAuthenticator(aaid: "F1D0#1002"), pin: nil)
             let tamperedKRD = try tamper(text) {
                 var bytes = Array(Data(base64URLEncoded: $0.assertions[0].assertion)!)
-                bytes[12] ^= 0x01  // inside the AAID's value
+                // Inside the KeyID's value: assertion header 4, KRD header 4, AAID 13, assertion info 11,
+                // final challenge hash 36, KeyID header 4 bytes, so byte 80 is the KeyID's 9th.
+                bytes[80] ^= 0x01
                 $0.assertions[0].assertion = Data(bytes).base64URLEncodedString()
             }
             let refused = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(tamperedKRD))
-            #expect(refused.status >= 400 && refused.status < 500, "\(refused.body)")
+            #expect(refused.status == 401, "\(refused.body)")
+            #expect(refused.json["error"] as? String == "invalid_signature", "the surrogate signature covers the KRD: \(refused.body)")
             #expect(try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)).status == 201, "the refusal spent nothing")
 
             // A PIN authenticator without its PIN key is refused.
@@ -403,6 +412,12 @@ struct AuthenticatorTests {
             let stepUp = try await phone.startLogin(self.login, extra: ["acr_values": "urn:signet:loa:2"])
             #expect(stepUp.status == 409)
             #expect(stepUp.json["error"] as? String == "no_authenticator")
+            // The client's minimum raised between start and finish: the finish refuses, and says why.
+            let started = try TestUAFPhone.request(fromStart: try await phone.startLogin(self.login))
+            try await provider.admin.updateClient(id: "wallet", .init(minimumACR: .some("urn:signet:loa:2")))
+            let refused = try await phone.finish(try await phone.assertion(started, authenticator))
+            #expect(refused.status == 403)
+            #expect(refused.json["error"] as? String == "insufficient_user_authentication", "\(refused.body)")
         }
     }
 

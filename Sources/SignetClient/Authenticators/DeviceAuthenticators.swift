@@ -171,9 +171,11 @@ public struct DeviceAuthenticators: Sendable {
         switch error.serverError?.error.rawValue {
         case "wrong_pin":
             mapped.code = .wrongPIN
+            mapped.isRetryable = true
             try await updateGuard(authenticator.keyID) { $0.sync(remaining: error.attemptsLeft, coolDown: error.retryAfter.map(TimeInterval.init), now: now()) }
         case "pin_cool_down":
             mapped.code = .pinCoolingDown
+            mapped.isRetryable = true
             try await updateGuard(authenticator.keyID) { $0.sync(remaining: nil, coolDown: error.retryAfter.map(TimeInterval.init), now: now()) }
         case "pin_locked_out":
             mapped.code = .pinLockedOut

@@ -12,13 +12,13 @@ public enum PINStatus: Sendable, Equatable {
     case lockedOut
 }
 
-/// Nevis' schedule: failed attempt 1 → 0 s, 2 → 0 s, 3 → 60 s, 4 → 180 s, 5 → removed.
+/// The PIN's state under Nevis' schedule (failed attempt 1 → 0 s, 2 → 0 s, 3 → 60 s, 4 → 180 s,
+/// 5 → removed) as the provider last reported it.
 ///
-/// The app applies it before asking the provider, so a cool-down costs no round trip; the
-/// provider applies the same schedule to the PIN proofs it checks and is the authority: its
-/// answers (``sync(remaining:coolDown:now:)``) overwrite what the app counted.
+/// The provider counts and decides (the phone cannot tell a right PIN from a wrong one); the app
+/// keeps its answers (``sync(remaining:coolDown:now:)``) so that a cool-down is refused here,
+/// without a round trip, and the PIN's status can be shown.
 public struct PINGuard: Sendable, Codable, Equatable {
-    public static let coolDowns: [TimeInterval] = [0, 0, 60, 180]
     public static let maximumFailures = 5
 
     public private(set) var failures: Int = 0
@@ -36,12 +36,6 @@ public struct PINGuard: Sendable, Codable, Equatable {
     public func wait(now: Date) -> TimeInterval? {
         guard let blockedUntil, blockedUntil > now else { return nil }
         return blockedUntil.timeIntervalSince(now)
-    }
-
-    mutating func recordFailure(now: Date) {
-        failures += 1
-        let wait = failures <= Self.coolDowns.count ? Self.coolDowns[failures - 1] : 0
-        blockedUntil = wait > 0 ? now.addingTimeInterval(wait) : nil
     }
 
     mutating func reset() {

@@ -102,12 +102,6 @@ public enum UAFAttestation: Sendable, Equatable {
     case basicSurrogate(signature: [UInt8])
     /// `TAG_ATTESTATION_BASIC_FULL`: signed by an attestation key whose certificates (DER, leaf first) are given.
     case basicFull(signature: [UInt8], certificates: [[UInt8]])
-
-    public var signature: [UInt8] {
-        switch self {
-        case .basicSurrogate(let signature), .basicFull(let signature, _): return signature
-        }
-    }
 }
 
 /// `TAG_UAFV1_REG_ASSERTION`: a registration's assertion.

@@ -66,7 +66,8 @@ struct DeviceLoginEndpoint: Sendable {
         var required = authorization
         required.minimumACR = client.minimumACR
         let uafRequest = try await operations.authenticationRequest(
-            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction, twoFactors: required.requiresTwoFactors)
+            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction, twoFactors: required.requiresTwoFactors,
+            user: user)
         try await provider.store.insertLoginSession(session)
         return JSONResponse.make(DeviceLoginStart(uafRequest: uafRequest, expiresIn: Int(lifetime)), status: .created)
     }
@@ -90,12 +91,23 @@ struct DeviceLoginEndpoint: Sendable {
         case .conflict:
             throw OAuthHTTPError(.conflict, .invalidGrant, "the device login was finished by another request")
         case .abandoned(let reason, _), .refused(let reason, _):
-            switch reason {
-            case .accountChanged: throw OAuthHTTPError(.forbidden, .accessDenied, "the user was locked or changed during the login")
-            default: throw OAuthHTTPError(.forbidden, .accessDenied, "the device login cannot finish: \(reason)")
-            }
+            throw Self.error(for: reason)
         case .show:
             throw OAuthHTTPError(.badRequest, .invalidRequest, "the device login is not finished")
+        }
+    }
+
+    /// What the app is told when the flow will not finish a verified assertion.
+    static func error(for reason: LoginRefusal) -> OAuthHTTPError {
+        switch reason {
+        case .accountChanged: return OAuthHTTPError(.forbidden, .accessDenied, "the user was locked or given a new password during the login")
+        case .noSecondFactor:
+            return OAuthHTTPError(
+                .forbidden, .insufficientUserAuthentication,
+                "this login needs two factors and the authenticator was registered after a one-factor login; register it after a two-factor login")
+        case .wrongUser: return OAuthHTTPError(.forbidden, .accessDenied, "the login was started for another user or device (id_token_hint, or the device)")
+        case .wrongStep: return OAuthHTTPError(.conflict, .invalidGrant, "the device login is not waiting for an assertion; start again")
+        default: return OAuthHTTPError(.forbidden, .accessDenied, "the device login cannot finish; start again")
         }
     }
 

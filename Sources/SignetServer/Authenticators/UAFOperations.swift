@@ -7,9 +7,10 @@ import SignetCore
 /// PIN) and deregistration for a device that proved itself over mutual TLS.
 ///
 /// Order of a response's checks: the envelope (serverData, fcParams), the assertion and its
-/// signature, then the challenge is spent (one statement, so of parallel answers exactly one
-/// goes on), then the counter, then the PIN (counted only when no cool-down runs, in the same
-/// statement that checks it). Nothing is stored for a response that fails before the spend.
+/// signature, the user's security stamp, then the challenge is spent (one statement, so of
+/// parallel answers exactly one goes on), then the counter, then the PIN (counted only when no
+/// cool-down runs, in the same statement that checks it). Before the spend nothing is stored,
+/// except that an authenticator a new password or lock has ended is removed.
 struct UAFOperations: Sendable {
     let provider: Provider
     let lifecycle: DeviceLifecycle
@@ -24,15 +25,15 @@ struct UAFOperations: Sendable {
     /// A registration request for the device's user, accepting the client's AAIDs not yet registered
     /// on it; `acr` is the registering login's, which the authenticator's logins will not exceed.
     func registrationRequest(device: DeviceRecord, client: ClientRecord, acr: String) async throws -> UAFReturnRequest {
-        let existing = try await current(device)
+        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
+            throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
+        }
+        let existing = try await current(device, stamp: user.securityStamp)
         guard existing.count < policy.maximumPerDevice else { throw UAFHTTPError(refusal: .deviceFull(maximum: policy.maximumPerDevice)) }
         let registered = Set(existing.map(\.aaid))
         let accepted = AuthenticatorCatalog.accepted(by: client).filter { !registered.contains($0) }
         guard !accepted.isEmpty else {
             throw UAFHTTPError(refusal: .unacceptable("every authenticator this client accepts is registered on the device already", uafStatus: .unacceptableAuthenticator))
-        }
-        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
-            throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
         }
         let (challenge, serverData) = try makeServerData(.register, device: device) {
             $0.registrationACR = acr
@@ -49,13 +50,17 @@ struct UAFOperations: Sendable {
 
     /// An authentication request for the device's authenticators the client accepts (or only
     /// `authenticator`); with `twoFactors`, only those registered after a two-factor login.
+    /// `user` is the device's user when the caller has read it already.
     func authenticationRequest(
         device: DeviceRecord, client: ClientRecord, purpose: UAFServerData.Purpose, loginSession: String? = nil, authenticator: AuthenticatorRecord? = nil,
-        transactionText: String? = nil, twoFactors: Bool = false
+        transactionText: String? = nil, twoFactors: Bool = false, user: UserRecord? = nil
     ) async throws -> UAFReturnRequest {
         let accepted = Set(AuthenticatorCatalog.accepted(by: client))
+        let owner: UserRecord?
+        if let user { owner = user } else { owner = try await provider.store.user(id: device.userID) }
+        let stamp = owner?.securityStamp
         var usable: [AuthenticatorRecord] = []
-        for candidate in try await current(device) {
+        for candidate in try await current(device, stamp: stamp) {
             guard accepted.contains(candidate.aaid), candidate.cloneSuspectedAt == nil, authenticator == nil || candidate.id == authenticator?.id else { continue }
             guard !twoFactors || candidate.assertsTwoFactors else { continue }
             usable.append(candidate)
@@ -75,8 +80,7 @@ struct UAFOperations: Sendable {
 
     /// The device's authenticators, after removing those registered before the user's last new
     /// password or lock (their stamp): gone for good, so they neither log in nor hold a slot.
-    private func current(_ device: DeviceRecord) async throws -> [AuthenticatorRecord] {
-        let stamp = try await provider.store.user(id: device.userID)?.securityStamp
+    private func current(_ device: DeviceRecord, stamp: String?) async throws -> [AuthenticatorRecord] {
         var current: [AuthenticatorRecord] = []
         for candidate in try await provider.store.authenticators(instanceID: device.instanceID) {
             guard candidate.userStamp == stamp else {
@@ -112,15 +116,17 @@ struct UAFOperations: Sendable {
     func register(_ body: Data, device: DeviceRecord, client: ClientRecord) async throws -> AuthenticatorRecord {
         let response = try checked(body, device: device, client: client, operation: .registration, purposes: [.register])
         let verified = try result(UAFRegistrationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(response))
-        let keyID = Data(verified.data.keyID).base64URLEncodedString()
-        if try await provider.store.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
-        if try await current(device).contains(where: { $0.aaid == verified.kind.aaid }) {
-            throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
-        }
         // The user as the registering login knew them: a new password or a lock since voids the request.
         guard let user = try await provider.store.user(id: device.userID), !user.locked,
             response.serverData.userStamp == Self.stampDigest(user.securityStamp)
         else { throw UAFHTTPError(refusal: .serverData("the account changed (new password or lock) since the registration request")) }
+        // Answered before the challenge is spent, so the app may answer the request again; the
+        // store's unique indexes decide a race between two registrations (below).
+        let keyID = Data(verified.data.keyID).base64URLEncodedString()
+        if try await provider.store.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
+        if try await current(device, stamp: user.securityStamp).contains(where: { $0.aaid == verified.kind.aaid }) {
+            throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
+        }
         try await spend(response.serverData)
         let record = AuthenticatorRecord(
             id: provider.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,

@@ -110,8 +110,7 @@ struct TestUAFPhone: Sendable {
     func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws -> TestResponse {
         let start = try await startLogin(authorization)
         guard start.status == 201 else { return start }
-        let request = try JSONDecoder().decode(StartAnswer.self, from: Data(start.body.utf8)).uafRequest
-        return try await finish(try await assertion(request, authenticator, pin: pin, counter: counter))
+        return try await finish(try await assertion(try Self.request(fromStart: start), authenticator, pin: pin, counter: counter))
     }
 
     struct StartAnswer: Decodable {
