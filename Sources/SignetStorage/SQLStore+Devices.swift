@@ -145,8 +145,8 @@ extension SQLStore: AuditStore {
     public func appendAuditEvent(_ event: AuditEventRecord) async throws {
         try await database.raw(
             """
-            INSERT INTO signet_audit_events (id, at, user_id, kind, data)
-            VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.kind), \(bind: try Self.json(event)))
+            INSERT INTO signet_audit_events (id, at, user_id, client_id, kind, data)
+            VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.clientID), \(bind: event.kind), \(bind: try Self.json(event)))
             """
         ).run()
     }
@@ -154,5 +154,20 @@ extension SQLStore: AuditStore {
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {
         try await database.raw("SELECT data FROM signet_audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, seq DESC LIMIT \(bind: limit)").all()
             .compactMap { try Self.record(AuditEventRecord.self, from: $0) }
+    }
+
+    public func auditEvents(_ query: AuditQuery) async throws -> [AuditEventRecord] {
+        var sql = SQLQueryString("SELECT data FROM signet_audit_events WHERE 1 = 1")
+        if let userID = query.userID { sql.appendInterpolation(unsafeRaw: " AND user_id = "); sql.appendInterpolation(bind: userID) }
+        if let clientID = query.clientID { sql.appendInterpolation(unsafeRaw: " AND client_id = "); sql.appendInterpolation(bind: clientID) }
+        if let since = query.since { sql.appendInterpolation(unsafeRaw: " AND at >= "); sql.appendInterpolation(bind: Self.millis(since)) }
+        sql.appendInterpolation(unsafeRaw: " ORDER BY at DESC, seq DESC LIMIT ")
+        sql.appendInterpolation(bind: query.limit)
+        return try await database.raw(sql).all().compactMap { try Self.record(AuditEventRecord.self, from: $0) }
+    }
+
+    public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
+        let rows = try await database.raw("DELETE FROM signet_audit_events WHERE at < \(bind: Self.millis(cutoff)) RETURNING seq").all()
+        return rows.count
     }
 }

@@ -107,6 +107,12 @@ enum SchemaMigrations {
             "CREATE UNIQUE INDEX signet_authenticators_slot ON signet_authenticators (instance_id, slot)",
             "CREATE UNIQUE INDEX signet_authenticators_aaid ON signet_authenticators (instance_id, aaid)",
         ],
+        [
+            // The audit trail covers logins, tokens and administration too (issue 11): read by client and by time, purged by age.
+            "ALTER TABLE signet_audit_events ADD COLUMN client_id TEXT",
+            "CREATE INDEX signet_audit_events_client ON signet_audit_events (client_id, at)",
+            "CREATE INDEX signet_audit_events_at ON signet_audit_events (at)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

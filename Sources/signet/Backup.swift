@@ -11,8 +11,14 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         let target = URL(fileURLWithPath: to).standardizedFileURL.path
-        try await store.withStore { try await $0.backup(to: target) }
-        print("Backed up \(store.databaseDescription) to \(target).")
+        let location = try await store.location()
+        let opened = try await location.openStore()
+        do { try await opened.backup(to: target) } catch {
+            try? await opened.close()
+            throw error
+        }
+        try? await opened.close()
+        print("Backed up \(location.databaseDescription) to \(target).")
     }
 }
 
@@ -23,9 +29,10 @@ struct Restore: AsyncParsableCommand {
     @Option(help: "The backup made by `signet backup`.") var from: String
 
     func run() async throws {
-        guard !store.databaseLocation.hasPrefix("postgres") else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
-        try FileManager.default.createDirectory(at: store.dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: store.databaseLocation)
-        print("Restored \(from) as \(store.databaseDescription).")
+        let location = try await store.location()
+        guard !location.databaseLocation.hasPrefix("postgres") else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
+        try FileManager.default.createDirectory(at: location.dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: location.databaseLocation)
+        print("Restored \(from) as \(location.databaseDescription).")
     }
 }

@@ -166,7 +166,11 @@ struct Clients: AsyncParsableCommand {
         @Argument(help: "The client_id.") var id: String
 
         func run() async throws {
-            guard try await store.withStore({ try await $0.deleteClient(id: id) }) else { throw ValidationError("no client \(id)") }
+            do {
+                try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).removeClient(id: id) }
+            } catch let error as SignetError where error.code == .notFound {
+                throw ValidationError("no client \(id)")
+            }
             print("Removed client \(id)")
         }
     }

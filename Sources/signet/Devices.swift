@@ -16,10 +16,8 @@ struct DeviceCA: AsyncParsableCommand {
         var deviceCertificateDays: Int?
 
         func run() async throws {
-            let days = try deviceCertificateDays ?? Environment.value("DEVICE_CERTIFICATE_DAYS").map { text in
-                guard let value = Int(text), value >= 1 else { throw ValidationError("SIGNET_DEVICE_CERTIFICATE_DAYS must be a positive number") }
-                return value
-            } ?? 90
+            let settings = try await store.settings(adding: deviceCertificateDays.map { [.deviceCertificateDays: .integer($0)] } ?? [:])
+            let days = try settings.positive(.deviceCertificateDays) ?? 90
             let authorities = try await store.withStore {
                 try await DeviceAuthorities(store: $0, certificateValidity: TimeInterval(days) * 86_400).trustedRecords()
             }
@@ -75,8 +73,9 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit trail).") var reason: String
 
         func run() async throws {
+            let dataURL = try await self.store.location().dataURL
             let removed = try await store.withStore { store -> DeviceRecord? in
-                let lifecycle = try Devices.lifecycle(store, dataDirectory: self.store.dataURL)
+                let lifecycle = try Devices.lifecycle(store, dataDirectory: dataURL)
                 guard let known = try await store.device(instanceID: instanceID) else { return nil }
                 // A reactivated device lives on under its successor's id.
                 return try await lifecycle.revoke(instanceID: try await lifecycle.current(known).instanceID, because: .removed, by: .admin, note: reason)
@@ -94,8 +93,9 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit trail).") var reason: String
 
         func run() async throws {
+            let dataURL = try await self.store.location().dataURL
             let locked = try await store.withStore { store -> [DeviceRecord] in
-                let lifecycle = try Devices.lifecycle(store, dataDirectory: self.store.dataURL)
+                let lifecycle = try Devices.lifecycle(store, dataDirectory: dataURL)
                 var locked: [DeviceRecord] = []
                 if let device = try await store.device(instanceID: target) {
                     let live = try await lifecycle.current(device)

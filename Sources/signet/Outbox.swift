@@ -11,7 +11,7 @@ struct Outbox: AsyncParsableCommand {
     @Option(help: "Show only the last N messages.") var last: Int = 10
 
     func run() async throws {
-        let messages = try DevelopmentOutbox.read(dataDirectory: store.dataURL)
+        let messages = try DevelopmentOutbox.read(dataDirectory: try await store.location().dataURL)
         if messages.isEmpty { print("The outbox is empty.") }
         let formatter = ISO8601DateFormatter()
         for message in messages.suffix(max(1, last)) {

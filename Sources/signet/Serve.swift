@@ -53,11 +53,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
+    @Option(help: "Log format: json (a JSON object a line) or text (env SIGNET_LOG_FORMAT). Default text on a terminal, json otherwise")
+    var logFormat: String?
+
+    @Option(help: "Address of the admin listener: /metrics and the admin API (env SIGNET_ADMIN_HOST). Default 127.0.0.1")
+    var adminHost: String?
+
+    @Option(help: "Port of the admin listener (env SIGNET_ADMIN_PORT). Default none: no admin listener")
+    var adminPort: Int?
+
+    @Option(help: "Seconds requests in flight get to finish after SIGTERM or SIGINT (env SIGNET_SHUTDOWN_GRACE_PERIOD). Default 10")
+    var shutdownGracePeriod: Int?
+
+    @Option(help: "Days audit events are kept (env SIGNET_AUDIT_RETENTION_DAYS). Default 365")
+    var auditRetentionDays: Int?
+
     @Option(help: "Send SMS through this gateway webhook (JSON POST signed with HMAC) instead of the development outbox (env SIGNET_SMS_WEBHOOK_URL).")
     var smsWebhookURL: String?
 
-    @Option(help: "The webhook's HMAC signing secret (env SIGNET_SMS_WEBHOOK_SECRET).")
-    var smsWebhookSecret: String?
 
     @Option(
         help: "Behind a TLS-terminating proxy: the header a --trusted-proxy passes the client certificate in, URL-encoded PEM as nginx's $ssl_client_escaped_cert (env SIGNET_CLIENT_CERTIFICATE_HEADER).")
@@ -66,54 +79,51 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Days a device client certificate is valid (env SIGNET_DEVICE_CERTIFICATE_DAYS). Default 90")
     var deviceCertificateDays: Int?
 
+    /// The values given as flags to `serve` (store and provider flags included).
+    var flagValues: [SettingKey: SettingValue] {
+        var values = provider.flagValues
+        values[.host] = host.map(SettingValue.string)
+        values[.port] = port.map(SettingValue.integer)
+        values[.tlsCertificate] = tlsCertificate.map(SettingValue.string)
+        values[.tlsKey] = tlsKey.map(SettingValue.string)
+        values[.trustedProxies] = trustedProxies.isEmpty ? nil : .list(trustedProxies)
+        values[.dpopNonce] = dpopNonce ? .boolean(true) : nil
+        values[.requirePAR] = requirePAR ? .boolean(true) : nil
+        values[.forwardedHeader] = forwardedHeader.map(SettingValue.string)
+        values[.logLevel] = logLevel.map(SettingValue.string)
+        values[.logFormat] = logFormat.map(SettingValue.string)
+        values[.smsWebhookURL] = smsWebhookURL.map(SettingValue.string)
+        values[.clientCertificateHeader] = clientCertificateHeader.map(SettingValue.string)
+        values[.deviceCertificateDays] = deviceCertificateDays.map(SettingValue.integer)
+        values[.adminHost] = adminHost.map(SettingValue.string)
+        values[.adminPort] = adminPort.map(SettingValue.integer)
+        values[.shutdownGracePeriod] = shutdownGracePeriod.map(SettingValue.integer)
+        values[.auditRetentionDays] = auditRetentionDays.map(SettingValue.integer)
+        return values
+    }
+
     func run() async throws {
-        let host = host ?? Environment.value("HOST") ?? "127.0.0.1"
-        let port = try port ?? Environment.value("PORT").map { text in
-            guard let value = Int(text) else { throw ValidationError("SIGNET_PORT must be a number, got '\(text)'") }
-            return value
-        } ?? 8080
-        var configuration = try provider.configuration(host: host, port: port)
-        configuration.tlsCertificatePath = tlsCertificate ?? Environment.value("TLS_CERTIFICATE")
-        configuration.tlsKeyPath = tlsKey ?? Environment.value("TLS_KEY")
+        let settings = try await store.settings(adding: flagValues)
+        let location = StoreLocation(settings: settings)
+        var configuration = try ServeSettings.configuration(settings)
         if developmentTLS {
             guard configuration.tlsCertificatePath == nil, configuration.tlsKeyPath == nil else {
-                throw ValidationError("--dev-tls makes its own certificate: leave out --tls-certificate and --tls-key")
+                throw ValidationError("--dev-tls makes its own certificate: leave out tls.certificate and tls.key")
             }
-            guard SignetConfiguration.isLoopback(host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
-            let files = try DevelopmentTLS.prepare(dataDirectory: store.dataURL)
+            guard SignetConfiguration.isLoopback(configuration.host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
+            let files = try DevelopmentTLS.prepare(dataDirectory: location.dataURL)
             configuration.tlsCertificatePath = files.certificatePath
             configuration.tlsKeyPath = files.keyPath
-        }
-        if configuration.tlsCertificatePath != nil, provider.issuer == nil, Environment.value("ISSUER") == nil {
-            configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://")
-        }
-        configuration.trustedProxies = try trustedProxyNetworks()
-        configuration.dpopNonces = dpopNonce || Environment.isSet("DPOP_NONCE")
-        configuration.requirePushedAuthorizationRequests = requirePAR || Environment.isSet("REQUIRE_PAR")
-        let headerName = (forwardedHeader ?? Environment.value("FORWARDED_HEADER") ?? "x-forwarded-for").lowercased()
-        guard let header = ForwardedHeader(rawValue: headerName) else {
-            throw ValidationError("--forwarded-header must be x-forwarded-for or forwarded, got '\(headerName)'")
-        }
-        configuration.forwardedHeader = header
-        configuration.clientCertificateHeader = clientCertificateHeader ?? Environment.value("CLIENT_CERTIFICATE_HEADER")
-        if let days = try deviceCertificateDays ?? Environment.value("DEVICE_CERTIFICATE_DAYS").map({ text in
-            guard let value = Int(text) else { throw ValidationError("SIGNET_DEVICE_CERTIFICATE_DAYS must be a number, got '\(text)'") }
-            return value
-        }) {
-            guard (1...825).contains(days) else { throw ValidationError("--device-certificate-days must be 1–825") }
-            configuration.deviceCertificateValidity = TimeInterval(days) * 86_400
-            configuration.reactivationWindow = min(configuration.reactivationWindow, configuration.deviceCertificateValidity / 2)
+            if !settings.isSet(.issuer) { configuration.issuer = configuration.issuer.replacingOccurrences(of: "http://", with: "https://") }
         }
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
-        let levelText = logLevel ?? Environment.value("LOG_LEVEL") ?? "info"
-        guard let level = Logger.Level(rawValue: levelText) else { throw ValidationError("unknown log level '\(levelText)'") }
-        var logger = Logger(label: "signet")
-        logger.logLevel = level
+        let logging = try ServeSettings.logging(settings)
+        let logger = logging.makeLogger(label: "signet")
 
-        let store = try await self.store.openStore(logger: logger)
+        let store = try await location.openStore(logger: logger)
         do {
-            try await run(store: store, configuration: configuration, logger: logger)
+            try await run(store: store, location: location, settings: settings, configuration: configuration, logger: logger)
         } catch {
             // Whatever failed (the demo seed, TLS files, the listener), the store is closed before the error is told.
             try? await store.close()
@@ -123,8 +133,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Seeds the demo when it should, builds the application and runs it until a signal stops it.
-    private func run(store: SQLStore, configuration: SignetConfiguration, logger: Logger) async throws {
-        let admin = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
+    private func run(store: SQLStore, location: StoreLocation, settings: Settings, configuration: SignetConfiguration, logger: Logger) async throws {
+        let seeder = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
         // Demo data (a known user, clients with published keys) only where nobody else can reach
         // it: a loopback listener with a loopback issuer and no proxy in front, or --demo.
         if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }
@@ -134,45 +144,41 @@ struct Serve: AsyncParsableCommand {
         var seed: DemoSeed?
         var firstStart = false
         if demoMode {
-            if let fresh = try await DemoSeed.seedIfEmpty(admin: admin, issuer: configuration.issuer, dataDirectory: self.store.dataURL) {
+            if let fresh = try await DemoSeed.seedIfEmpty(admin: seeder, issuer: configuration.issuer, dataDirectory: location.dataURL) {
                 (seed, firstStart) = (fresh, true)
             } else {
-                seed = try? DemoSeed.load(dataDirectory: self.store.dataURL)
+                seed = try? DemoSeed.load(dataDirectory: location.dataURL)
                 // demo.json names the issuer the demo commands talk to: the one served now.
                 if var kept = seed, kept.issuer != configuration.issuer {
                     kept.issuer = configuration.issuer
-                    try kept.save(dataDirectory: self.store.dataURL)
+                    try kept.save(dataDirectory: location.dataURL)
                     seed = kept
                 }
             }
         }
-        let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, self.store.databaseDescription, self.store.dataURL, firstStart)
+        let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, location.databaseDescription, location.dataURL, firstStart)
         // SMS codes are printed only in private development, never where others could read the log.
-        let messages = try messageSender(printing: demoMode && privateDevelopment)
-        let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages) { boundPort in
+        let messages = try MessageSenders.configured(
+            webhookURL: settings.string(.smsWebhookURL), webhookSecret: settings.string(.smsWebhookSecret), dataDirectory: location.dataURL,
+            printing: demoMode && privateDevelopment)
+        let metrics = SignetMetrics()
+        let admin = try ServeSettings.adminListener(settings, publicPort: configuration.port)
+        let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages, metrics: metrics) {
+            boundPort in
             Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
         }
-        let services = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await services.run()
-    }
-}
-
-extension Serve {
-    /// `--trusted-proxy` values, or `SIGNET_TRUSTED_PROXIES` (comma or space separated).
-    func trustedProxyNetworks() throws -> [IPNetwork] {
-        let texts = trustedProxies.isEmpty
-            ? (Environment.value("TRUSTED_PROXIES") ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) : trustedProxies
-        return try texts.map { text in
-            guard let network = IPNetwork(text) else { throw ValidationError("--trusted-proxy \(text) is not an IP address or a CIDR network") }
-            return network
+        var services: [any Service] = [application]
+        if let admin {
+            services.append(
+                buildAdminApplication(metrics: metrics, store: store, host: admin.host, port: admin.port, logger: logger) { port in
+                    FileHandle.standardOutput.write(Data("  admin       http://\(admin.host):\(port)/metrics\n".utf8))
+                })
         }
-    }
-
-    /// The webhook sender when configured; otherwise the development outbox in the data folder,
-    /// which in demo mode (only) also prints each message so the demo can be followed.
-    func messageSender(printing: Bool) throws -> any MessageSender {
-        try MessageSenders.configured(webhookURL: smsWebhookURL, webhookSecret: smsWebhookSecret, dataDirectory: store.dataURL, printing: printing)
+        services.append(AuditRetentionService(store: store, retention: TimeInterval(settings.integer(.auditRetentionDays) ?? 365) * 86_400, logger: logger))
+        // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period, then close the store.
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = ServeSettings.gracePeriod(settings)
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
 }
 

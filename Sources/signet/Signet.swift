@@ -7,8 +7,8 @@ struct Signet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signet",
         abstract: "Signet: a self-hosted OpenID Connect provider for mobile apps.",
-        discussion: "Every option can also be set with an environment variable named SIGNET_<OPTION> (e.g. SIGNET_PORT, SIGNET_DATABASE).",
+        discussion: "Settings come from flags, then SIGNET_… environment variables, then a YAML or JSON file (--config or SIGNET_CONFIG); see docs/configuration.md and `signet config check`.",
         version: SignetVersion.current,
-        subcommands: [Serve.self, Demo.self, Clients.self, Users.self, Devices.self, DeviceApp.self, Authenticators.self, AuthenticatorApp.self, Keys.self, DeviceCA.self, Outbox.self, Backup.self, Restore.self, Bench.self]
+        subcommands: [Serve.self, Demo.self, Clients.self, Users.self, Devices.self, DeviceApp.self, Authenticators.self, AuthenticatorApp.self, Keys.self, DeviceCA.self, Outbox.self, Backup.self, Restore.self, Audit.self, ConfigCommand.self, Bench.self]
     )
 }

@@ -5,44 +5,44 @@ import Logging
 import SignetServer
 import SignetStorage
 
-/// Reads a setting from the environment (`SIGNET_…`).
+/// Reads a variable of the `signet` client commands' own (`SIGNET_…`), outside the server settings.
 enum Environment {
     static func value(_ name: String) -> String? {
         ProcessInfo.processInfo.environment["SIGNET_" + name].flatMap { $0.isEmpty ? nil : $0 }
     }
-
-    /// Whether the switch `SIGNET_<name>` is on (`1` or `true`).
-    static func isSet(_ name: String) -> Bool { ["1", "true"].contains(value(name)?.lowercased() ?? "") }
 }
 
-/// `--data-dir` and `--database`.
+/// `--config`, `--data-dir` and `--database`: every command that opens the store reads the same
+/// configuration as `serve` (see docs/configuration.md).
 struct StoreOptions: ParsableArguments {
+    @Option(name: .customLong("config"), help: "A YAML or JSON configuration file (env SIGNET_CONFIG); flags and SIGNET_… variables override it.")
+    var configurationFile: String?
+
     @Option(name: .customLong("data-dir"), help: "Folder for the SQLite database, demo files and keys (env SIGNET_DATA_DIR). Default ./.signet")
     var dataDirectory: String?
 
     @Option(help: "A postgres:// URL to use PostgreSQL instead of SQLite in the data folder (env SIGNET_DATABASE).")
     var database: String?
 
-    var dataURL: URL { URL(fileURLWithPath: dataDirectory ?? Environment.value("DATA_DIR") ?? ".signet") }
-
-    var databaseLocation: String { database ?? Environment.value("DATABASE") ?? dataURL.appendingPathComponent("signet.sqlite").path }
-
-    /// A description of the database for people, without any password.
-    var databaseDescription: String {
-        let location = databaseLocation
-        guard location.hasPrefix("postgres"), var components = URLComponents(string: location) else { return "SQLite \(location)" }
-        if components.password != nil { components.password = "****" }
-        return "PostgreSQL \(components.string ?? "")"
+    /// The values given as flags here.
+    var flagValues: [SettingKey: SettingValue] {
+        var values: [SettingKey: SettingValue] = [:]
+        values[.dataDirectory] = dataDirectory.map(SettingValue.string)
+        values[.database] = database.map(SettingValue.string)
+        return values
     }
+
+    /// The settings: these flags and `more`, over the environment, over the configuration file.
+    func settings(adding more: [SettingKey: SettingValue] = [:]) async throws -> Settings {
+        try await SettingsLoader(flags: flagValues.merging(more) { mine, _ in mine }, configurationPath: configurationFile).load()
+    }
+
+    /// Where the store is, from the settings.
+    func location() async throws -> StoreLocation { StoreLocation(settings: try await settings()) }
 
     /// Creates the data folder (owner-only) and opens the store.
     func openStore(logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
-        try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        do {
-            return try await SQLStore.open(databaseLocation, logger: logger)
-        } catch {
-            throw ValidationError("cannot open the database (\(databaseDescription)): \(error)")
-        }
+        try await location().openStore(logger: logger)
     }
 
     /// Runs `body` with the store open, closing it afterwards.
@@ -55,6 +55,42 @@ struct StoreOptions: ParsableArguments {
         } catch {
             try? await store.close()
             throw error
+        }
+    }
+}
+
+/// The data folder and the database the settings name.
+struct StoreLocation: Sendable {
+    let dataURL: URL
+    /// A SQLite path or a postgres:// URL (with its password: never print it; see ``databaseDescription``).
+    let databaseLocation: String
+
+    init(settings: Settings) {
+        dataURL = URL(fileURLWithPath: settings.string(.dataDirectory) ?? ".signet")
+        var location = settings.string(.database) ?? dataURL.appendingPathComponent("signet.sqlite").path
+        if let password = settings.string(.databasePassword), location.hasPrefix("postgres"), var components = URLComponents(string: location),
+            components.password == nil
+        {
+            components.password = password
+            location = components.string ?? location
+        }
+        databaseLocation = location
+    }
+
+    /// A description of the database for people, without any password.
+    var databaseDescription: String {
+        guard databaseLocation.hasPrefix("postgres"), var components = URLComponents(string: databaseLocation) else { return "SQLite \(databaseLocation)" }
+        if components.password != nil { components.password = "****" }
+        return "PostgreSQL \(components.string ?? "")"
+    }
+
+    /// Creates the data folder (owner-only) and opens the store.
+    func openStore(logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+        try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            return try await SQLStore.open(databaseLocation, logger: logger)
+        } catch {
+            throw ValidationError("cannot open the database (\(databaseDescription)): \(error)")
         }
     }
 }
@@ -73,26 +109,40 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "SMS codes sent per account in an hour, across all its logins (env SIGNET_ACCOUNT_SEND_LIMIT). Default 10")
     var accountSendLimit: Int?
 
-    func configuration(host: String = "127.0.0.1", port: Int = 8080) throws -> SignetConfiguration {
-        let cost = try passwordHashCost ?? Environment.value("PASSWORD_HASH_COST").map {
-            guard let value = Int($0) else { throw ValidationError("SIGNET_PASSWORD_HASH_COST must be a number") }
-            return value
-        } ?? 12
+    /// The values given as flags here.
+    var flagValues: [SettingKey: SettingValue] {
+        var values: [SettingKey: SettingValue] = [:]
+        values[.issuer] = issuer.map(SettingValue.string)
+        values[.passwordHashCost] = passwordHashCost.map(SettingValue.integer)
+        values[.accountWrongCodeLimit] = accountWrongCodeLimit.map(SettingValue.integer)
+        values[.accountSendLimit] = accountSendLimit.map(SettingValue.integer)
+        return values
+    }
+}
+
+extension SignetConfiguration {
+    /// The provider's settings (issuer, password hashing, SMS limits) from the loaded settings.
+    static func provider(_ settings: Settings, host: String = "127.0.0.1", port: Int = 8080) throws -> SignetConfiguration {
+        let cost = settings.integer(.passwordHashCost) ?? 12
         let displayHost = host.contains(":") ? "[\(host)]" : host
         var configuration = SignetConfiguration(
-            issuer: issuer ?? Environment.value("ISSUER") ?? "http://\(displayHost):\(port)", host: host, port: port, passwordHashCost: cost)
-        configuration.sms.maxWrongCodesPerAccount = try Self.limit(accountWrongCodeLimit, "ACCOUNT_WRONG_CODE_LIMIT") ?? configuration.sms.maxWrongCodesPerAccount
-        configuration.sms.maxSendsPerAccount = try Self.limit(accountSendLimit, "ACCOUNT_SEND_LIMIT") ?? configuration.sms.maxSendsPerAccount
+            issuer: settings.string(.issuer) ?? "http://\(displayHost):\(port)", host: host, port: port, passwordHashCost: cost)
+        configuration.sms.maxWrongCodesPerAccount = try settings.positive(.accountWrongCodeLimit) ?? configuration.sms.maxWrongCodesPerAccount
+        configuration.sms.maxSendsPerAccount = try settings.positive(.accountSendLimit) ?? configuration.sms.maxSendsPerAccount
         return configuration
     }
+}
 
-    /// A positive count from a flag or `SIGNET_<name>`.
-    static func limit(_ flag: Int?, _ name: String) throws -> Int? {
-        guard let value = try flag ?? Environment.value(name).map({ text in
-            guard let value = Int(text) else { throw ValidationError("SIGNET_\(name) must be a number, got '\(text)'") }
-            return value
-        }) else { return nil }
-        guard value >= 1 else { throw ValidationError("SIGNET_\(name) (--\(name.lowercased().replacingOccurrences(of: "_", with: "-"))) must be at least 1") }
+extension Settings {
+    /// A count that must be at least 1, with an error naming the key and its source.
+    func positive(_ key: SettingKey) throws -> Int? {
+        guard let value = integer(key) else { return nil }
+        guard value >= 1 else { throw invalid(key, "must be at least 1") }
         return value
+    }
+
+    /// An error naming the key, where its value came from, and what is wrong.
+    func invalid(_ key: SettingKey, _ problem: String) -> SettingsError {
+        SettingsError(problems: ["\(key.key) (\(entry(key)?.source.description ?? "default")): \(problem)"])
     }
 }

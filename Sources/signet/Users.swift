@@ -30,7 +30,7 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             let password = try Users.readPassword(fromStandardInput: passwordStdin, given: password)
-            let cost = try provider.configuration().passwordHashCost
+            let cost = try SignetConfiguration.provider(try await store.settings(adding: provider.flagValues)).passwordHashCost
             let user = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: cost).addUser(
                     username: username, password: password, name: name, email: email, phoneNumber: phone)
@@ -101,7 +101,7 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             let password = try Users.readPassword(fromStandardInput: passwordStdin, given: password)
-            let cost = try provider.configuration().passwordHashCost
+            let cost = try SignetConfiguration.provider(try await store.settings(adding: provider.flagValues)).passwordHashCost
             try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: cost).setPassword(username: username, password: password)
             }

@@ -1,6 +1,7 @@
 // Administration: registering clients and users with every rule checked.
 import Crypto
 import Foundation
+import Logging
 import SignetCore
 
 /// What an administrator (or the `signet` command, or a test) can do to the provider's data.
@@ -9,12 +10,18 @@ public struct SignetAdmin: Sendable {
     public let clock: SignetClock
     public let random: SecureRandom
     public let passwords: PasswordHasher
+    /// Every change is an `admin` event in the audit trail.
+    public let audit: AuditTrail
 
-    public init(store: any SignetStore, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom()) {
+    public init(
+        store: any SignetStore, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom(),
+        logger: Logger = Logger(label: "signet.admin")
+    ) {
         self.store = store
         self.clock = clock
         self.random = random
         self.passwords = PasswordHasher(cost: passwordHashCost)
+        self.audit = AuditTrail(store: store, clock: clock, random: random, logger: logger)
     }
 
     /// A client to register.
@@ -112,6 +119,7 @@ public struct SignetAdmin: Sendable {
         withAuthenticators.authenticatorAAIDs = new.authenticatorAAIDs
         try Self.checkProfile(withAuthenticators)
         try await store.insertClient(withAuthenticators)
+        try await audit.record("client.added", clientID: record.id, actor: .admin)
         return (withAuthenticators, secret)
     }
 
@@ -186,7 +194,14 @@ public struct SignetAdmin: Sendable {
         }
         try Self.checkProfile(client)
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
+        try await audit.record("client.updated", clientID: id, actor: .admin)
         return client
+    }
+
+    /// Removes a client; its grants stop working with it.
+    public func removeClient(id: String) async throws {
+        guard try await store.deleteClient(id: id) else { throw SignetError(.notFound, "no client \(id)") }
+        try await audit.record("client.removed", clientID: id, actor: .admin)
     }
 
     /// The assurance levels a client may require.
@@ -264,6 +279,37 @@ public struct SignetAdmin: Sendable {
             id: UUID().uuidString.lowercased(), username: normalized, passwordHash: try await passwords.hash(password), name: name,
             email: email, phoneNumber: phoneNumber, securityStamp: random.token(byteCount: 16), createdAt: clock.now())
         try await store.insertUser(user)
+        try await audit.record("user.added", userID: user.id, actor: .admin)
+        return user
+    }
+
+    /// What `users update` may change; `nil` leaves it, an empty string removes it.
+    public struct UserChange: Sendable, Equatable {
+        public var name: String?
+        public var email: String?
+        public var phoneNumber: String?
+        public init(name: String? = nil, email: String? = nil, phoneNumber: String? = nil) {
+            (self.name, self.email, self.phoneNumber) = (name, email, phoneNumber)
+        }
+    }
+
+    /// Changes a user's profile. A new phone number ends what was signed in with the old one
+    /// (the second factor changed), as a new password does.
+    @discardableResult
+    public func updateUser(username: String, _ change: UserChange) async throws -> UserRecord {
+        if let phone = change.phoneNumber, !phone.isEmpty, !(phone.hasPrefix("+") && phone.dropFirst().allSatisfy(\.isNumber) && (8...16).contains(phone.count)) {
+            throw SignetError(.invalidConfiguration, "a phone number is in E.164 form, e.g. +4512345678")
+        }
+        if let email = change.email, !email.isEmpty, !(email.contains("@") && email.utf8.count <= 254) {
+            throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
+        }
+        let user = try await changeUser(username) { user in
+            if let name = change.name { user.name = name.isEmpty ? nil : name }
+            if let email = change.email { user.email = email.isEmpty ? nil : email }
+            if let phone = change.phoneNumber { user.phoneNumber = phone.isEmpty ? nil : phone }
+        }
+        if change.phoneNumber != nil { try await revokeAccess(userID: user.id) }
+        try await audit.record("user.updated", userID: user.id, actor: .admin)
         return user
     }
 
@@ -273,12 +319,14 @@ public struct SignetAdmin: Sendable {
         let hash = try await passwords.hash(password)
         let user = try await changeUser(username) { $0.passwordHash = hash }
         try await revokeAccess(userID: user.id)
+        try await audit.record("user.password_set", userID: user.id, actor: .admin)
     }
 
     /// Locks or unlocks a user. Locking ends every session, grant, refresh token and remember token.
     public func setLocked(username: String, _ locked: Bool) async throws {
         let user = try await changeUser(username) { $0.locked = locked }
         if locked { try await revokeAccess(userID: user.id) }
+        try await audit.record(locked ? "user.locked" : "user.unlocked", userID: user.id, actor: .admin)
     }
 
     /// Applies `change` to the stored user with a fresh security stamp, by compare-and-swap on
@@ -300,6 +348,7 @@ public struct SignetAdmin: Sendable {
             throw SignetError(.notFound, "no user named \(username)")
         }
         try await revokeAccess(userID: user.id)
+        try await audit.record("user.removed", userID: user.id, actor: .admin)
     }
 
     /// Ends a user's browser sessions and revokes their grants (with every refresh token) and remember tokens.
@@ -312,11 +361,15 @@ public struct SignetAdmin: Sendable {
     /// Revokes every Remember-User-ID token of a user; returns how many there were.
     public func forgetDevices(username: String) async throws -> Int {
         guard let user = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
-        return try await store.deleteRememberTokens(userID: user.id)
+        let count = try await store.deleteRememberTokens(userID: user.id)
+        try await audit.record("user.remember_tokens_revoked", userID: user.id, actor: .admin)
+        return count
     }
 
     /// Rotates the signing keys (see ``KeyRotation``).
     public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
-        try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)
+        let keyID = try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)
+        try await audit.record("keys.rotated", actor: .admin, target: keyID)
+        return keyID
     }
 }

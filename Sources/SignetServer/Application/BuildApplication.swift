@@ -25,6 +25,7 @@ import SignetCore
 ///   - messageSender: delivers SMS one-time codes (``DevelopmentOutbox``, ``WebhookMessageSender``, ``MemoryOutbox``).
 ///   - attestationVerifier: judges the attestation of initial device certificates (``DevelopmentAttestationVerifier`` accepts all, as `none`).
 ///   - boundIssuer: receives the issuer once bound, when `issuerFollowsBoundPort` is set.
+///   - metrics: where requests, logins and tokens are counted (``buildAdminApplication`` serves them).
 ///   - onServerRunning: called with the bound port once the server listens.
 public func buildApplication(
     configuration: SignetConfiguration,
@@ -35,6 +36,7 @@ public func buildApplication(
     messageSender: any MessageSender,
     attestationVerifier: any AttestationVerifier = DevelopmentAttestationVerifier(),
     boundIssuer: BoundIssuer = BoundIssuer(),
+    metrics: SignetMetrics = SignetMetrics(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
@@ -44,11 +46,12 @@ public func buildApplication(
     let provider = Provider(
         configuration: configuration, store: store, keys: keys, clock: clock, random: random,
         passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, messages: messageSender,
-        otpKey: SymmetricKey(data: Data(otpKey.utf8)), csrfKey: SymmetricKey(data: Data(csrfKey.utf8)), boundIssuer: boundIssuer)
+        otpKey: SymmetricKey(data: Data(otpKey.utf8)), csrfKey: SymmetricKey(data: Data(csrfKey.utf8)), boundIssuer: boundIssuer, metrics: metrics)
     let router = Router(context: SignetRequestContext.self)
-    router.add(middleware: RequestLogMiddleware(logger: logger))
+    let forwarded = ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)
+    router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
+    router.add(middleware: RequestTelemetryMiddleware(logger: logger, metrics: metrics, forwarded: forwarded))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
-    router.add(middleware: ClientAddressMiddleware(forwarded: ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)))
     SignetRoutes(
         provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)),
         attestationVerifier: attestationVerifier
@@ -236,26 +239,6 @@ struct SignetRoutes: Sendable {
                 }
             }
         }
-    }
-}
-
-/// Logs each request's method, path (never the query: it can carry tokens), status and duration.
-struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = SignetRequestContext
-    let logger: Logger
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        let response = try await next(request, context)
-        let elapsed = ContinuousClock.now - start
-        logger.debug(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path),
-                "status": .stringConvertible(response.status.code),
-                "ms": .stringConvertible(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000),
-            ])
-        return response
     }
 }
 

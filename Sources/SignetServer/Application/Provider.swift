@@ -21,9 +21,18 @@ public struct Provider: Sendable {
     /// The key derived anti-CSRF tokens are made with (HMAC-SHA256), shared by all instances through the store.
     let csrfKey: SymmetricKey
     private let boundIssuer: BoundIssuer
+    /// Requests, logins and tokens counted for `/metrics`.
+    public let metrics: SignetMetrics
+    /// The stored audit trail (``AuditTrail``).
+    public var audit: AuditTrail { AuditTrail(store: store, clock: clock, random: random, logger: logger) }
 
-    public init(configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher, logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, csrfKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer()) {
+    public init(
+        configuration: SignetConfiguration, store: any SignetStore, keys: KeyRing, clock: SignetClock, random: SecureRandom, passwords: PasswordHasher,
+        logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, csrfKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer(),
+        metrics: SignetMetrics = SignetMetrics()
+    ) {
         self.configuration = configuration
+        self.metrics = metrics
         self.messages = messages
         self.otpKey = otpKey
         self.csrfKey = csrfKey

@@ -12,6 +12,10 @@ public struct SignetRequestContext: RequestContext {
     public let channel: any Channel
     /// The client's address as resolved through trusted proxies (``ClientAddressMiddleware``).
     public var clientAddress: String?
+    /// The request's id in logs and the `X-Request-Id` answer (``RequestTelemetryMiddleware``).
+    public var requestID: String = ""
+    /// What handlers learn about the request for its log line.
+    public let facts = RequestFacts()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -85,6 +85,12 @@ struct LoginRunner: Sendable {
     // MARK: the loop
 
     private func run(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
+        let outcome = try await advance(first, on: loaded, password: password, context: context)
+        try await observe(outcome)
+        return outcome
+    }
+
+    private func advance(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
         var current = loaded
         var event = first
         var pendingCode: String?
@@ -162,7 +168,10 @@ struct LoginRunner: Sendable {
             case .deliver:
                 sendTaken = false  // a send is spent once recorded, delivered or not
                 guard let code = pendingCode, let challenge = current.sms else { return .show(current) }
-                if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) { return .show(current) }
+                if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) {
+                    try await provider.audit.record("sms.sent", userID: current.userID, clientID: current.request.clientID, actor: .system, reason: "login_otp")
+                    return .show(current)
+                }
                 event = .deliveryFailed
             case .finish(let userID, let proof):
                 // A right code is not a wrong one: its use of the daily budget is given back.
@@ -195,8 +204,10 @@ struct LoginRunner: Sendable {
             body: OneTimeCodes.message(code: code, clientName: clientName, issuer: provider.issuer), purpose: "login_otp", createdAt: provider.now())
         do {
             try await provider.messages.send(message)
+            provider.metrics.sms("sent")
             return true
         } catch {
+            provider.metrics.sms("failed")
             provider.logger.warning("SMS delivery failed", metadata: ["event": "sms.failed", "error": .string(String(describing: error))])
             return false
         }

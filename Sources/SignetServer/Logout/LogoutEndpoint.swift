@@ -80,7 +80,7 @@ struct LogoutEndpoint: Sendable {
         // forget_user=true also revokes this browser's Remember-User-ID token.
         let forget = parameters["forget_user"] == "true"
         if forget, let token = request.cookies[sessions.name(.remember)]?.value { try await RememberTokens(provider: provider).revoke(token) }
-        if session != nil { provider.logger.info("signed out", metadata: ["event": "logout"]) }
+        if let session { try await provider.audit.record("logout", userID: session.userID, clientID: clientID, actor: .user) }
         var response: Response
         if let returnTo {
             response = Response(status: request.method == .post ? .seeOther : .found, headers: [.location: returnTo])

@@ -205,6 +205,16 @@ public actor MemoryStore: SignetStore {
     public func deviceCAs() -> [DeviceCARecord] { deviceAuthorities.sorted { $0.createdAt > $1.createdAt } }
 
     public func appendAuditEvent(_ event: AuditEventRecord) { auditEvents.append(event) }
+    public func auditEvents(_ query: AuditQuery) -> [AuditEventRecord] {
+        Array(auditEvents.enumerated().filter { query.matches($0.element) }.sorted { ($0.element.at, $0.offset) > ($1.element.at, $1.offset) }.map(\.element).prefix(query.limit))
+    }
+
+    public func purgeAuditEvents(before cutoff: Date) -> Int {
+        let before = auditEvents.count
+        auditEvents.removeAll { $0.at < cutoff }
+        return before - auditEvents.count
+    }
+
     public func auditEvents(userID: String, limit: Int) -> [AuditEventRecord] {
         // Newest first; events of the same moment latest first, as written.
         Array(auditEvents.reversed().filter { $0.userID == userID }.enumerated().sorted { ($0.element.at, -$0.offset) > ($1.element.at, -$1.offset) }.map(\.element).prefix(limit))

@@ -161,6 +161,10 @@ public protocol AuditStore: Sendable {
     func appendAuditEvent(_ event: AuditEventRecord) async throws
     /// A user's events, newest first, at most `limit`.
     func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord]
+    /// The events `query` selects, newest first.
+    func auditEvents(_ query: AuditQuery) async throws -> [AuditEventRecord]
+    /// Removes the events older than `cutoff` (the retention setting); how many went.
+    func purgeAuditEvents(before cutoff: Date) async throws -> Int
 }
 
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).

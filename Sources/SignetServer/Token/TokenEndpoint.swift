@@ -11,6 +11,15 @@ struct TokenEndpoint: Sendable {
     let devices: DeviceIdentification
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
+        do {
+            return try await answer(request, context: context)
+        } catch let error as OAuthHTTPError {
+            provider.metrics.tokenError(error.error.error.rawValue)
+            throw error
+        }
+    }
+
+    private func answer(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
         // resource may be repeated (RFC 8707 §2); nothing else may.
         if let duplicated = parameters.duplicatedNames.first(where: { $0 != OAuthParameter.resource }) {
@@ -24,6 +33,7 @@ struct TokenEndpoint: Sendable {
         // client's assertion, so a request sent again with a server nonce has spent nothing.
         let proof = try await dpop.proof(of: request, at: endpoint)
         let client = try await authenticator.authenticate(request, parameters: parameters, endpoints: [endpoint])
+        context.facts.clientID = client.id
         try FAPI2Profile.checkProof(proof, client: client)
         guard let grantType = parameters[OAuthParameter.grantType], !grantType.isEmpty else {
             throw OAuthHTTPError.invalidRequest("grant_type is missing")
@@ -101,8 +111,9 @@ struct TokenEndpoint: Sendable {
         let user = try await liveUser(grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
-        return try await provider.tokenMinter.mint(
+        let tokens = try await provider.tokenMinter.mint(
             grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences)
+        return try await issued(tokens, grantType: "authorization_code", client: client, userID: user.id, grantID: grant.id)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
@@ -162,9 +173,20 @@ struct TokenEndpoint: Sendable {
         let user = try await liveUser(grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
-        return try await provider.tokenMinter.mint(
+        let tokens = try await provider.tokenMinter.mint(
             grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences,
             newRefreshToken: client.rotatesRefreshTokens)
+        return try await issued(tokens, grantType: "refresh_token", client: client, userID: user.id, grantID: grant.id)
+    }
+
+    /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
+    private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws -> TokenResponse {
+        provider.metrics.issued("access_token", grantType: grantType, clientID: client.id)
+        if tokens.idToken != nil { provider.metrics.issued("id_token", grantType: grantType, clientID: client.id) }
+        if tokens.refreshToken != nil { provider.metrics.issued("refresh_token", grantType: grantType, clientID: client.id) }
+        try await provider.audit.record(
+            grantType == "refresh_token" ? "token.refreshed" : "token.issued", userID: userID, clientID: client.id, actor: .client, target: grantID)
+        return tokens
     }
 
     /// A grant tied to a device needs that device's current certificate (RFC 8705 §3); the
