@@ -191,6 +191,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "SignetServer", "SignetTesting", "SignetCore", "SignetClient",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

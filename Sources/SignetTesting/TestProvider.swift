@@ -15,6 +15,8 @@ public struct TestProvider: Sendable {
     public let configuration: SignetConfiguration
     /// Every SMS the provider sent.
     public let outbox: MemoryOutbox
+    /// What the provider counted (render with ``SignetMetrics/exposition()``).
+    public let metrics: SignetMetrics
 
     /// `issuer + path`.
     public func url(_ path: String) -> String { issuer + path }
@@ -27,6 +29,8 @@ public struct TestProvider: Sendable {
 ///   - tls: serve https with a certificate made for the test (and so mutual TLS for devices);
 ///     ``TestBrowser``s made inside `body` trust it.
 ///   - attestationVerifier: judges initial certificates' attestations.
+///   - logger: the provider's logger (default: critical only, or `SIGNET_TEST_LOG_LEVEL`).
+///   - metrics: where the provider counts.
 ///   - configure: adjusts the configuration (defaults: bcrypt cost 4 for speed).
 public func withTestProvider<Result: Sendable>(
     store: (any SignetStore)? = nil,
@@ -34,6 +38,8 @@ public func withTestProvider<Result: Sendable>(
     outbox: MemoryOutbox = MemoryOutbox(),
     tls: Bool = false,
     attestationVerifier: any AttestationVerifier = DevelopmentAttestationVerifier(),
+    logger: Logger? = nil,
+    metrics: SignetMetrics = SignetMetrics(),
     configure: (inout SignetConfiguration) -> Void = { _ in },
     _ body: (TestProvider) async throws -> Result
 ) async throws -> Result {
@@ -49,19 +55,20 @@ public func withTestProvider<Result: Sendable>(
     configure(&configuration)
     let clientTLS = try TestTLS.client()
     let store = store ?? MemoryStore()
-    var logger = Logger(label: "signet.test")
-    logger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+    var defaultLogger = Logger(label: "signet.test")
+    defaultLogger.logLevel = ProcessInfo.processInfo.environment["SIGNET_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+    let logger = logger ?? defaultLogger
     let bound = BoundIssuer()
     return try await withRunningService("the test provider", logger: logger) { listening in
         try await buildApplication(
             configuration: configuration, store: store, clock: clock.signetClock, logger: logger, messageSender: outbox,
-            attestationVerifier: attestationVerifier, boundIssuer: bound, onServerRunning: listening)
+            attestationVerifier: attestationVerifier, boundIssuer: bound, metrics: metrics, onServerRunning: listening)
     } _: { _ in
         guard let issuer = bound.value else { throw SignetError(.transportFailure, "the test provider did not learn its issuer") }
         configuration.issuer = issuer
         let provider = TestProvider(
             issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
-            configuration: configuration, outbox: outbox)
+            configuration: configuration, outbox: outbox, metrics: metrics)
         return try await TestBrowser.$defaultTLS.withValue(clientTLS) { try await body(provider) }
     }
 }

@@ -134,7 +134,7 @@ struct Serve: AsyncParsableCommand {
 
     /// Seeds the demo when it should, builds the application and runs it until a signal stops it.
     private func run(store: SQLStore, location: StoreLocation, settings: Settings, configuration: SignetConfiguration, logger: Logger) async throws {
-        let seeder = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost)
+        let seeder = SignetAdmin(store: store, passwordHashCost: configuration.passwordHashCost, logger: logger)
         // Demo data (a known user, clients with published keys) only where nobody else can reach
         // it: a loopback listener with a loopback issuer and no proxy in front, or --demo.
         if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }

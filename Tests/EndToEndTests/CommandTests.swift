@@ -22,9 +22,10 @@ struct SignetCommand {
     }
 
     /// Runs `signet arguments…` to completion.
-    static func run(_ arguments: [String], input: String? = nil) throws -> Output {
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = executable
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         process.arguments = arguments
         let out = Pipe(), err = Pipe(), inPipe = Pipe()
         process.standardOutput = out

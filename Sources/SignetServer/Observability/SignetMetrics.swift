@@ -51,7 +51,7 @@ public final class SignetMetrics: Sendable {
     }
 
     /// An authorization code or token issued: `kind` is `code`, `access_token`, `id_token` or `refresh_token`.
-    func issued(_ kind: String, grantType: String, clientID: String) {
+    public func issued(_ kind: String, grantType: String, clientID: String) {
         counter("signet_issued_total", [("kind", kind), ("grant_type", grantType), ("client_id", clientLabel(clientID))]).increment()
     }
 

@@ -15,7 +15,10 @@ struct ConfigCommand: AsyncParsableCommand {
             let settings: Settings
             do {
                 settings = try await serve.store.settings(adding: serve.flagValues)
-                _ = try ServeSettings.configuration(settings)
+                let configuration = try ServeSettings.configuration(settings)
+                // The same checks serve makes before it listens (TLS or proxies off loopback, the issuer).
+                let problems = configuration.problems()
+                guard problems.isEmpty else { throw SettingsError(problems: problems) }
                 _ = try ServeSettings.logging(settings)
                 _ = try ServeSettings.adminListener(settings, publicPort: settings.integer(.port) ?? 8080)
             } catch let error as SettingsError {

@@ -286,6 +286,8 @@ struct GatedStore: SignetStore {
     }
     func appendAuditEvent(_ event: AuditEventRecord) async throws { try await base.appendAuditEvent(event) }
     func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] { try await base.auditEvents(userID: userID, limit: limit) }
+    func auditEvents(_ query: AuditQuery) async throws -> [AuditEventRecord] { try await base.auditEvents(query) }
+    func purgeAuditEvents(before cutoff: Date) async throws -> Int { try await base.purgeAuditEvents(before: cutoff) }
     func insertDeviceCA(_ authority: DeviceCARecord) async throws { try await base.insertDeviceCA(authority) }
     func deviceCAs() async throws -> [DeviceCARecord] { try await base.deviceCAs() }
 

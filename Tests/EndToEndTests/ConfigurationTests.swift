@@ -1,0 +1,188 @@
+// One configuration: flags over SIGNET_ variables over a YAML or JSON file, checked once.
+import Foundation
+import SignetTesting
+import Testing
+
+@testable import signet
+
+@Suite("Configuration: sources, precedence, errors and secrets")
+struct ConfigurationTests {
+    /// Writes `text` to a new file and returns its path.
+    func file(_ text: String, named name: String = "signet.yaml") throws -> String {
+        let path = try SignetCommand.dataFolder() + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("flags win over the environment, which wins over the file; each value names its source")
+    func precedence() async throws {
+        let path = try file("port: 9001\nhost: 127.0.0.2\nissuer: http://127.0.0.1:9001\nlog:\n  level: debug\nadmin:\n  port: 9100\n")
+        let settings = try await SettingsLoader(
+            flags: [.port: .integer(9003)], configurationPath: path, environment: ["SIGNET_PORT": "9002", "SIGNET_HOST": "127.0.0.3"]
+        ).load()
+        #expect(settings.integer(.port) == 9003)
+        #expect(settings.entry(.port)?.source == .flag("--port"))
+        #expect(settings.string(.host) == "127.0.0.3")
+        #expect(settings.entry(.host)?.source == .environment("SIGNET_HOST"))
+        #expect(settings.string(.logLevel) == "debug")
+        #expect(settings.entry(.logLevel)?.source == .file(path: path, key: "log.level"))
+        #expect(settings.integer(.adminPort) == 9100)
+        #expect(!settings.isSet(.tlsCertificate))
+        let report = settings.report()
+        #expect(report.contains("[flag --port]"))
+        #expect(report.contains("[environment SIGNET_HOST]"))
+        #expect(report.contains("[\(path): log.level]"))
+        #expect(report.contains("[default]"))
+    }
+
+    @Test("JSON files work as YAML ones; lists, booleans and numbers are typed")
+    func jsonAndTypes() async throws {
+        let path = try file(#"{"trustedProxies": ["10.0.0.0/8", "192.168.1.1"], "dpopNonce": true, "passwordHashCost": 10, "tls": {"certificate": "/c.pem"}}"#, named: "signet.json")
+        let settings = try await SettingsLoader(configurationPath: path, environment: [:]).load()
+        #expect(settings.list(.trustedProxies) == ["10.0.0.0/8", "192.168.1.1"])
+        #expect(settings.boolean(.dpopNonce) == true)
+        #expect(settings.integer(.passwordHashCost) == 10)
+        #expect(settings.string(.tlsCertificate) == "/c.pem")
+        let variables = try await SettingsLoader(environment: ["SIGNET_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2", "SIGNET_REQUIRE_PAR": "1"]).load()
+        #expect(variables.list(.trustedProxies) == ["10.0.0.1", "10.0.0.2"])
+        #expect(variables.boolean(.requirePAR) == true)
+    }
+
+    @Test("every documented variable reaches its key through swift-configuration's environment provider")
+    func everyVariable() async throws {
+        for key in SettingKey.accepted {
+            let value: String = switch key.kind {
+            case .integer: "7"
+            case .boolean: "true"
+            default: "/some/value"
+            }
+            var environment = [key.environmentName: value]
+            if key.key.hasSuffix("File") {
+                let secret = try file("s3cret-value\n", named: "secret")
+                environment[key.environmentName] = secret
+            }
+            let settings = try await SettingsLoader(environment: environment).load()
+            if key.key.hasSuffix("File") {
+                let base = try #require(SettingKey.all.first { $0.fileKey == key })
+                #expect(settings.string(base) == "s3cret-value", "\(key.environmentName)")
+            } else {
+                #expect(settings.entry(key)?.source == .environment(key.environmentName), "\(key.environmentName) did not reach \(key.key)")
+            }
+        }
+    }
+
+    @Test("an unknown key, a typo or an unknown variable is an error naming it, its source and the likely key")
+    func unknownKeys() async throws {
+        let path = try file("port: 9000\ntls:\n  certficate: /x.pem\nadmn:\n  port: 1\n")
+        let error = await #expect(throws: SettingsError.self) { try await SettingsLoader(configurationPath: path, environment: [:]).load() }
+        let problems = try #require(error?.problems)
+        #expect(problems.contains("\(path): unknown key 'tls.certficate'; did you mean 'tls.certificate'?"))
+        #expect(problems.contains { $0.hasPrefix("\(path): unknown key 'admn.port'") })
+        let variable = await #expect(throws: SettingsError.self) { try await SettingsLoader(environment: ["SIGNET_PROT": "1"]).load() }
+        #expect(variable?.problems == ["SIGNET_PROT (environment): no such setting; did you mean 'SIGNET_PORT'?"])
+        // The test scripts' own variables are not settings and not errors.
+        _ = try await SettingsLoader(environment: ["SIGNET_TEST_DATABASE": "x", "SIGNET_PG_PORT": "1"]).load()
+        let missing = await #expect(throws: SettingsError.self) { try await SettingsLoader(configurationPath: "/no/such/signet.yaml", environment: [:]).load() }
+        #expect(missing?.problems == ["/no/such/signet.yaml: no such configuration file"])
+    }
+
+    @Test("a bad value names the key and where it came from")
+    func badValues() async throws {
+        let fromVariable = await #expect(throws: SettingsError.self) { try await SettingsLoader(environment: ["SIGNET_PORT": "eighty"]).load() }
+        #expect(fromVariable?.problems == ["port (environment SIGNET_PORT): not a valid integer"])
+        let path = try file("passwordHashCost: twelve\n")
+        let fromFile = await #expect(throws: SettingsError.self) { try await SettingsLoader(configurationPath: path, environment: [:]).load() }
+        #expect(fromFile?.problems == ["passwordHashCost (\(path): passwordHashCost): not a valid integer"])
+        let settings = try await SettingsLoader(environment: ["SIGNET_PORT": "70000", "SIGNET_LOG_FORMAT": "xml"]).load()
+        #expect(throws: SettingsError.self) { try ServeSettings.configuration(settings) }
+        #expect(throws: SettingsError.self) { try ServeSettings.logging(settings) }
+        let admin = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "8080", "SIGNET_ADMIN_TOKEN": "short"]).load()
+        let clash = #expect(throws: SettingsError.self) { try ServeSettings.adminListener(admin, publicPort: 8080) }
+        #expect(clash?.problems == ["admin.port (environment SIGNET_ADMIN_PORT): must not be the public port 8080"])
+    }
+
+    @Test("secrets come from files, never twice, and are redacted")
+    func secrets() async throws {
+        let secretPath = try file("a-webhook-secret-of-some-length\n", named: "webhook-secret")
+        let path = try file("sms:\n  webhookUrl: https://sms.example.com/hook\n  webhookSecretFile: \(secretPath)\n")
+        let settings = try await SettingsLoader(configurationPath: path, environment: ["SIGNET_DATABASE": "postgres://u:pw-in-url@db/signet"]).load()
+        #expect(settings.string(.smsWebhookSecret) == "a-webhook-secret-of-some-length")
+        #expect(settings.entry(.smsWebhookSecret)?.source == .secretFile(path: secretPath, via: "sms.webhookSecretFile"))
+        let report = settings.report()
+        #expect(!report.contains("a-webhook-secret-of-some-length"))
+        #expect(!report.contains("pw-in-url"))
+        #expect(report.contains("<redacted>"))
+        let twice = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(configurationPath: path, environment: ["SIGNET_SMS_WEBHOOK_SECRET": "another-secret-value"]).load()
+        }
+        #expect(twice?.problems.first?.hasPrefix("sms.webhookSecret is given twice") == true)
+        let unreadable = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(environment: ["SIGNET_ADMIN_TOKEN_FILE": "/no/such/token"]).load()
+        }
+        #expect(unreadable?.problems == ["admin.token (environment SIGNET_ADMIN_TOKEN_FILE): cannot read /no/such/token"])
+        // A database password from its own setting joins a URL without one.
+        let joined = try await SettingsLoader(environment: ["SIGNET_DATABASE": "postgres://signet@db:5432/signet", "SIGNET_DATABASE_PASSWORD": "pa55"]).load()
+        let location = StoreLocation(settings: joined)
+        #expect(location.databaseLocation == "postgres://signet:pa55@db:5432/signet")
+        #expect(location.databaseDescription == "PostgreSQL postgres://signet:****@db:5432/signet")
+    }
+
+    @Test("signet config check prints sources with secrets redacted and exits 1 on an error; serve stops on a typo")
+    func commands() throws {
+        let data = try SignetCommand.dataFolder()
+        let secret = try file("admin-token-0123456789-0123456789-abcdef\n", named: "admin-token")
+        let good = try file("port: 9123\ndataDir: \(data)\nadmin:\n  port: 9124\n  tokenFile: \(secret)\n")
+        let checked = try SignetCommand.run(["config", "check", "--config", good], environment: ["SIGNET_LOG_LEVEL": "debug"])
+        #expect(checked.status == 0, "\(checked.all)")
+        #expect(checked.stdout.contains("port                     9123   [\(good): port]"))
+        #expect(checked.stdout.contains("log.level                debug   [environment SIGNET_LOG_LEVEL]"))
+        #expect(checked.stdout.contains("admin.token              <redacted>   [file \(secret) (from admin.tokenFile)]"))
+        #expect(!checked.all.contains("admin-token-0123456789"))
+
+        let typo = try file("port: 9123\ndataDir: \(data)\nadmin:\n  prot: 9124\n")
+        let refused = try SignetCommand.run(["config", "check", "--config", typo])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("unknown key 'admin.prot'; did you mean 'admin.port'?"))
+        let serve = try SignetCommand.run(["serve", "--config", typo])
+        #expect(serve.status != 0)
+        #expect(serve.stderr.contains("unknown key 'admin.prot'"))
+        #expect(!serve.stdout.contains("is listening"))
+        // config check makes serve's own checks: plain http off loopback is refused there too.
+        let open = try SignetCommand.run(["config", "check", "--host", "0.0.0.0", "--issuer", "http://id.example.com"])
+        #expect(open.status != 0)
+    }
+
+    @Test("serve --config signet.yaml runs with the file's settings and its admin listener")
+    func serveWithFile() async throws {
+        let data = try SignetCommand.dataFolder()
+        let port = try FreePort.find(), adminPort = try FreePort.find()
+        let path = try file("port: \(port)\ndataDir: \(data)\npasswordHashCost: 4\nlog:\n  format: json\nadmin:\n  port: \(adminPort)\n")
+        let server = Process()
+        server.executableURL = SignetCommand.executable
+        server.arguments = ["serve", "--config", path]
+        let errors = Pipe()
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = errors
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        var ready: TestResponse?
+        for _ in 0..<150 {
+            ready = try? await TestBrowser().get("http://127.0.0.1:\(port)/health/ready")
+            if ready?.status == 200 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(ready?.status == 200)
+        let requestID = try #require(ready?.header("X-Request-Id"))
+        let metrics = try await TestBrowser().get("http://127.0.0.1:\(adminPort)/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains(#"signet_http_requests_total{route="/health/ready",method="GET",status="200"}"#))
+        #expect(try await TestBrowser().get("http://127.0.0.1:\(port)/metrics").status == 404)
+        server.terminate()
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let line = try #require(log.split(separator: "\n").first { $0.contains(requestID) })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["route"] as? String == "/health/ready")
+    }
+}
