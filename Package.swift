@@ -86,7 +86,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
-            resources: [.copy("NativeLogin/native-login.openapi.yaml")],
+            resources: [.copy("NativeLogin/native-login.openapi.yaml"), .copy("Admin/admin.openapi.yaml")],
             swiftSettings: strict
         ),
         .target(

@@ -44,10 +44,10 @@ struct Authenticators: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let dataURL = try await self.store.location().dataURL
+            let settings = try await self.store.settings()
             let removed = try await store.withStore { store -> [AuthenticatorRecord] in
                 let user = try await Devices.user(username, in: store)
-                let lifecycle = try Devices.lifecycle(store, dataDirectory: dataURL)
+                let lifecycle = try Devices.lifecycle(store, settings: settings)
                 let chosen = try await store.authenticators(userID: user.id).filter { all || $0.keyID == keyID }
                 guard !chosen.isEmpty else { throw ValidationError("\(username) has no such authenticator") }
                 var removed: [AuthenticatorRecord] = []

@@ -6,7 +6,7 @@ import SignetServer
 
 struct Clients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Remove.self, Keygen.self])
+        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Show.self, Remove.self, Import.self, Export.self, Keygen.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -147,9 +147,11 @@ struct Clients: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the registered clients.")
         @OptionGroup var store: StoreOptions
+        @Option(help: "text, or json (RFC 7591 client metadata).") var output: OutputFormat = .text
 
         func run() async throws {
             let clients = try await store.withStore { try await $0.listClients() }
+            if output == .json { return try OutputFormat.printJSON(clients.map(ClientMetadata.init)) }
             if clients.isEmpty { print("No clients.") }
             for client in clients {
                 let apiScopes = client.allowedScopes.filter { !AuthorizationRequestValidator.supportedScopes.contains($0) }
@@ -172,6 +174,67 @@ struct Clients: AsyncParsableCommand {
                 throw ValidationError("no client \(id)")
             }
             print("Removed client \(id)")
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one client's registration as RFC 7591 client metadata (JSON).")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The client_id.") var id: String
+
+        func run() async throws {
+            guard let client = try await store.withStore({ try await $0.client(id: id) }) else { throw ValidationError("no client \(id)") }
+            try OutputFormat.printJSON(ClientMetadata(client))
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every client as RFC 7591 client metadata (a JSON array, no secrets), to keep clients as code.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The file to write, or - for standard output.") var file: String
+
+        func run() async throws {
+            let clients = try await store.withStore { try await $0.listClients() }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(clients.map(ClientMetadata.init))
+            if file == "-" {
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            } else {
+                try data.write(to: URL(fileURLWithPath: file), options: .withoutOverwriting)
+                print("Exported \(clients.count) clients to \(file)")
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register or replace clients from RFC 7591 client metadata (a JSON array, as `export` writes).",
+            discussion: "Every client is checked before any is written: one bad entry changes nothing. New clients with a secret method print their secret once.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The file to read, or - for standard input.") var file: String
+
+        func run() async throws {
+            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            let clients: [SignetAdmin.NewClient]
+            do {
+                let list = try ClientMetadata.decodeList(data)
+                clients = try list.enumerated().map { index, metadata in
+                    do { return try metadata.newClient() } catch let error as ClientMetadataError {
+                        throw ClientMetadataError(error: error.error, description: "entry \(index + 1) (\(metadata.clientID ?? "no client_id")): \(error.description)")
+                    }
+                }
+                guard Set(clients.map(\.id)).count == clients.count else { throw ValidationError("a client_id appears twice in \(file)") }
+            } catch let error as ClientMetadataError {
+                throw ValidationError("\(error.error): \(error.description); nothing was imported")
+            }
+            let results = try await store.withStore { store in
+                try await ClientImport(admin: SignetAdmin(store: store, passwordHashCost: 4)).apply(clients)
+            }
+            for result in results {
+                print("\(result.replaced ? "replaced" : "added")\t\(result.id)" + (result.secret.map { "\tclient_secret \($0) (shown once)" } ?? ""))
+            }
         }
     }
 }

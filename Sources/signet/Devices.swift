@@ -73,9 +73,9 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit trail).") var reason: String
 
         func run() async throws {
-            let dataURL = try await self.store.location().dataURL
+            let settings = try await self.store.settings()
             let removed = try await store.withStore { store -> DeviceRecord? in
-                let lifecycle = try Devices.lifecycle(store, dataDirectory: dataURL)
+                let lifecycle = try Devices.lifecycle(store, settings: settings)
                 guard let known = try await store.device(instanceID: instanceID) else { return nil }
                 // A reactivated device lives on under its successor's id.
                 return try await lifecycle.revoke(instanceID: try await lifecycle.current(known).instanceID, because: .removed, by: .admin, note: reason)
@@ -93,9 +93,9 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit trail).") var reason: String
 
         func run() async throws {
-            let dataURL = try await self.store.location().dataURL
+            let settings = try await self.store.settings()
             let locked = try await store.withStore { store -> [DeviceRecord] in
-                let lifecycle = try Devices.lifecycle(store, dataDirectory: dataURL)
+                let lifecycle = try Devices.lifecycle(store, settings: settings)
                 var locked: [DeviceRecord] = []
                 if let device = try await store.device(instanceID: target) {
                     let live = try await lifecycle.current(device)
@@ -125,8 +125,10 @@ struct Devices: AsyncParsableCommand {
         @Option(help: "At most this many.") var limit = 100
 
         func run() async throws {
+            // The device and authenticator events of the one audit trail (`signet audit` shows all of it).
             let events = try await store.withStore { store in
-                try await store.auditEvents(userID: try await Devices.user(username, in: store).id, limit: max(1, min(limit, 10_000)))
+                try await store.auditEvents(AuditQuery(userID: try await Devices.user(username, in: store).id, limit: 10_000))
+                    .filter { $0.kind.hasPrefix("device.") || $0.kind.hasPrefix("authenticator.") }.prefix(max(1, min(limit, 10_000)))
             }
             if events.isEmpty { print("No events.") }
             let formatter = ISO8601DateFormatter()
@@ -142,11 +144,13 @@ struct Devices: AsyncParsableCommand {
     }
 
     /// Revocations from the command: the user is told through the configured sender (webhook, else the development outbox).
-    static func lifecycle(_ store: some SignetStore, dataDirectory: URL) throws -> DeviceLifecycle {
+    static func lifecycle(_ store: some SignetStore, settings: Settings) throws -> DeviceLifecycle {
         var logger = Logger(label: "signet.devices")
         logger.logLevel = .warning
         return DeviceLifecycle(
             store: store, clock: .system, random: SecureRandom(), logger: logger,
-            messages: try MessageSenders.configured(webhookURL: nil, webhookSecret: nil, dataDirectory: dataDirectory, printing: false))
+            messages: try MessageSenders.configured(
+                webhookURL: settings.string(.smsWebhookURL), webhookSecret: settings.string(.smsWebhookSecret),
+                dataDirectory: StoreLocation(settings: settings).dataURL, printing: false))
     }
 }

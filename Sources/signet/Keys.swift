@@ -9,9 +9,13 @@ struct Keys: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List signing keys: next (published), active (signing), retired (published until its tokens expire).")
         @OptionGroup var store: StoreOptions
+        @Option(help: "text or json.") var output: OutputFormat = .text
 
         func run() async throws {
             let keys = try await store.withStore { try await $0.signingKeys() }
+            if output == .json {
+                return try OutputFormat.printJSON(keys.map(KeyView.init))
+            }
             if keys.isEmpty { print("No keys yet: they are created on the first `signet serve`.") }
             let formatter = ISO8601DateFormatter()
             for key in keys {

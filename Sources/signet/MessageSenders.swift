@@ -4,15 +4,15 @@ import Foundation
 import SignetServer
 
 enum MessageSenders {
-    /// The webhook sender when a URL is given (flag or `SIGNET_SMS_WEBHOOK_URL`); otherwise the
-    /// development outbox in the data folder, which prints each message only when `printing`.
+    /// The webhook sender when a URL is configured (`sms.webhookUrl`); otherwise the development
+    /// outbox in the data folder, which prints each message only when `printing`.
     static func configured(webhookURL: String?, webhookSecret: String?, dataDirectory: URL, printing: Bool) throws -> any MessageSender {
-        if let url = webhookURL ?? Environment.value("SMS_WEBHOOK_URL") {
-            guard let secret = webhookSecret ?? Environment.value("SMS_WEBHOOK_SECRET"), secret.utf8.count >= 16 else {
-                throw ValidationError("--sms-webhook-url needs --sms-webhook-secret (at least 16 characters)")
+        if let url = webhookURL {
+            guard let secret = webhookSecret, secret.utf8.count >= 16 else {
+                throw ValidationError("sms.webhookUrl needs sms.webhookSecret (SIGNET_SMS_WEBHOOK_SECRET or its _FILE; at least 16 characters)")
             }
             guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || SignetConfiguration.isLoopback(host) else {
-                throw ValidationError("--sms-webhook-url must be https (http only on loopback)")
+                throw ValidationError("sms.webhookUrl must be https (http only on loopback)")
             }
             return WebhookMessageSender(url: url, secret: secret)
         }

@@ -108,7 +108,7 @@ struct Serve: AsyncParsableCommand {
         var configuration = try ServeSettings.configuration(settings)
         if developmentTLS {
             guard configuration.tlsCertificatePath == nil, configuration.tlsKeyPath == nil else {
-                throw ValidationError("--dev-tls makes its own certificate: leave out tls.certificate and tls.key")
+                throw ValidationError("--dev-tls makes its own certificate: leave out --tls-certificate and --tls-key (tls.certificate, tls.key)")
             }
             guard SignetConfiguration.isLoopback(configuration.host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
             let files = try DevelopmentTLS.prepare(dataDirectory: location.dataURL)
@@ -170,7 +170,10 @@ struct Serve: AsyncParsableCommand {
         var services: [any Service] = [application]
         if let admin {
             services.append(
-                buildAdminApplication(metrics: metrics, store: store, host: admin.host, port: admin.port, logger: logger) { port in
+                buildAdminApplication(
+                    metrics: metrics, api: settings.string(.adminToken).map { AdminAPIAccess(admin: seeder, configuration: configuration, token: $0) },
+                    host: admin.host, port: admin.port, logger: logger
+                ) { port in
                     FileHandle.standardOutput.write(Data("  admin       http://\(admin.host):\(port)/metrics\n".utf8))
                 })
         }

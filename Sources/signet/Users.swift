@@ -6,7 +6,7 @@ import SignetServer
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add, list, remove, lock and unlock users, and set passwords.", subcommands: [Add.self, List.self, Remove.self, SetPassword.self, Lock.self, Unlock.self, ForgetDevices.self])
+        abstract: "Add, list, remove, lock and unlock users, and set passwords.", subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, SetPassword.self, Lock.self, Unlock.self, ForgetDevices.self])
 
     /// The password from --password-stdin, or a prompt-free error.
     static func readPassword(fromStandardInput: Bool, given: String?) throws -> String {
@@ -42,9 +42,11 @@ struct Users: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users.")
         @OptionGroup var store: StoreOptions
+        @Option(help: "text or json.") var output: OutputFormat = .text
 
         func run() async throws {
             let users = try await store.withStore { try await $0.listUsers() }
+            if output == .json { return try OutputFormat.printJSON(users.map(UserView.init)) }
             if users.isEmpty { print("No users.") }
             for user in users { print("\(user.username)\t\(user.id)\t\(user.name ?? "")\t\(user.email ?? "")") }
         }
@@ -122,4 +124,48 @@ struct Users: AsyncParsableCommand {
             print("Revoked \(count) remember token\(count == 1 ? "" : "s") of \(username)")
         }
     }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a user (never the password hash).")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+        @Option(help: "text or json.") var output: OutputFormat = .text
+
+        func run() async throws {
+            guard let user = try await store.withStore({ try await $0.user(username: username.lowercased()) }) else { throw ValidationError("no user \(username)") }
+            let view = UserView(user)
+            switch output {
+            case .json: try OutputFormat.printJSON(view)
+            case .text:
+                print("username  \(view.username)\nid        \(view.id)\nname      \(view.name ?? "")\nemail     \(view.email ?? "")")
+                print("phone     \(view.phoneNumber ?? "")\nlocked    \(view.locked)\ncreated   \(ISO8601DateFormatter().string(from: view.createdAt))")
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a user's name, email or phone (an empty value removes it). A new phone ends their sessions and grants.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The username.") var username: String
+        @Option(help: "Full name.") var name: String?
+        @Option(help: "Email address.") var email: String?
+        @Option(help: "Verified phone number (E.164).") var phone: String?
+
+        func validate() throws {
+            guard name != nil || email != nil || phone != nil else { throw ValidationError("give --name, --email or --phone") }
+        }
+
+        func run() async throws {
+            do {
+                _ = try await store.withStore { store in
+                    try await SignetAdmin(store: store, passwordHashCost: 4).updateUser(username: username, .init(name: name, email: email, phoneNumber: phone))
+                }
+            } catch let error as SignetError where error.code == .notFound || error.code == .invalidConfiguration {
+                throw ValidationError(error.reason)
+            }
+            print("Updated \(username)")
+        }
+    }
+
 }

@@ -61,7 +61,7 @@ struct CommandTests {
         #expect(lone.all.contains("--tls-certificate and --tls-key go together"))
         let badPort = try SignetCommand.run(["serve", "--data-dir", data, "--port", "99999"])
         #expect(badPort.status != 0)
-        #expect(badPort.all.contains("port must be 0–65535"))
+        #expect(badPort.all.contains("port (flag --port): must be 0–65535"))
         let noSends = try SignetCommand.run(["serve", "--data-dir", data, "--account-send-limit", "0"])
         #expect(noSends.status != 0)
         #expect(noSends.all.contains("--account-send-limit"))

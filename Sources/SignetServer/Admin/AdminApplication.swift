@@ -1,14 +1,27 @@
-// The admin listener: metrics (and health) on an address of its own, never the public port.
+// The admin listener: metrics, health and the admin API on an address of its own, never the public port.
 import Hummingbird
 import Logging
 import NIOCore
 
-/// Builds the admin listener: `GET /metrics` in Prometheus format and the health checks.
+/// What the admin API needs: the admin, the provider's settings (for key rotation) and the bearer token.
+public struct AdminAPIAccess: Sendable {
+    public let admin: SignetAdmin
+    public let configuration: SignetConfiguration
+    /// The admin token (`admin.token`), compared in constant time.
+    public let token: String
+
+    public init(admin: SignetAdmin, configuration: SignetConfiguration, token: String) {
+        (self.admin, self.configuration, self.token) = (admin, configuration, token)
+    }
+}
+
+/// Builds the admin listener: `GET /metrics` in Prometheus format, `/health/live`, and — when
+/// `api` is given — the admin API under `/admin/` (docs in `/admin/openapi.yaml`).
 ///
-/// It listens on its own address (loopback by default), so the public port never serves metrics;
-/// what it shows carries no user ids, secrets or raw paths (``SignetMetrics``).
+/// It listens on its own address (loopback by default), so the public port never serves metrics
+/// or administration; the metrics carry no user ids, secrets or raw paths (``SignetMetrics``).
 public func buildAdminApplication(
-    metrics: SignetMetrics, store: any SignetStore, keys: KeyRing? = nil, host: String, port: Int, logger: Logger,
+    metrics: SignetMetrics, api: AdminAPIAccess? = nil, host: String, port: Int, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = Router()
@@ -18,6 +31,7 @@ public func buildAdminApplication(
             body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
     }
     router.get("/health/live") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "live"))) }
+    if let api { AdminAPI(admin: api.admin, configuration: api.configuration).register(on: router, token: api.token) }
     return Application(
         router: router,
         configuration: .init(address: .hostname(host, port: port), serverName: nil),

@@ -25,7 +25,7 @@ public struct SignetAdmin: Sendable {
     }
 
     /// A client to register.
-    public struct NewClient: Sendable {
+    public struct NewClient: Sendable, Equatable {
         public var id: String
         public var name: String
         public var authMethod: ClientRecord.AuthMethod
@@ -73,6 +73,34 @@ public struct SignetAdmin: Sendable {
 
     /// Registers a client after checking it; returns the record and, for the secret methods, the secret (shown once).
     public func addClient(_ new: NewClient) async throws -> (ClientRecord, secret: String?) {
+        var secret: String?
+        if new.authMethod.usesSecret { secret = random.token() }
+        let record = try Self.checkedRecord(new, secretHash: secret.map(SecretDigest.hex), createdAt: clock.now())
+        try await store.insertClient(record)
+        try await audit.record("client.added", clientID: record.id, actor: .admin)
+        return (record, secret)
+    }
+
+    /// Replaces a registered client's whole registration (RFC 7592 §2.2), checked as a new one is.
+    /// The secret stays while the method keeps using one; a change to a secret method makes a new
+    /// one (returned, shown once); a change away from one drops it.
+    public func replaceClient(_ new: NewClient) async throws -> (ClientRecord, secret: String?) {
+        guard let stored = try await store.client(id: new.id) else { throw SignetError(.notFound, "no client \(new.id)") }
+        var secret: String?
+        var secretHash = stored.secretHash
+        if new.authMethod.usesSecret, !stored.authMethod.usesSecret || secretHash == nil {
+            secret = random.token()
+            secretHash = secret.map(SecretDigest.hex)
+        }
+        if !new.authMethod.usesSecret { secretHash = nil }
+        let record = try Self.checkedRecord(new, secretHash: secretHash, createdAt: stored.createdAt)
+        guard try await store.replaceClient(record) else { throw SignetError(.notFound, "no client \(new.id)") }
+        try await audit.record("client.updated", clientID: record.id, actor: .admin)
+        return (record, secret)
+    }
+
+    /// Checks a registration against every rule and builds its record.
+    static func checkedRecord(_ new: NewClient, secretHash: String?, createdAt: Date) throws -> ClientRecord {
         guard !new.id.isEmpty, new.id.utf8.count <= 128, new.id.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw SignetError(.invalidConfiguration, "a client id is 1–128 printable ASCII characters without spaces")
         }
@@ -104,23 +132,19 @@ public struct SignetAdmin: Sendable {
                 throw SignetError(.invalidConfiguration, "app launch URL \(url) must be an https URL without a fragment")
             }
         }
-        var secret: String?
-        if new.authMethod == .clientSecretBasic || new.authMethod == .clientSecretPost { secret = random.token() }
         let record = ClientRecord(
-            id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secret.map(SecretDigest.hex),
+            id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secretHash,
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
             jwksURI: new.jwksURI, allowedScopes: Self.openIDScopes + new.apiScopes, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
-            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: clock.now())
+            appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: createdAt)
         try Self.checkFacetIDs(new.facetIDs)
         try Self.checkAAIDs(new.authenticatorAAIDs)
         var withAuthenticators = record
         withAuthenticators.facetIDs = new.facetIDs
         withAuthenticators.authenticatorAAIDs = new.authenticatorAAIDs
         try Self.checkProfile(withAuthenticators)
-        try await store.insertClient(withAuthenticators)
-        try await audit.record("client.added", clientID: record.id, actor: .admin)
-        return (withAuthenticators, secret)
+        return withAuthenticators
     }
 
     /// What `clients update` may change; `nil` leaves a setting as it is.

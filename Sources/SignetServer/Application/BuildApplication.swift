@@ -219,7 +219,7 @@ struct SignetRoutes: Sendable {
         router.post("/login/native/password", use: native.password)
         router.post("/login/native/sms_code", use: native.smsCode)
         router.post("/login/native/sms_code/resend", use: native.resendCode)
-        router.get("/login/native/openapi.yaml") { _, _ in NativeLoginOpenAPI.response() }
+        router.get("/login/native/openapi.yaml") { _, _ in OpenAPIDocument.nativeLogin.response() }
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
         let health = HealthEndpoints(provider: provider)

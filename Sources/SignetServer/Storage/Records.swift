@@ -10,6 +10,9 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         case clientSecretBasic = "client_secret_basic"
         case clientSecretPost = "client_secret_post"
         case privateKeyJWT = "private_key_jwt"
+
+        /// Whether the client authenticates with a shared secret.
+        public var usesSecret: Bool { self == .clientSecretBasic || self == .clientSecretPost }
     }
 
     /// client_id

@@ -72,7 +72,7 @@ struct ObservabilityTests {
             #expect(publicMetrics.status == 404)
 
             let text = try await withRunningService("the admin listener", logger: Logger(label: "test")) { listening in
-                buildAdminApplication(metrics: provider.metrics, store: provider.store, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
+                buildAdminApplication(metrics: provider.metrics, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
             } _: { port in
                 let answer = try await TestBrowser().get("http://127.0.0.1:\(port)/metrics")
                 #expect(answer.status == 200)
