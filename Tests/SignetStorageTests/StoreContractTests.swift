@@ -128,6 +128,27 @@ struct StoreContractTests {
         }
     }
 
+    @Test("audit events: filtered by user, client and time, newest first, limited; purged by age", arguments: StoreBackend.available)
+    func auditEvents(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let user = "user-\(UUID().uuidString)", client = "client-\(UUID().uuidString)"
+            for (offset, kind, userID, clientID) in [
+                (0.0, "login.failed", user, client), (10, "login.succeeded", user, client), (20, "client.updated", nil, client), (30, "user.locked", user, nil),
+            ] as [(TimeInterval, String, String?, String?)] {
+                try await store.appendAuditEvent(
+                    AuditEventRecord(
+                        id: UUID().uuidString, at: now.addingTimeInterval(offset), kind: kind, userID: userID, clientID: clientID, actor: "user", target: nil,
+                        reason: nil))
+            }
+            #expect(try await store.auditEvents(AuditQuery(userID: user)).map(\.kind) == ["user.locked", "login.succeeded", "login.failed"])
+            #expect(try await store.auditEvents(AuditQuery(clientID: client)).map(\.kind) == ["client.updated", "login.succeeded", "login.failed"])
+            #expect(try await store.auditEvents(AuditQuery(userID: user, clientID: client, limit: 1)).map(\.kind) == ["login.succeeded"])
+            #expect(try await store.auditEvents(AuditQuery(clientID: client, since: now.addingTimeInterval(10))).map(\.kind) == ["client.updated", "login.succeeded"])
+            #expect(try await store.purgeAuditEvents(before: now.addingTimeInterval(15)) >= 2)
+            #expect(try await store.auditEvents(AuditQuery(clientID: client)).map(\.kind) == ["client.updated"])
+        }
+    }
+
     @Test("a code is redeemed once; later attempts see a replay; unknown codes are unknown", arguments: StoreBackend.available)
     func codeRedemption(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -8,14 +8,13 @@ import SignetCore
 /// to brute-force than another. Names are counted whether or not an account exists,
 /// so the answers never reveal which names exist.
 ///
-/// Both limits are reserved *before* the password is checked, atomically in the store
-/// (so they hold across instances), and count failures, not traffic:
-/// - the **account** is charged one attempt up front, given back by a right password;
-/// - the **address** (IPv6 grouped by /64, see ``ClientAddress``) holds an in-flight slot while
-///   the check runs; its failures plus the checks in flight may not exceed the free failures,
-///   so a burst of guesses against many names from one address cannot all run. A burst of
-///   legitimate sign-ins from one address is never refused for that: it waits (briefly) for a
-///   slot, and only failures make anyone pause.
+/// Both limits, the **account** name and the **address** (IPv6 grouped by /64, see
+/// ``ClientAddress``), count failures, not traffic, atomically in the store (so they hold across
+/// instances). Each check holds an in-flight slot of both while the password is checked; the
+/// failures plus the checks in flight may not exceed the free failures, so a burst of guesses
+/// cannot all run before the first is counted. A burst of legitimate sign-ins — one user on two
+/// devices, a load test on one account, many people behind one address — is never refused for
+/// that: it waits (briefly) for a slot, and only failures make anyone pause.
 public struct LoginThrottle: Sendable {
     let store: any ThrottleStore
     let policy: ThrottlePolicy
@@ -28,6 +27,7 @@ public struct LoginThrottle: Sendable {
     }
 
     static func accountKey(_ username: String) -> String { "account:" + SecretDigest.hex(username.lowercased()) }
+    static func accountInFlightKey(_ username: String) -> String { "account-checking:" + SecretDigest.hex(username.lowercased()) }
     static func addressKey(_ address: String) -> String { "address:" + ClientAddress.throttleGroup(address) }
     static func inFlightKey(_ address: String) -> String { "address-checking:" + ClientAddress.throttleGroup(address) }
 
@@ -38,77 +38,70 @@ public struct LoginThrottle: Sendable {
     }
 
     /// Decides whether an attempt for this name from this address may check a password, and
-    /// reserves it. Every `.allowed` must be followed by ``recordFailure(username:address:)`` or
-    /// ``recordSuccess(username:address:)``.
+    /// reserves a slot of each. Every `.allowed` must be followed by
+    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
     public func reserve(username: String, address: String) async throws -> Decision {
-        if case .paused(let seconds) = try await reserveAddress(address) { return .paused(seconds: seconds) }
-        let decision = try await reserveAccount(username)
-        if decision != .allowed { try await store.releaseAttempt(key: Self.inFlightKey(address)) }
+        let deadline = ContinuousClock.now.advanced(by: Self.slotWait)
+        let address = Limit(failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress)
+        if case .paused(let seconds) = try await reserveSlot(address, until: deadline) { return .paused(seconds: seconds) }
+        let account = Limit(failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount)
+        let decision = try await reserveSlot(account, until: deadline)
+        if decision != .allowed { try await store.releaseAttempt(key: address.inFlight) }
         return decision
     }
 
-    /// After a wrong password: charges the address (the account was charged by ``reserve(username:address:)``).
+    /// After a wrong password: charges the address and the name, then frees their slots (in that
+    /// order, so failures and slots together never count fewer checks than ran).
     public func recordFailure(username: String, address: String) async throws {
         let now = clock.now()
         _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
+        _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
         try await store.releaseAttempt(key: Self.inFlightKey(address))
+        try await store.releaseAttempt(key: Self.accountInFlightKey(username))
     }
 
-    /// After a right password: clears the name's count and frees the address's slot.
+    /// After a right password: clears the name's count and frees both slots.
     public func recordSuccess(username: String, address: String) async throws {
         try await store.resetThrottle(key: Self.accountKey(username))
         try await store.releaseAttempt(key: Self.inFlightKey(address))
+        try await store.releaseAttempt(key: Self.accountInFlightKey(username))
     }
-
-    // MARK: address
 
     /// How long a request waits for an in-flight slot before it is answered with a short pause.
     static let slotWait: Duration = .seconds(10)
 
-    private func reserveAddress(_ address: String) async throws -> Decision {
-        let failuresKey = Self.addressKey(address), inFlightKey = Self.inFlightKey(address)
-        let deadline = ContinuousClock.now.advanced(by: Self.slotWait)
+    /// A limit's keys in the store: its failures, its checks in flight, and its free failures.
+    struct Limit {
+        let failures: String
+        let inFlight: String
+        let free: Int
+    }
+
+    /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
+    /// failures, only after the pause and one check at a time. Without room, waits for a slot
+    /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
+    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> Decision {
         while true {
             let now = clock.now()
             // Take a slot first, then read the failures: a check that finishes meanwhile records its
             // failure before it frees its slot, so failures + slots never count fewer than run.
             // A slot whose holder crashed is forgotten after a minute without new reservations.
-            let inFlight = try await store.recordFailure(key: inFlightKey, at: now, resetBefore: now.addingTimeInterval(-60))
-            let failures = try await store.throttle(key: failuresKey).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
-            if let failures, failures.failures >= policy.freeFailuresPerAddress {
+            let inFlight = try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-60))
+            let failures = try await store.throttle(key: limit.failures).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
+            if let failures, failures.failures >= limit.free {
                 // Past the free failures: pauses, and after each pause one more check at a time.
-                let wait = self.wait(after: failures, free: policy.freeFailuresPerAddress, now: now)
+                let wait = self.wait(after: failures, free: limit.free, now: now)
                 if wait > 0 {
-                    try await store.releaseAttempt(key: inFlightKey)
+                    try await store.releaseAttempt(key: limit.inFlight)
                     return .paused(seconds: wait)
                 }
             }
-            let allowance = max(1, policy.freeFailuresPerAddress - (failures?.failures ?? 0))
+            let allowance = max(1, limit.free - (failures?.failures ?? 0))
             if inFlight.failures <= allowance { return .allowed }
-            try await store.releaseAttempt(key: inFlightKey)
+            try await store.releaseAttempt(key: limit.inFlight)
             guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }
-    }
-
-    // MARK: account
-
-    /// Counts the account's attempt atomically: within the free attempts every caller proceeds;
-    /// past them only the first caller after the pause has elapsed proceeds, and concurrent ones
-    /// are paused (and not counted).
-    private func reserveAccount(_ username: String) async throws -> Decision {
-        let now = clock.now()
-        let resetBefore = now.addingTimeInterval(-policy.window)
-        let accountKey = Self.accountKey(username)
-        let before = try await store.throttle(key: accountKey).flatMap { $0.lastFailureAt < resetBefore ? nil : $0 }
-        let accountWait = wait(after: before, free: policy.freeFailuresPerAccount, now: now)
-        if accountWait > 0 { return .paused(seconds: accountWait) }
-        let counted = try await store.recordFailure(key: accountKey, at: now, resetBefore: resetBefore)
-        if counted.failures > policy.freeFailuresPerAccount, counted.failures != (before?.failures ?? 0) + 1 {
-            try await store.releaseAttempt(key: accountKey)
-            return .paused(seconds: max(1, policy.pause(afterFailures: counted.failures - 1, free: policy.freeFailuresPerAccount)))
-        }
-        return .allowed
     }
 
     private func wait(after record: ThrottleRecord?, free: Int, now: Date) -> TimeInterval {

@@ -1,7 +1,7 @@
 // Limits that hold when requests race: count before check, per-address slots, per-account budgets.
 import Foundation
 import SignetCore
-import SignetServer
+@testable import SignetServer
 import SignetTesting
 import Testing
 
@@ -144,6 +144,35 @@ struct ParallelLimitTests {
             }
             #expect(outcomes.count == 30)
             #expect(outcomes.allSatisfy { $0 == "finished" }, "\(outcomes)")
+        }
+    }
+
+    @Test("one account signing in 20 times at once (two devices, a load test) is never paused; parallel guesses against it still stop at the free failures")
+    func oneAccountInParallel() async throws {
+        try await withTestProvider { provider in
+            _ = try await Fixture.make(provider)
+            let app = NativeApp(provider)
+            let signIn: @Sendable (String) async throws -> String? = { password in
+                let started = try await app.start()
+                let handle = try #require(started.json["login_session"] as? String)
+                _ = try await app.step("scenario", handle, ["scenario": "s_mobile_authn_un_pwd"])
+                let done = try await app.step("username_password", handle, ["username": "alice", "password": password])
+                return done.json["next_step"] as? String ?? done.oauthError
+            }
+            let right = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<20 { group.addTask { try await signIn(Fixture.password) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(right.count == 20)
+            #expect(right.allSatisfy { $0 == "finished" }, "\(right)")
+            // 20 parallel wrong guesses: at most the 5 free failures are checked, the rest pause.
+            _ = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<20 { group.addTask { try await signIn("wrong guess") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let counted = try #require(try await provider.store.throttle(key: LoginThrottle.accountKey("alice")))
+            #expect(counted.failures <= provider.configuration.throttle.freeFailuresPerAccount)
+            #expect(counted.failures >= 1)
         }
     }
 
