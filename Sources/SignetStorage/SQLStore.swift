@@ -27,12 +27,21 @@ public final class SQLStore: Sendable {
         self.shutdown = shutdown
     }
 
+    /// How SQLite commits: `normal` (WAL without an fsync per commit; the default) or `full`
+    /// (an fsync per commit). With `normal` an application crash loses nothing; a power loss or OS
+    /// crash may lose the last commits (codes redeemed, refresh tokens rotated a moment before),
+    /// never corrupt the file. docs/operations.md weighs the choice.
+    public enum Synchronous: String, Sendable, CaseIterable {
+        case normal, full
+    }
+
     /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
-    public static func sqlite(path: String, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func sqlite(path: String, synchronous: Synchronous = .normal, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         let database = connection.sql(queryLogLevel: nil)
         do {
             try await database.raw("PRAGMA journal_mode=WAL").run()
+            try await database.raw(SQLQueryString("PRAGMA synchronous=\(unsafeRaw: synchronous.rawValue.uppercased())")).run()
             try await database.raw("PRAGMA busy_timeout=5000").run()
             try await database.raw("PRAGMA foreign_keys=ON").run()
             try await SchemaMigrations.run(on: database, lock: false)
@@ -87,12 +96,12 @@ public final class SQLStore: Sendable {
     }
 
     /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.
-    public static func open(_ location: String, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func open(_ location: String, synchronous: Synchronous = .normal, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             return try await postgres(url: location, logger: logger)
         }
         let path = location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
-        return try await sqlite(path: path, logger: logger)
+        return try await sqlite(path: path, synchronous: synchronous, logger: logger)
     }
 
     /// Closes the connections.

@@ -81,6 +81,19 @@ struct Bench: AsyncParsableCommand {
             print(result.row("native login (API, password) + token", level))
         }
         for level in concurrency {
+            // Enough codes for the row at 3 000 requests/s; a worker that runs out stops early.
+            let perWorker = Int(seconds * 3_000) / level + 1
+            let queues = try await PreparedCodes.make(
+                location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
+                redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                guard let code = queues[worker].next() else { throw CancellationError() }
+                return try await backend.exchangeCode(code, pending: queues[worker].pending).accessToken
+            }
+            totalErrors += result.errors
+            print(result.row("token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level))
+        }
+        for level in concurrency {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
@@ -191,6 +204,7 @@ struct Bench: AsyncParsableCommand {
                             let elapsed = ContinuousClock.now - begin
                             latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                         } catch {
+                            if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
                             errors += 1
                         }
                     }

@@ -53,6 +53,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
+    @Option(help: "SQLite commits: normal (no fsync per commit) or full (env SIGNET_SQLITE_SYNCHRONOUS). Default normal")
+    var sqliteSynchronous: String?
+
     @Option(help: "Log format: json (a JSON object a line) or text (env SIGNET_LOG_FORMAT). Default text on a terminal, json otherwise")
     var logFormat: String?
 
@@ -91,6 +94,7 @@ struct Serve: AsyncParsableCommand {
         values[.requirePAR] = requirePAR ? .boolean(true) : nil
         values[.forwardedHeader] = forwardedHeader.map(SettingValue.string)
         values[.logLevel] = logLevel.map(SettingValue.string)
+        values[.sqliteSynchronous] = sqliteSynchronous.map(SettingValue.string)
         values[.logFormat] = logFormat.map(SettingValue.string)
         values[.smsWebhookURL] = smsWebhookURL.map(SettingValue.string)
         values[.clientCertificateHeader] = clientCertificateHeader.map(SettingValue.string)

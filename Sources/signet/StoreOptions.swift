@@ -64,8 +64,11 @@ struct StoreLocation: Sendable {
     let dataURL: URL
     /// A SQLite path or a postgres:// URL (with its password: never print it; see ``databaseDescription``).
     let databaseLocation: String
+    /// `sqlite.synchronous`, checked.
+    let synchronous: SQLStore.Synchronous?
 
     init(settings: Settings) {
+        synchronous = SQLStore.Synchronous(rawValue: (settings.string(.sqliteSynchronous) ?? "normal").lowercased())
         dataURL = URL(fileURLWithPath: settings.string(.dataDirectory) ?? ".signet")
         var location = settings.string(.database) ?? dataURL.appendingPathComponent("signet.sqlite").path
         if let password = settings.string(.databasePassword), location.hasPrefix("postgres"), var components = URLComponents(string: location),
@@ -87,8 +90,9 @@ struct StoreLocation: Sendable {
     /// Creates the data folder (owner-only) and opens the store.
     func openStore(logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard let synchronous else { throw ValidationError("sqlite.synchronous must be normal or full") }
         do {
-            return try await SQLStore.open(databaseLocation, logger: logger)
+            return try await SQLStore.open(databaseLocation, synchronous: synchronous, logger: logger)
         } catch {
             throw ValidationError("cannot open the database (\(databaseDescription)): \(error)")
         }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Synchronization
+import W3CTraceContext
 
 /// What a handler learns about a request that its log line should carry (the client, once
 /// authenticated or named). A reference, because the context reaches handlers by value.
@@ -54,6 +55,11 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
             "client_address": .string(context.sourceAddress),
         ]
         if let clientID = context.facts.clientID { metadata["client_id"] = .string(clientID) }
+        // W3C Trace Context: a caller's trace continues in the log line (and in spans, when a tracer is bootstrapped).
+        if let header = request.headers[.traceparent], let trace = try? TraceContext(traceParentHeaderValue: header) {
+            metadata["trace_id"] = .string(trace.traceID.description)
+            metadata["parent_span_id"] = .string(trace.spanID.description)
+        }
         logger.info("request", metadata: metadata)
         return response
     }
@@ -82,4 +88,15 @@ extension String {
 
 extension HTTPField.Name {
     static let xRequestID = Self("X-Request-Id")!
+    static let traceparent = Self("traceparent")!
+}
+
+extension RequestTelemetryMiddleware {
+    /// The query parameters a span never records: everything OAuth, OpenID Connect, DPoP or the
+    /// native login sends that is a credential, a one-time value or names a person.
+    static let redactedQueryParameters: Set<String> = [
+        "code", "state", "nonce", "code_challenge", "code_verifier", "request", "request_uri", "id_token_hint", "login_hint",
+        "access_token", "refresh_token", "token", "client_secret", "client_assertion", "assertion", "username", "password", "serial",
+        "login_session", "sms_code", "session_state", "iss", "dpop_jkt", "ui_locales", "claims", "remember_token",
+    ]
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetServer
+import SignetStorage
 
 enum ServeSettings {
     /// The provider's configuration from the settings; every bad value names its key and source.
@@ -34,6 +35,9 @@ enum ServeSettings {
         }
         if let cost = settings.integer(.passwordHashCost), !(4...31).contains(cost) {
             throw settings.invalid(.passwordHashCost, "must be 4–31")
+        }
+        if let mode = settings.string(.sqliteSynchronous), SQLStore.Synchronous(rawValue: mode.lowercased()) == nil {
+            throw settings.invalid(.sqliteSynchronous, "must be normal or full, not '\(mode)'")
         }
         if let grace = settings.integer(.shutdownGracePeriod), !(0...3600).contains(grace) {
             throw settings.invalid(.shutdownGracePeriod, "must be 0–3600 seconds")

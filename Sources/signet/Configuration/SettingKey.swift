@@ -63,6 +63,9 @@ extension SettingKey {
         "A postgres:// URL to use PostgreSQL instead of SQLite (secret: it may hold a password).")
     static let databasePassword = SettingKey(
         "databasePassword", flag: nil, .string, default: "none", secret: true, "The PostgreSQL password, when it is not in the URL.")
+    static let sqliteSynchronous = SettingKey(
+        "sqlite.synchronous", flag: "--sqlite-synchronous", .string, default: "normal",
+        "normal (no fsync per commit: a power loss may lose the last commits) or full (an fsync per commit). See docs/operations.md.")
     static let tlsCertificate = SettingKey("tls.certificate", flag: "--tls-certificate", .path, default: "none", "PEM certificate chain for HTTPS.")
     static let tlsKey = SettingKey("tls.key", flag: "--tls-key", .path, default: "none", "PEM private key for HTTPS (a file readable by the server only).")
     static let trustedProxies = SettingKey(
@@ -101,7 +104,7 @@ extension SettingKey {
 
     /// Every setting, in the order the documentation lists them.
     static let all: [SettingKey] = [
-        .host, .port, .issuer, .dataDirectory, .database, .databasePassword, .tlsCertificate, .tlsKey, .trustedProxies, .forwardedHeader,
+        .host, .port, .issuer, .dataDirectory, .database, .databasePassword, .sqliteSynchronous, .tlsCertificate, .tlsKey, .trustedProxies, .forwardedHeader,
         .clientCertificateHeader, .dpopNonce, .requirePAR, .deviceCertificateDays, .passwordHashCost, .accountWrongCodeLimit, .accountSendLimit,
         .smsWebhookURL, .smsWebhookSecret, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
     ]
