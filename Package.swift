@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
     ],
     targets: [
         .target(
@@ -85,6 +86,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("NativeLogin/native-login.openapi.yaml"), .copy("Admin/admin.openapi.yaml")],
             swiftSettings: strict

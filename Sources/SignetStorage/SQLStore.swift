@@ -27,16 +27,16 @@ public final class SQLStore: Sendable {
         self.shutdown = shutdown
     }
 
-    /// How SQLite commits: `normal` (WAL without an fsync per commit; the default) or `full`
-    /// (an fsync per commit). With `normal` an application crash loses nothing; a power loss or OS
-    /// crash may lose the last commits (codes redeemed, refresh tokens rotated a moment before),
-    /// never corrupt the file. docs/operations.md weighs the choice.
+    /// How SQLite commits: `full` (an fsync per commit; the default) or `normal` (WAL without an
+    /// fsync per commit). With `normal` an application crash loses nothing, but a power loss or OS
+    /// crash may undo the last commits — a lock, a revocation, a spent code or `jti`, a counted
+    /// failure — though never corrupt the file. docs/operations.md weighs the choice.
     public enum Synchronous: String, Sendable, CaseIterable {
         case normal, full
     }
 
     /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
-    public static func sqlite(path: String, synchronous: Synchronous = .normal, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func sqlite(path: String, synchronous: Synchronous = .full, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         let database = connection.sql(queryLogLevel: nil)
         do {
@@ -96,7 +96,7 @@ public final class SQLStore: Sendable {
     }
 
     /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.
-    public static func open(_ location: String, synchronous: Synchronous = .normal, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func open(_ location: String, synchronous: Synchronous = .full, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             return try await postgres(url: location, logger: logger)
         }

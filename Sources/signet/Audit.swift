@@ -53,9 +53,14 @@ struct Audit: AsyncParsableCommand {
                     formatter.string(from: event.at), event.kind, "actor=\(event.actor)", event.userID.map { "user=\($0)" }, event.clientID.map { "client=\($0)" },
                     event.target.map { "target=\($0)" }, event.reason.map { "reason=\($0)" },
                 ]
-                print(fields.compactMap { $0 }.joined(separator: "  "))
+                print(Self.printable(fields.compactMap { $0 }.joined(separator: "  ")))
             }
         }
+    }
+
+    /// The text with control characters shown as `?`, so no stored value can move the terminal's cursor or forge a line.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }
 
     /// An ISO 8601 time, or an age before `now` (`90m`, `24h`, `7d`).

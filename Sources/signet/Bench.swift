@@ -31,7 +31,11 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
     var deviceOnly = false
 
+    @Option(help: "Instead of the table: count the server's instructions for N token requests under valgrind's callgrind.")
+    var callgrind: Int?
+
     func run() async throws {
+        if let callgrind { return try await callgrindTokenRequests(callgrind) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -53,7 +53,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
-    @Option(help: "SQLite commits: normal (no fsync per commit) or full (env SIGNET_SQLITE_SYNCHRONOUS). Default normal")
+    @Option(help: "SQLite commits: full (an fsync each) or normal (none; a power loss may undo the last ones) (env SIGNET_SQLITE_SYNCHRONOUS). Default full")
     var sqliteSynchronous: String?
 
     @Option(help: "Log format: json (a JSON object a line) or text (env SIGNET_LOG_FORMAT). Default text on a terminal, json otherwise")
@@ -172,6 +172,11 @@ struct Serve: AsyncParsableCommand {
             Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
         }
         var services: [any Service] = [application]
+        if let admin, !SignetConfiguration.isLoopback(admin.host) {
+            logger.warning(
+                "the admin listener is plain HTTP off loopback: keep it on a private network (its token and /metrics travel in clear)",
+                metadata: ["admin_host": .string(admin.host)])
+        }
         if let admin {
             services.append(
                 buildAdminApplication(

@@ -68,7 +68,7 @@ struct StoreLocation: Sendable {
     let synchronous: SQLStore.Synchronous?
 
     init(settings: Settings) {
-        synchronous = SQLStore.Synchronous(rawValue: (settings.string(.sqliteSynchronous) ?? "normal").lowercased())
+        synchronous = SQLStore.Synchronous(rawValue: (settings.string(.sqliteSynchronous) ?? "full").lowercased())
         dataURL = URL(fileURLWithPath: settings.string(.dataDirectory) ?? ".signet")
         var location = settings.string(.database) ?? dataURL.appendingPathComponent("signet.sqlite").path
         if let password = settings.string(.databasePassword), location.hasPrefix("postgres"), var components = URLComponents(string: location),
@@ -82,7 +82,9 @@ struct StoreLocation: Sendable {
 
     /// A description of the database for people, without any password.
     var databaseDescription: String {
-        guard databaseLocation.hasPrefix("postgres"), var components = URLComponents(string: databaseLocation) else { return "SQLite \(databaseLocation)" }
+        guard databaseLocation.hasPrefix("postgres") else { return "SQLite \(databaseLocation)" }
+        // A URL that does not parse is never echoed: it may hold a password.
+        guard var components = URLComponents(string: databaseLocation) else { return "PostgreSQL <a URL that does not parse>" }
         if components.password != nil { components.password = "****" }
         return "PostgreSQL \(components.string ?? "")"
     }

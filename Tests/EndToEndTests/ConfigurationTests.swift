@@ -186,3 +186,31 @@ struct ConfigurationTests {
         #expect(object["route"] as? String == "/health/ready")
     }
 }
+
+@Suite("Configuration: review findings")
+struct ConfigurationReviewTests {
+    @Test("a YAML error says where, never the line (it may hold a secret); an unparseable database URL is never echoed; the SMS URL shows its origin only")
+    func nothingEchoed() async throws {
+        let folder = try SignetCommand.dataFolder()
+        let path = folder + "/broken.yaml"
+        try "admin:\n  token: \"TOPSECRET-0123456789-0123456789\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let broken = await #expect(throws: SettingsError.self) { try await SettingsLoader(configurationPath: path, environment: [:]).load() }
+        let problem = try #require(broken?.problems.first)
+        #expect(problem.hasPrefix("\(path): not a valid configuration file (line"))
+        #expect(!problem.contains("TOPSECRET"))
+        let listed = try SignetCommand.run(["clients", "list", "--data-dir", folder], environment: ["SIGNET_DATABASE": "postgres://signet:pa#ss/word@127.0.0.1:1/signet"])
+        #expect(listed.status != 0)
+        #expect(!listed.all.contains("pa#ss"))
+        let settings = try await SettingsLoader(environment: ["SIGNET_SMS_WEBHOOK_URL": "https://sms.example.com/hooks/KEY-123?token=abc"]).load()
+        #expect(settings.report().contains("sms.webhookUrl           https://sms.example.com/…"))
+        #expect(!settings.report().contains("KEY-123"))
+    }
+
+    @Test("an admin token needs 32 characters with 10 different ones")
+    func weakAdminToken() async throws {
+        let weak = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": String(repeating: "A", count: 40)]).load()
+        #expect(throws: SettingsError.self) { try ServeSettings.adminListener(weak, publicPort: 8080) }
+        let strong = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": "0123456789abcdef0123456789abcdef"]).load()
+        #expect(try ServeSettings.adminListener(strong, publicPort: 8080)?.port == 9999)
+    }
+}

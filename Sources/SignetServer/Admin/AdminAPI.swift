@@ -60,6 +60,20 @@ struct AdminAPI: Sendable {
     private func replaceClient(_ request: Request, id: String) async throws -> Response {
         let metadata = try ClientMetadata.decode(try await Self.body(request))
         if let named = metadata.clientID, named != id { throw AdminError.clientMetadata("client_id in the body must be the client's own") }
+        // RFC 7592 §2.2 drops what the body leaves out. Nothing protective is dropped by omission:
+        // the method must be stated, and so must any protection the client has now, to keep or end it.
+        guard metadata.tokenEndpointAuthMethod != nil else { throw AdminError.clientMetadata("token_endpoint_auth_method must be stated when a registration is replaced") }
+        if let stored = try await admin.store.client(id: id) {
+            let unstated = [
+                (stored.fapi2 && metadata.signetFAPI2 == nil, "signet_fapi2"), (stored.requireDPoP && metadata.dpopBoundAccessTokens == nil, "dpop_bound_access_tokens"),
+                (stored.requirePushedAuthorizationRequests && metadata.requirePushedAuthorizationRequests == nil, "require_pushed_authorization_requests"),
+                (stored.requireSignedRequestObject && metadata.requireSignedRequestObject == nil, "require_signed_request_object"),
+                (stored.minimumACR != nil && metadata.signetMinimumACR == nil, "signet_minimum_acr"),
+            ].filter(\.0).map(\.1)
+            if !unstated.isEmpty {
+                throw AdminError.clientMetadata("the client has \(unstated.joined(separator: ", ")): state each to keep or end it")
+            }
+        }
         let (record, secret) = try await run { try await admin.replaceClient(try metadata.newClient(id: id)) }
         var answer = ClientMetadata(record)
         answer.clientSecret = secret
@@ -69,7 +83,7 @@ struct AdminAPI: Sendable {
     private func addUser(_ request: Request) async throws -> Response {
         let body = try Self.decode(UserViewChange.self, try await Self.body(request))
         guard let username = body.username, let password = body.password else { throw AdminError.invalidRequest("username and password are required") }
-        let user = try await run {
+        let user = try await run(users: true) {
             try await admin.addUser(username: username, password: password, name: body.name, email: body.email, phoneNumber: body.phoneNumber)
         }
         return Self.json(UserView(user), status: .created)
@@ -80,7 +94,11 @@ struct AdminAPI: Sendable {
         let body = try Self.decode(UserViewChange.self, try await Self.body(request))
         guard body.username == nil else { throw AdminError.invalidRequest("a username cannot be changed") }
         guard try await admin.store.user(username: username.lowercased()) != nil else { throw AdminError.notFound("user") }
-        try await run {
+        // Everything is checked before anything is changed: a refused request changes nothing.
+        let profile = SignetAdmin.UserChange(name: body.name, email: body.email, phoneNumber: body.phoneNumber)
+        do { try SignetAdmin.checkUserChange(profile) } catch let error as SignetError { throw AdminError.invalidRequest(error.reason) }
+        if let password = body.password, !PasswordHasher.isAcceptable(password) { throw AdminError.invalidRequest("a password is 1–72 bytes") }
+        try await run(users: true) {
             if body.name != nil || body.email != nil || body.phoneNumber != nil {
                 try await admin.updateUser(username: username, .init(name: body.name, email: body.email, phoneNumber: body.phoneNumber))
             }
@@ -109,8 +127,9 @@ struct AdminAPI: Sendable {
         return Self.json(try await admin.store.auditEvents(audit).map(AdminAuditEvent.init))
     }
 
-    /// Runs an admin change, turning its errors into the API's.
-    private func run<T: Sendable>(_ change: () async throws -> T) async throws -> T {
+    /// Runs an admin change, turning its errors into the API's (`invalid_request` for users,
+    /// `invalid_client_metadata` for clients, RFC 7591 §3.2.2).
+    private func run<T: Sendable>(users: Bool = false, _ change: () async throws -> T) async throws -> T {
         do {
             return try await change()
         } catch let error as SignetError {
@@ -119,7 +138,7 @@ struct AdminAPI: Sendable {
             case .conflict: throw AdminError(status: .conflict, code: "conflict", description: error.reason)
             case .invalidConfiguration:
                 // Redirect URIs are checked first (ClientMetadata), so what is left is metadata.
-                throw AdminError.clientMetadata(error.reason)
+                throw users ? AdminError.invalidRequest(error.reason) : AdminError.clientMetadata(error.reason)
             default: throw error
             }
         }

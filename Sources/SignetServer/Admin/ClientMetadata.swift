@@ -25,6 +25,7 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public var requireSignedRequestObject: Bool?
     /// RFC 9449 §5.2.
     public var dpopBoundAccessTokens: Bool?
+    /// The least assurance every login must reach; `none` for none (so a replace can end it explicitly).
     public var signetMinimumACR: String?
     public var signetNativeLogin: Bool?
     public var signetResources: [String]?
@@ -100,7 +101,7 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         }
         var new = SignetAdmin.NewClient(
             id: id, name: clientName ?? id, authMethod: authMethod, redirectURIs: redirects, postLogoutRedirectURIs: postLogoutRedirectURIs ?? [],
-            jwks: jwksText, jwksURI: jwksURI, allowsRefreshTokens: grants.contains("refresh_token"), minimumACR: signetMinimumACR,
+            jwks: jwksText, jwksURI: jwksURI, allowsRefreshTokens: grants.contains("refresh_token"), minimumACR: signetMinimumACR == "none" ? nil : signetMinimumACR,
             nativeLogin: signetNativeLogin ?? false)
         new.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests ?? false
         new.requireSignedRequestObject = requireSignedRequestObject ?? false

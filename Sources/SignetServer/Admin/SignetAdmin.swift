@@ -13,9 +13,16 @@ public struct SignetAdmin: Sendable {
     /// Every change is an `admin` event in the audit trail.
     public let audit: AuditTrail
 
+    /// The commands' logger: the events are stored, so they are not also printed.
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "signet.admin")
+        logger.logLevel = .warning
+        return logger
+    }
+
     public init(
         store: any SignetStore, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom(),
-        logger: Logger = Logger(label: "signet.admin")
+        logger: Logger = SignetAdmin.quietLogger
     ) {
         self.store = store
         self.clock = clock
@@ -93,7 +100,8 @@ public struct SignetAdmin: Sendable {
             secretHash = secret.map(SecretDigest.hex)
         }
         if !new.authMethod.usesSecret { secretHash = nil }
-        let record = try Self.checkedRecord(new, secretHash: secretHash, createdAt: stored.createdAt)
+        var record = try Self.checkedRecord(new, secretHash: secretHash, createdAt: stored.createdAt)
+        record.loginScenarios = stored.loginScenarios
         guard try await store.replaceClient(record) else { throw SignetError(.notFound, "no client \(new.id)") }
         try await audit.record("client.updated", clientID: record.id, actor: .admin)
         return (record, secret)
@@ -101,7 +109,8 @@ public struct SignetAdmin: Sendable {
 
     /// Checks a registration against every rule and builds its record.
     static func checkedRecord(_ new: NewClient, secretHash: String?, createdAt: Date) throws -> ClientRecord {
-        guard !new.id.isEmpty, new.id.utf8.count <= 128, new.id.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        // VSCHAR without space (RFC 6749 Appendix A.1): no control character reaches a page, a log or a terminal.
+        guard !new.id.isEmpty, new.id.utf8.count <= 128, new.id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw SignetError(.invalidConfiguration, "a client id is 1–128 printable ASCII characters without spaces")
         }
         guard !new.redirectURIs.isEmpty else { throw SignetError(.invalidConfiguration, "a client needs at least one redirect URI") }
@@ -321,12 +330,7 @@ public struct SignetAdmin: Sendable {
     /// (the second factor changed), as a new password does.
     @discardableResult
     public func updateUser(username: String, _ change: UserChange) async throws -> UserRecord {
-        if let phone = change.phoneNumber, !phone.isEmpty, !(phone.hasPrefix("+") && phone.dropFirst().allSatisfy(\.isNumber) && (8...16).contains(phone.count)) {
-            throw SignetError(.invalidConfiguration, "a phone number is in E.164 form, e.g. +4512345678")
-        }
-        if let email = change.email, !email.isEmpty, !(email.contains("@") && email.utf8.count <= 254) {
-            throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
-        }
+        try Self.checkUserChange(change)
         let user = try await changeUser(username) { user in
             if let name = change.name { user.name = name.isEmpty ? nil : name }
             if let email = change.email { user.email = email.isEmpty ? nil : email }
@@ -335,6 +339,19 @@ public struct SignetAdmin: Sendable {
         if change.phoneNumber != nil { try await revokeAccess(userID: user.id) }
         try await audit.record("user.updated", userID: user.id, actor: .admin)
         return user
+    }
+
+    /// Checks a profile change: E.164 phone numbers, email addresses with an @.
+    public static func checkUserChange(_ change: UserChange) throws {
+        if let phone = change.phoneNumber, !phone.isEmpty,
+            !(phone.hasPrefix("+") && phone.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) && (8...16).contains(phone.utf8.count))
+        {
+            throw SignetError(.invalidConfiguration, "a phone number is in E.164 form, e.g. +4512345678")
+        }
+        if let email = change.email, !email.isEmpty, !(email.contains("@") && email.utf8.count <= 254) {
+            throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
+        }
+        if let name = change.name, name.utf8.count > 200 { throw SignetError(.invalidConfiguration, "a name is at most 200 bytes") }
     }
 
     /// Replaces a user's password and ends everything signed in with the old one.

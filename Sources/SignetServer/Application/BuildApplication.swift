@@ -51,9 +51,6 @@ public func buildApplication(
     let forwarded = ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)
     router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
     router.add(middleware: RequestTelemetryMiddleware(logger: logger, metrics: metrics, forwarded: forwarded))
-    // A span per request for whatever tracer the process bootstraps (none by default); the query
-    // is recorded only with every parameter that can carry a code, token, secret or identity redacted.
-    router.add(middleware: TracingMiddleware(redactingQueryParameters: RequestTelemetryMiddleware.redactedQueryParameters))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     SignetRoutes(
         provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)),

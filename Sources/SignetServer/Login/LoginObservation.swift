@@ -5,9 +5,12 @@ import Foundation
 enum LoginObservation {
     /// What the outcome counts as: the metric's outcome, the audit kind and reason, and the limit
     /// that refused it (for the throttle counter). `nil` for steps that are neither success nor failure.
+    ///
+    /// Refusals by a limit are counted, not stored: they cost the asker nothing, so storing each
+    /// would let anyone fill the audit trail. The failures the limits let through are stored.
     struct Classified: Equatable {
         var outcome: LoginMetricOutcome
-        var auditKind: String
+        var auditKind: String?
         var reason: String?
         var limit: String?
     }
@@ -19,8 +22,8 @@ enum LoginObservation {
         case .codeAttemptsExhausted: Classified(outcome: .wrongCode, auditKind: "login.failed", reason: "code_attempts_exhausted")
         case .loginAttemptsExhausted: Classified(outcome: .wrongPassword, auditKind: "login.failed", reason: "login_attempts_exhausted")
         case .accountLocked: Classified(outcome: .locked, auditKind: "login.locked", reason: "account_locked")
-        case .paused: Classified(outcome: .throttled, auditKind: "login.throttled", reason: "failed_sign_ins", limit: "sign_in_failures")
-        case .accountLimit(let limit, _): Classified(outcome: .throttled, auditKind: "login.throttled", reason: limit.rawValue, limit: limit.rawValue)
+        case .paused: Classified(outcome: .throttled, auditKind: nil, limit: "sign_in_failures")
+        case .accountLimit(let limit, _): Classified(outcome: .throttled, auditKind: nil, limit: limit.rawValue)
         case .wrongUser: Classified(outcome: .refused, auditKind: "login.failed", reason: "wrong_user")
         case .rememberedUserChanged: Classified(outcome: .refused, auditKind: "login.failed", reason: "remembered_user_changed")
         case .accountChanged: Classified(outcome: .refused, auditKind: "login.failed", reason: "account_changed")
@@ -46,8 +49,9 @@ extension LoginRunner {
             guard let classified = LoginObservation.classify(refusal) else { return }
             provider.metrics.login(channel: session.channel.rawValue, outcome: classified.outcome)
             if let limit = classified.limit { provider.metrics.throttled(limit) }
+            guard let kind = classified.auditKind else { return }
             try await provider.audit.record(
-                classified.auditKind, userID: session.userID, clientID: session.request.clientID, actor: .user,
+                kind, userID: session.userID, clientID: session.request.clientID, actor: .user,
                 reason: "\(session.channel.rawValue) \(classified.reason ?? "")")
         case .show, .conflict:
             return

@@ -12,7 +12,8 @@ import SignetCore
 /// ``ClientAddress``), count failures, not traffic, atomically in the store (so they hold across
 /// instances). Each check holds an in-flight slot of both while the password is checked; the
 /// failures plus the checks in flight may not exceed the free failures, so a burst of guesses
-/// cannot all run before the first is counted. A burst of legitimate sign-ins — one user on two
+/// cannot all run before the first is counted. The account is also charged each check up front
+/// and given it back by a right password, so a check slowed past its slot's life still counts. A burst of legitimate sign-ins — one user on two
 /// devices, a load test on one account, many people behind one address — is never refused for
 /// that: it waits (briefly) for a slot, and only failures make anyone pause.
 public struct LoginThrottle: Sendable {
@@ -38,24 +39,29 @@ public struct LoginThrottle: Sendable {
     }
 
     /// Decides whether an attempt for this name from this address may check a password, and
-    /// reserves a slot of each. Every `.allowed` must be followed by
+    /// reserves a slot of each; the account is also charged the attempt now (fail closed: a check
+    /// that never reports back stays counted). Every `.allowed` must be followed by
     /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
     public func reserve(username: String, address: String) async throws -> Decision {
         let deadline = ContinuousClock.now.advanced(by: Self.slotWait)
-        let address = Limit(failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress)
-        if case .paused(let seconds) = try await reserveSlot(address, until: deadline) { return .paused(seconds: seconds) }
-        let account = Limit(failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount)
-        let decision = try await reserveSlot(account, until: deadline)
-        if decision != .allowed { try await store.releaseAttempt(key: address.inFlight) }
+        let addressLimit = Limit(failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress)
+        if case .paused(let seconds) = try await reserveSlot(addressLimit, until: deadline) { return .paused(seconds: seconds) }
+        let decision: Decision
+        do {
+            decision = try await reserveAccount(username, until: deadline)
+        } catch {
+            try? await store.releaseAttempt(key: addressLimit.inFlight)
+            throw error
+        }
+        if decision != .allowed { try await store.releaseAttempt(key: addressLimit.inFlight) }
         return decision
     }
 
-    /// After a wrong password: charges the address and the name, then frees their slots (in that
-    /// order, so failures and slots together never count fewer checks than ran).
+    /// After a wrong password: charges the address (the account was charged by ``reserve(username:address:)``),
+    /// then frees both slots (in that order, so failures and slots never count fewer checks than ran).
     public func recordFailure(username: String, address: String) async throws {
         let now = clock.now()
         _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
-        _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
         try await store.releaseAttempt(key: Self.inFlightKey(address))
         try await store.releaseAttempt(key: Self.accountInFlightKey(username))
     }
@@ -77,7 +83,7 @@ public struct LoginThrottle: Sendable {
         let free: Int
     }
 
-    /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
+    /// The address: takes a slot when its failures and checks in flight leave room; past the free
     /// failures, only after the pause and one check at a time. Without room, waits for a slot
     /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
     private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> Decision {
@@ -99,6 +105,38 @@ public struct LoginThrottle: Sendable {
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
             if inFlight.failures <= allowance { return .allowed }
             try await store.releaseAttempt(key: limit.inFlight)
+            guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
+        }
+    }
+
+    /// The account: as the address, but each allowed check is charged to the account's count at
+    /// once (and given back by a right password), so a check that is slowed, fails or is lost
+    /// stays counted even after its slot is forgotten. Checks in flight are told from real
+    /// failures by the slots: a burst of right passwords waits for slots, never pauses.
+    private func reserveAccount(_ username: String, until deadline: ContinuousClock.Instant) async throws -> Decision {
+        let accountKey = Self.accountKey(username), inFlightKey = Self.accountInFlightKey(username)
+        let free = policy.freeFailuresPerAccount
+        while true {
+            let now = clock.now()
+            let inFlight = try await store.recordFailure(key: inFlightKey, at: now, resetBefore: now.addingTimeInterval(-60))
+            let charged = try await store.throttle(key: accountKey).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
+            // The other checks in flight have charged the count too; what is left are failures.
+            // (A forgotten slot makes this larger, never smaller: fail closed.)
+            let failures = max(0, (charged?.failures ?? 0) - (inFlight.failures - 1))
+            if var record = charged, failures >= free {
+                record.failures = failures
+                let wait = self.wait(after: record, free: free, now: now)
+                if wait > 0 {
+                    try await store.releaseAttempt(key: inFlightKey)
+                    return .paused(seconds: wait)
+                }
+            }
+            if inFlight.failures <= max(1, free - failures) {
+                _ = try await store.recordFailure(key: accountKey, at: now, resetBefore: now.addingTimeInterval(-policy.window))
+                return .allowed
+            }
+            try await store.releaseAttempt(key: inFlightKey)
             guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }

@@ -20,7 +20,14 @@ struct PasswordChecker: Sendable {
         if case .paused(let seconds) = try await throttle.reserve(username: username, address: address) {
             return .paused(seconds: seconds)
         }
-        var user = try await users.user(username: username)
+        var user: UserRecord?
+        do {
+            user = try await users.user(username: username)
+        } catch {
+            // Whatever fails after the reservation, the attempt stays counted and its slots are freed.
+            try? await throttle.recordFailure(username: username, address: address)
+            throw error
+        }
         if let requiredUserID, user?.id != requiredUserID { user = nil }
         guard await passwords.verify(password, hash: user?.passwordHash), let user else {
             try await throttle.recordFailure(username: username, address: address)

@@ -80,7 +80,11 @@ struct LogoutEndpoint: Sendable {
         // forget_user=true also revokes this browser's Remember-User-ID token.
         let forget = parameters["forget_user"] == "true"
         if forget, let token = request.cookies[sessions.name(.remember)]?.value { try await RememberTokens(provider: provider).revoke(token) }
-        if let session { try await provider.audit.record("logout", userID: session.userID, clientID: clientID, actor: .user) }
+        if let session {
+            // The client is named in the trail only when it is a registered one (the parameter is the asker's).
+            let registered = try await clientID.asyncMap { try await provider.store.client(id: $0) } ?? nil
+            try await provider.audit.record("logout", userID: session.userID, clientID: registered?.id, actor: .user)
+        }
         var response: Response
         if let returnTo {
             response = Response(status: request.method == .post ? .seeOther : .found, headers: [.location: returnTo])

@@ -2,8 +2,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Instrumentation
 import Logging
 import Synchronization
+import Tracing
 import W3CTraceContext
 
 /// What a handler learns about a request that its log line should carry (the client, once
@@ -21,7 +23,12 @@ public final class RequestFacts: Sendable {
 }
 
 /// Gives each request an id (a trusted proxy's `X-Request-Id`, else a new one), echoes it in the
-/// response, logs one line when the request is answered and counts it in the metrics.
+/// response, logs one line when the request is answered, counts it in the metrics, and makes it a
+/// span for whatever tracer the process bootstraps (none by default: then spans cost nothing).
+///
+/// The span is written here rather than with Hummingbird's tracing middleware, which records the
+/// query string (with only the parameters named to it redacted, by their raw, undecoded names):
+/// this span has the method, the route template and the status, nothing a request sent.
 ///
 /// The line has the time, the request id, the method, the route template (never the raw path or
 /// query: they can carry codes and tokens), the status, the duration, the client id when known and
@@ -33,6 +40,15 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
     let forwarded: ForwardedFor
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // W3C Trace Context from the caller, through whatever instrument is bootstrapped.
+        var traceContext = InstrumentationContext.current ?? .topLevel
+        InstrumentationSystem.instrument.extract(request.headers, into: &traceContext, using: HeaderExtractor())
+        return try await withSpan("HTTP \(request.method.rawValue)", context: traceContext, ofKind: .server) { span in
+            try await answer(request, context: context, span: span, next: next)
+        }
+    }
+
+    private func answer(_ request: Request, context: Context, span: any Span, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
         context.requestID = requestID(of: request, context: context)
@@ -48,6 +64,11 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         response.headers[.xRequestID] = context.requestID
         let duration = ContinuousClock.now - start
         let route = context.endpointPath ?? "NotFound"
+        span.operationName = "\(request.method.rawValue) \(route)"
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["http.route"] = route
+        span.attributes["http.response.status_code"] = Int(response.status.code)
+        if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
         metrics.request(route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
         var metadata: Logger.Metadata = [
             "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),
@@ -91,12 +112,9 @@ extension HTTPField.Name {
     static let traceparent = Self("traceparent")!
 }
 
-extension RequestTelemetryMiddleware {
-    /// The query parameters a span never records: everything OAuth, OpenID Connect, DPoP or the
-    /// native login sends that is a credential, a one-time value or names a person.
-    static let redactedQueryParameters: Set<String> = [
-        "code", "state", "nonce", "code_challenge", "code_verifier", "request", "request_uri", "id_token_hint", "login_hint",
-        "access_token", "refresh_token", "token", "client_secret", "client_assertion", "assertion", "username", "password", "serial",
-        "login_session", "sms_code", "session_state", "iss", "dpop_jkt", "ui_locales", "claims", "remember_token",
-    ]
+/// Reads trace headers (`traceparent`, `tracestate`) for the instrument.
+private struct HeaderExtractor: Extractor {
+    func extract(key: String, from headers: HTTPFields) -> String? {
+        HTTPField.Name(key).flatMap { headers[$0] }
+    }
 }

@@ -66,8 +66,8 @@ enum ServeSettings {
         guard let port = settings.integer(.adminPort) else { return nil }
         guard (0...65_535).contains(port) else { throw settings.invalid(.adminPort, "must be 0–65535") }
         guard port == 0 || port != publicPort else { throw settings.invalid(.adminPort, "must not be the public port \(publicPort)") }
-        if let token = settings.string(.adminToken), token.count < 32 {
-            throw settings.invalid(.adminToken, "must be at least 32 characters")
+        if let token = settings.string(.adminToken), token.count < 32 || Set(token).count < 10 {
+            throw settings.invalid(.adminToken, "must be at least 32 characters, with at least 10 different ones (e.g. openssl rand -hex 32)")
         }
         return (settings.string(.adminHost) ?? "127.0.0.1", port)
     }

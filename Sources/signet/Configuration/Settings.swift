@@ -1,4 +1,5 @@
 // The effective settings of one command: each value with where it came from.
+import Foundation
 
 /// A setting's value, typed as its ``SettingKey/Kind`` says.
 enum SettingValue: Sendable, Equatable {
@@ -77,6 +78,12 @@ struct Settings: Sendable {
         return items
     }
 
+    /// A URL's scheme and host only: a gateway's URL may carry its API key in the path or query.
+    static func origin(_ text: String) -> String {
+        guard let url = URLComponents(string: text), let scheme = url.scheme, let host = url.host else { return "<redacted>" }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")/…"
+    }
+
     /// Whether the value was given at all (by any source).
     func isSet(_ key: SettingKey) -> Bool { entries[key.key] != nil }
 
@@ -88,7 +95,7 @@ struct Settings: Sendable {
         for key in SettingKey.all {
             let name = key.key.padding(toLength: width, withPad: " ", startingAt: 0)
             if let entry = entries[key.key] {
-                let shown = key.isSecret ? "<redacted>" : entry.value.text
+                let shown = key.isSecret ? "<redacted>" : key == .smsWebhookURL ? Self.origin(entry.value.text) : entry.value.text
                 lines.append("\(name)  \(shown)   [\(entry.source)]")
             } else {
                 lines.append("\(name)  \(key.defaultDescription)   [default]")

@@ -47,7 +47,7 @@ struct SettingsLoader {
             } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
                 problems.append("\(path): no such configuration file")
             } catch {
-                problems.append("\(path): not a valid configuration file (\(error))")
+                problems.append("\(path): not a valid configuration file\(Self.position(of: error))")
             }
         }
         guard problems.isEmpty else { throw SettingsError(problems: problems) }
@@ -151,6 +151,18 @@ struct SettingsLoader {
         }
         walk(root, prefix: "")
         return keys
+    }
+
+    /// Where a YAML error is, never its text: the parser quotes the line, which may hold a secret.
+    static func position(of error: any Error) -> String {
+        switch error {
+        case YamlError.scanner(_, let problem, let mark, _), YamlError.parser(_, let problem, let mark, _), YamlError.composer(_, let problem, let mark, _):
+            return " (line \(mark.line), column \(mark.column): \(problem))"
+        case YamlError.duplicatedKeysInMapping(let duplicates, _):
+            return " (a key appears twice: \(duplicates.joined(separator: ", ")))"
+        case is SettingsError: return " (the top level must be a mapping of keys)"
+        default: return " (not YAML or JSON)"
+        }
     }
 
     /// ", did you mean …?" when a known name is one or two edits away.

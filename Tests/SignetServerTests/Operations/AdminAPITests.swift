@@ -99,10 +99,10 @@ struct AdminAPITests {
             #expect(after.redirectURIs == ["https://shop.example.com/cb2"] && after.secretHash == stored.secretHash && !after.allowsRefreshTokens)
             let mismatch = try await api.send("PUT", "/admin/clients/shop", json: #"{"client_id":"other","redirect_uris":["https://a.example.com/cb"]}"#)
             #expect(mismatch.json["error"] as? String == "invalid_client_metadata")
-            let badReplace = try await api.send("PUT", "/admin/clients/shop", json: #"{"redirect_uris":["http://evil.example.com/cb"]}"#)
+            let badReplace = try await api.send("PUT", "/admin/clients/shop", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["http://evil.example.com/cb"]}"#)
             #expect(badReplace.json["error"] as? String == "invalid_redirect_uri")
             #expect(try await provider.store.client(id: "shop") == after)
-            #expect(try await api.send("PUT", "/admin/clients/nobody", json: #"{"redirect_uris":["https://a.example.com/cb"]}"#).status == 404)
+            #expect(try await api.send("PUT", "/admin/clients/nobody", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["https://a.example.com/cb"]}"#).status == 404)
 
             #expect(try await api.send("DELETE", "/admin/clients/shop").status == 204)
             #expect(try await api.send("GET", "/admin/clients/shop").status == 404)

@@ -61,7 +61,7 @@ struct AuditTrailTests {
         }
     }
 
-    @Test("SMS sent, a locked account and a throttled login are events")
+    @Test("SMS sent and a locked account are events; refusals by a limit are counted, not stored (nobody can fill the trail)")
     func lockAndSMS() async throws {
         try await withTestProvider(configure: { $0.throttle.freeFailuresPerAccount = 1 }) { provider in
             let fixture = try await Fixture.make(provider)
@@ -75,8 +75,11 @@ struct AuditTrailTests {
             #expect(sent.count == 1 && sent.first?.clientID == "app")
             let kinds = try await provider.store.auditEvents(AuditQuery(clientID: "backend")).map(\.kind)
             #expect(kinds.contains("login.locked"))
-            let throttled = try await provider.store.auditEvents(AuditQuery(clientID: "backend")).filter { $0.kind == "login.throttled" }
-            #expect(!throttled.isEmpty)
+            let backend = try await provider.store.auditEvents(AuditQuery(clientID: "backend"))
+            // Two wrong passwords: the first checked and stored, the second paused and only counted.
+            #expect(backend.filter { $0.kind == "login.failed" }.count == 1)
+            #expect(!backend.contains { $0.kind == "login.throttled" })
+            #expect(provider.metrics.exposition().contains(#"signet_throttle_refusals_total{limit="sign_in_failures"} 1"#))
         }
     }
 }

@@ -1,0 +1,76 @@
+// `signet bench --callgrind N`: the instructions one token request costs the server, counted by
+// valgrind's callgrind — a figure that does not move with machine noise.
+import ArgumentParser
+import Foundation
+import SignetCore
+import SignetRelyingParty
+import SignetServer
+import SignetStorage
+import SignetTesting
+
+extension Bench {
+    /// Runs `signet serve` under callgrind with collection off, warms it up, counts `requests`
+    /// token requests (authorization code + PKCE + private_key_jwt, one at a time), and prints
+    /// the instructions per request. The profile is left in `callgrind.out.token` for
+    /// `callgrind_annotate`.
+    func callgrindTokenRequests(_ requests: Int) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-callgrind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let user = BenchUser(username: "bench-0", password: SecureRandom().token(byteCount: 12))
+        let location = database ?? folder.appendingPathComponent("signet.sqlite").path
+        let seedStore = try await SQLStore.open(location)
+        try await SignetAdmin(store: seedStore, passwordHashCost: 4).addUser(username: user.username, password: user.password)
+        try await seedStore.close()
+        let output = FileManager.default.currentDirectoryPath + "/callgrind.out.token"
+        let port = try FreePort.find()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
+        var arguments = [
+            "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=\(output)", URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path,
+            "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", "4", "--log-level", "error",
+        ]
+        if let database { arguments += ["--database", database] }
+        server.arguments = arguments
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        let issuer = "http://127.0.0.1:\(port)"
+        for _ in 0..<600 {
+            if let response = try? await TestBrowser().get(issuer + "/.well-known/openid-configuration"), response.status == 200 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let seed = try DemoSeed.load(dataDirectory: folder)
+        let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
+        let backend = RelyingParty(
+            configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
+        _ = try await backend.discover()
+        let warmUp = 30
+        let queue = try await PreparedCodes.make(
+            location: location, clientID: seed.backendClientID, redirectURI: seed.backendRedirectURIs[0], users: [user], perWorker: warmUp + requests)[0]
+        for _ in 0..<warmUp { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
+        try Self.callgrindControl(["-i", "on", String(server.processIdentifier)])
+        for _ in 0..<requests { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
+        try Self.callgrindControl(["-i", "off", String(server.processIdentifier)])
+        server.terminate()
+        server.waitUntilExit()
+        let profile = try String(contentsOfFile: output, encoding: .utf8)
+        guard let line = profile.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }),
+            let total = Double(line.split(separator: " ").last ?? "")
+        else { throw ValidationError("no totals in \(output)") }
+        print("callgrind: \(requests) token requests (authorization code + PKCE, private_key_jwt, ES256 ID token), \(database == nil ? "SQLite" : "PostgreSQL")")
+        print(String(format: "instructions per token request: %.0f (%.2f million)", total / Double(requests), total / Double(requests) / 1e6))
+        print("profile: \(output) (callgrind_annotate \(output) | head -60)")
+    }
+
+    private static func callgrindControl(_ arguments: [String]) throws {
+        let control = Process()
+        control.executableURL = URL(fileURLWithPath: "/usr/bin/callgrind_control")
+        control.arguments = arguments
+        control.standardOutput = FileHandle.nullDevice
+        try control.run()
+        control.waitUntilExit()
+        guard control.terminationStatus == 0 else { throw ValidationError("callgrind_control \(arguments.joined(separator: " ")) failed") }
+    }
+}

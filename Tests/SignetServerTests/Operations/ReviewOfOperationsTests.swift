@@ -1,0 +1,91 @@
+// The outside review of issue 11's work: each finding, fixed, with the check that proves it.
+import Foundation
+import SignetCore
+import SignetTesting
+import Testing
+
+@testable import SignetServer
+
+@Suite("Operations: review findings")
+struct ReviewOfOperationsTests {
+    @Test("the account limit holds when checks outlive their slots: five charged checks still count a minute later")
+    func staleSlotsStayCharged() async throws {
+        let clock = TestClock()
+        let store = MemoryStore()
+        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        // Five checks reserved and never reported back (slowed down, or their store call failed).
+        for index in 0..<5 {
+            #expect(try await throttle.reserve(username: "victim", address: "10.0.0.\(index)") == .allowed)
+        }
+        #expect(await store.throttle(key: LoginThrottle.accountKey("victim"))?.failures == 5)
+        // Their slots are forgotten after a minute without reservations; their charges are not:
+        // past the first pause one more check may run, and after its failure the next pauses.
+        clock.advance(by: 61)
+        #expect(try await throttle.reserve(username: "victim", address: "10.0.1.1") == .allowed)
+        try await throttle.recordFailure(username: "victim", address: "10.0.1.1")
+        let seventh = try await throttle.reserve(username: "victim", address: "10.0.1.2")
+        guard case .paused = seventh else {
+            Issue.record("a seventh guess was let through: \(seventh)")
+            return
+        }
+        #expect(await store.throttle(key: LoginThrottle.accountKey("victim"))?.failures == 6)
+        // A right password still clears the account's count.
+        #expect(try await throttle.reserve(username: "someone", address: "10.0.2.1") == .allowed)
+        try await throttle.recordSuccess(username: "someone", address: "10.0.2.1")
+        #expect(await store.throttle(key: LoginThrottle.accountKey("someone")) == nil)
+    }
+
+    @Test("a replaced registration must state its method and every protection the client has; nothing is dropped by omission")
+    func noSilentDowngrade() async throws {
+        try await withAdminAPI { provider, api in
+            let made = try await api.send(
+                "POST", "/admin/clients",
+                json: #"{"client_id":"guarded","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":true,"signet_minimum_acr":"urn:signet:loa:2"}"#)
+            #expect(made.status == 201, "\(made.body)")
+            let before = try await provider.store.client(id: "guarded")
+            let noMethod = try await api.send("PUT", "/admin/clients/guarded", json: #"{"redirect_uris":["com.example.app:/cb"]}"#)
+            #expect(noMethod.json["error"] as? String == "invalid_client_metadata")
+            let dropped = try await api.send("PUT", "/admin/clients/guarded", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
+            #expect(dropped.json["error"] as? String == "invalid_client_metadata")
+            #expect((dropped.json["error_description"] as? String)?.contains("dpop_bound_access_tokens") == true)
+            #expect(try await provider.store.client(id: "guarded") == before)
+            let stated = try await api.send(
+                "PUT", "/admin/clients/guarded",
+                json: #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":false,"signet_minimum_acr":"none"}"#)
+            #expect(stated.status == 200, "\(stated.body)")
+            let after = try #require(try await provider.store.client(id: "guarded"))
+            #expect(!after.requireDPoP && after.minimumACR == nil)
+        }
+    }
+
+    @Test("a refused user change changes nothing; user errors are invalid_request; client ids are visible ASCII only")
+    func refusedChangesNothing() async throws {
+        try await withAdminAPI { provider, api in
+            _ = try await provider.admin.addUser(username: "dora", password: "a long password", phoneNumber: "+4511111111")
+            let before = try #require(try await provider.store.user(username: "dora"))
+            let refused = try await api.send("PATCH", "/admin/users/dora", json: #"{"name":"Changed","phone_number":"+4512345678","password":""}"#)
+            #expect(refused.status == 400)
+            #expect(refused.json["error"] as? String == "invalid_request")
+            #expect(try await provider.store.user(username: "dora") == before)
+            let badPhone = try await api.send("PATCH", "/admin/users/dora", json: #"{"phone_number":"+45½2345678"}"#)
+            #expect(badPhone.json["error"] as? String == "invalid_request")
+            let control = try await api.send("POST", "/admin/clients", json: #"{"client_id":"evil\u001b[31m\u0007","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
+            #expect(control.json["error"] as? String == "invalid_client_metadata")
+            #expect(try await provider.store.listClients().isEmpty)
+        }
+    }
+
+    @Test("logout names a client in the trail only when it is a registered one")
+    func logoutClient() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = TestBrowser()
+            _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
+            let page = try await browser.get(provider.url("/logout"))
+            let csrf = try #require(LoginForm.hiddenValueForTests("csrf_token", in: page.body))
+            _ = try await browser.post(provider.url("/logout"), form: [("csrf_token", csrf), ("client_id", "forged\n{\"kind\":\"x\"}\u{1B}[2J")])
+            let logout = try #require(try await provider.store.auditEvents(AuditQuery(userID: fixture.user.id)).first { $0.kind == "logout" })
+            #expect(logout.clientID == nil)
+        }
+    }
+}
