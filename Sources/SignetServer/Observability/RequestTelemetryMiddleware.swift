@@ -70,6 +70,8 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         span.attributes["http.response.status_code"] = Int(response.status.code)
         if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
         metrics.request(route: route, method: request.method.rawValue, status: response.status.code, duration: duration)
+        // The line's fields are built only when it will be written.
+        guard logger.logLevel <= .info else { return response }
         var metadata: Logger.Metadata = [
             "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),
             "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible((Double(duration.nanoseconds) / 1e4).rounded() / 100),
