@@ -29,6 +29,7 @@ import os
 import pathlib
 import re
 import shlex
+import secrets
 import shutil
 import signal
 import socket
@@ -337,7 +338,15 @@ def test_installed_server_serves_answers_the_healthcheck_and_stops_on_sigterm(im
 
 
 def test_example_config_is_valid_as_shipped():
-    result = config_check(clean_env(), "--config", str(EXAMPLE_CONFIG))
+    """As shipped, the file knows no issuer: config check makes serve's own checks and refuses
+    plain HTTP on 0.0.0.0 (the image must not start wrongly); given the site's issuer and proxy,
+    as the Dockerfile's users do through variables, it is valid."""
+    refused = config_check(clean_env(), "--config", str(EXAMPLE_CONFIG))
+    assert refused.returncode == 1
+    assert "TLS is required outside loopback" in refused.stderr
+    assert "unknown key" not in refused.stderr
+    result = config_check(
+        clean_env(SIGNET_ISSUER="https://id.example.com", SIGNET_TRUSTED_PROXIES="10.0.0.10"), "--config", str(EXAMPLE_CONFIG))
     assert result.returncode == 0, result.stderr
     assert "configuration is valid" in result.stdout
 
@@ -351,7 +360,7 @@ def test_example_config_optional_settings_are_valid(tmp_path):
     referenced = sorted(set(re.findall(r"/run/secrets/([\w.-]+)", text)))
     assert referenced, "the example names no secret file"
     for name in referenced:
-        (secrets_dir / name).write_text("s3cret-" + "x" * 40 + "\n")
+        (secrets_dir / name).write_text(secrets.token_hex(32) + "\n")
     full = tmp_path / "signet.yaml"
     full.write_text(text.replace("/run/secrets/", f"{secrets_dir}/"))
 
@@ -480,7 +489,7 @@ def test_compose_settings_for_signet_are_valid(image_root, tmp_path):
     secrets_dir = tmp_path / "secrets"
     secrets_dir.mkdir()
     for name in compose["secrets"]:
-        (secrets_dir / name).write_text("s3cret-" + "x" * 40 + "\n")
+        (secrets_dir / name).write_text(secrets.token_hex(32) + "\n")
     settings = dockerfile_env()
     settings.update({k: str(v) for k, v in compose["services"]["signet"]["environment"].items()})
     settings = {k: v.replace("/run/secrets/", f"{secrets_dir}/") for k, v in settings.items()}
@@ -525,12 +534,17 @@ def test_systemd_unit_settings_are_valid(tmp_path):
     credentials.mkdir()
     for entry in unit["Service.LoadCredential"]:
         name = entry.split(":", 1)[0]
-        (credentials / name).write_text("s3cret-" + "x" * 40 + "\n")
+        (credentials / name).write_text(secrets.token_hex(32) + "\n")
     settings = {}
     for entry in unit["Service.Environment"]:
         name, _, value = entry.partition("=")
         settings[name] = value.replace("%d", str(credentials))
     settings["SIGNET_DATA_DIR"] = str(tmp_path / "state")
+    # The site's issuer and proxy are the operator's to add (the unit's comments say so); without
+    # them config check, like serve, refuses plain HTTP on 0.0.0.0.
+    refused = config_check(clean_env(**settings), "--config", str(EXAMPLE_CONFIG))
+    assert refused.returncode == 1 and "TLS is required outside loopback" in refused.stderr
+    settings.update(SIGNET_ISSUER="https://id.example.com", SIGNET_TRUSTED_PROXIES="127.0.0.1")
     result = config_check(clean_env(**settings), "--config", str(EXAMPLE_CONFIG))
     assert result.returncode == 0, result.stderr
     assert report_sources(result.stdout)["admin.token"].startswith(f"file {credentials}/admin-token")

@@ -73,8 +73,10 @@ public struct LoginThrottle: Sendable {
         try await store.releaseAttempt(key: Self.accountInFlightKey(username))
     }
 
-    /// How long a request waits for an in-flight slot before it is answered with a short pause.
-    static let slotWait: Duration = .seconds(10)
+    /// How long a request waits for an in-flight slot before it is answered with a short pause:
+    /// long enough for a burst of right passwords on a busy machine (a wait holds only a sleeping
+    /// task; it never runs a check beyond the allowance).
+    static let slotWait: Duration = .seconds(60)
 
     /// A limit's keys in the store: its failures, its checks in flight, and its free failures.
     struct Limit {
