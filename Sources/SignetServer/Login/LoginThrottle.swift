@@ -12,8 +12,8 @@ import SignetCore
 /// ``ClientAddress``), count failures, not traffic, atomically in the store (so they hold across
 /// instances). Each check holds an in-flight slot of both while the password is checked; the
 /// failures plus the checks in flight may not exceed the free failures, so a burst of guesses
-/// cannot all run before the first is counted. The account is also charged each check up front
-/// and given it back by a right password, so a check slowed past its slot's life still counts. A burst of legitimate sign-ins — one user on two
+/// cannot all run before the first is counted. An account's slot is remembered as long as the
+/// longest pause, so a check slowed down, however much, still holds its place. A burst of legitimate sign-ins — one user on two
 /// devices, a load test on one account, many people behind one address — is never refused for
 /// that: it waits (briefly) for a slot, and only failures make anyone pause.
 public struct LoginThrottle: Sendable {
@@ -39,16 +39,18 @@ public struct LoginThrottle: Sendable {
     }
 
     /// Decides whether an attempt for this name from this address may check a password, and
-    /// reserves a slot of each; the account is also charged the attempt now (fail closed: a check
-    /// that never reports back stays counted). Every `.allowed` must be followed by
+    /// reserves a slot of each. Every `.allowed` must be followed by
     /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
     public func reserve(username: String, address: String) async throws -> Decision {
-        let deadline = ContinuousClock.now.advanced(by: Self.slotWait)
-        let addressLimit = Limit(failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress)
+        let deadline = ContinuousClock.now.advanced(by: slotWait)
+        let addressLimit = Limit(
+            failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
         if case .paused(let seconds) = try await reserveSlot(addressLimit, until: deadline) { return .paused(seconds: seconds) }
+        let accountLimit = Limit(
+            failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
         let decision: Decision
         do {
-            decision = try await reserveAccount(username, until: deadline)
+            decision = try await reserveSlot(accountLimit, until: deadline)
         } catch {
             try? await store.releaseAttempt(key: addressLimit.inFlight)
             throw error
@@ -57,11 +59,12 @@ public struct LoginThrottle: Sendable {
         return decision
     }
 
-    /// After a wrong password: charges the address (the account was charged by ``reserve(username:address:)``),
-    /// then frees both slots (in that order, so failures and slots never count fewer checks than ran).
+    /// After a wrong password: charges the address and the name, then frees both slots (in that
+    /// order, so failures and slots together never count fewer checks than ran).
     public func recordFailure(username: String, address: String) async throws {
         let now = clock.now()
         _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
+        _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
         try await store.releaseAttempt(key: Self.inFlightKey(address))
         try await store.releaseAttempt(key: Self.accountInFlightKey(username))
     }
@@ -76,16 +79,25 @@ public struct LoginThrottle: Sendable {
     /// How long a request waits for an in-flight slot before it is answered with a short pause:
     /// long enough for a burst of right passwords on a busy machine (a wait holds only a sleeping
     /// task; it never runs a check beyond the allowance).
-    static let slotWait: Duration = .seconds(60)
+    var slotWait: Duration = .seconds(60)
 
-    /// A limit's keys in the store: its failures, its checks in flight, and its free failures.
+    /// How long the slots of checks that never reported back (a crashed process) are remembered
+    /// after the last reservation. An account's slot stands for a guess until its failure is
+    /// counted, so it is kept as long as the longest pause: a check slowed down, however much,
+    /// still holds its place.
+    static let accountSlotLife: TimeInterval = 15 * 60
+    static let addressSlotLife: TimeInterval = 60
+
+    /// A limit's keys in the store: its failures, its checks in flight, its free failures, and
+    /// how long a slot nobody frees is remembered.
     struct Limit {
         let failures: String
         let inFlight: String
         let free: Int
+        let slotLife: TimeInterval
     }
 
-    /// The address: takes a slot when its failures and checks in flight leave room; past the free
+    /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
     /// failures, only after the pause and one check at a time. Without room, waits for a slot
     /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
     private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> Decision {
@@ -93,8 +105,7 @@ public struct LoginThrottle: Sendable {
             let now = clock.now()
             // Take a slot first, then read the failures: a check that finishes meanwhile records its
             // failure before it frees its slot, so failures + slots never count fewer than run.
-            // A slot whose holder crashed is forgotten after a minute without new reservations.
-            let inFlight = try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-60))
+            let inFlight = try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-limit.slotLife))
             let failures = try await store.throttle(key: limit.failures).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
             if let failures, failures.failures >= limit.free {
                 // Past the free failures: pauses, and after each pause one more check at a time.
@@ -107,38 +118,6 @@ public struct LoginThrottle: Sendable {
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
             if inFlight.failures <= allowance { return .allowed }
             try await store.releaseAttempt(key: limit.inFlight)
-            guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
-        }
-    }
-
-    /// The account: as the address, but each allowed check is charged to the account's count at
-    /// once (and given back by a right password), so a check that is slowed, fails or is lost
-    /// stays counted even after its slot is forgotten. Checks in flight are told from real
-    /// failures by the slots: a burst of right passwords waits for slots, never pauses.
-    private func reserveAccount(_ username: String, until deadline: ContinuousClock.Instant) async throws -> Decision {
-        let accountKey = Self.accountKey(username), inFlightKey = Self.accountInFlightKey(username)
-        let free = policy.freeFailuresPerAccount
-        while true {
-            let now = clock.now()
-            let inFlight = try await store.recordFailure(key: inFlightKey, at: now, resetBefore: now.addingTimeInterval(-60))
-            let charged = try await store.throttle(key: accountKey).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
-            // The other checks in flight have charged the count too; what is left are failures.
-            // (A forgotten slot makes this larger, never smaller: fail closed.)
-            let failures = max(0, (charged?.failures ?? 0) - (inFlight.failures - 1))
-            if var record = charged, failures >= free {
-                record.failures = failures
-                let wait = self.wait(after: record, free: free, now: now)
-                if wait > 0 {
-                    try await store.releaseAttempt(key: inFlightKey)
-                    return .paused(seconds: wait)
-                }
-            }
-            if inFlight.failures <= max(1, free - failures) {
-                _ = try await store.recordFailure(key: accountKey, at: now, resetBefore: now.addingTimeInterval(-policy.window))
-                return .allowed
-            }
-            try await store.releaseAttempt(key: inFlightKey)
             guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }
