@@ -23,7 +23,17 @@ struct PreparedCodes: Sendable {
     /// Writes `perWorker` codes for each of `users` (bench-0 … ) into the store at `location`.
     static func make(location: String, clientID: String, redirectURI: String, users: [BenchUser], perWorker: Int) async throws -> [Queue] {
         let store = try await SQLStore.open(location)
-        defer { Task { try? await store.close() } }
+        do {
+            let queues = try await write(into: store, clientID: clientID, redirectURI: redirectURI, users: users, perWorker: perWorker)
+            try await store.close()
+            return queues
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    private static func write(into store: SQLStore, clientID: String, redirectURI: String, users: [BenchUser], perWorker: Int) async throws -> [Queue] {
         let now = Date()
         var queues: [Queue] = []
         for user in users {

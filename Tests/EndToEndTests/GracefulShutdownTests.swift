@@ -25,7 +25,6 @@ struct GracefulShutdownTests {
             let page = try await browser.get(authorization.url(issuer: base))
             forms.append((browser, try #require(LoginForm.fields(in: page.body))))
         }
-        let started = ContinuousClock.now
         let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
             for (browser, fields) in forms {
                 group.addTask {
@@ -38,7 +37,6 @@ struct GracefulShutdownTests {
             server.process.terminate()  // SIGTERM
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let elapsed = ContinuousClock.now - started
         // Every login sent before the signal was answered in full: a redirect with its code.
         #expect(answers.count == 8)
         for answer in answers {
@@ -47,7 +45,6 @@ struct GracefulShutdownTests {
         }
         server.process.waitUntilExit()
         #expect(server.process.terminationStatus == 0)
-        #expect(elapsed > .milliseconds(300))
         // Nothing new is accepted once it has stopped.
         await #expect(throws: (any Error).self) { _ = try await TestBrowser().get(base + "/health/live") }
     }

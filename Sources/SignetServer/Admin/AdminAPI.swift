@@ -153,10 +153,7 @@ struct AdminAPI: Sendable {
 
     /// A JSON answer with ISO 8601 times, never cached.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        JSONResponse.make(value, status: status, encoder: encoder)
     }
 
     static func body(_ request: Request) async throws -> Data {

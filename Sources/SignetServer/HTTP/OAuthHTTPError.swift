@@ -42,6 +42,11 @@ public enum JSONResponse {
 
     /// A JSON response with `Cache-Control: no-store`.
     public static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
+        make(value, status: status, cacheable: cacheable, encoder: encoder)
+    }
+
+    /// The same, with another encoder (the admin API's ISO 8601 dates).
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false, encoder: JSONEncoder) -> Response {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.cacheControl] = cacheable ? "public, max-age=300" : "no-store"

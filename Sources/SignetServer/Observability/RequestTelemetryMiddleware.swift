@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Instrumentation
 import Logging
+import SignetCore
 import Synchronization
 import Tracing
 import W3CTraceContext
@@ -98,15 +99,7 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
     }
 
     /// 16 random bytes as hex (not a secret: it only ties log lines together).
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next(), low = generator.next() as UInt64
-        return String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    static func newID() -> String { SecureRandom().bytes(16).hexEncodedString() }
 }
 
 extension HTTPField.Name {

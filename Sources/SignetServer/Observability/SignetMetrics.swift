@@ -88,22 +88,20 @@ public final class SignetMetrics: Sendable {
     }
 
     private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
-        let key = Self.key(name, labels)
-        return counters.withLock { made in
-            if let counter = made[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
-            made[key] = counter
-            return counter
-        }
+        Self.cached(counters, Self.key(name, labels)) { CoreMetrics.Counter(label: name, dimensions: labels, factory: factory) }
     }
 
     private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
-        let key = Self.key(name, labels)
-        return timers.withLock { made in
-            if let timer = made[key] { return timer }
-            let timer = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
-            made[key] = timer
-            return timer
+        Self.cached(timers, Self.key(name, labels)) { CoreMetrics.Timer(label: name, dimensions: labels, factory: factory) }
+    }
+
+    /// The handle made for `key`, made once.
+    private static func cached<Handle>(_ handles: borrowing Mutex<[String: Handle]>, _ key: String, make: () -> Handle) -> Handle {
+        handles.withLock { made in
+            if let handle = made[key] { return handle }
+            let handle = make()
+            made[key] = handle
+            return handle
         }
     }
 
