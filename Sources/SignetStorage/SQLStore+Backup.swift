@@ -35,7 +35,10 @@ extension SQLStore {
             try FileManager.default.copyItem(atPath: path, toPath: staging)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
             // Opening migrates and proves it is a Signet store: its tables answer.
-            let store = try await SQLStore.sqlite(path: staging)
+            let store: SQLStore
+            do { store = try await SQLStore.sqlite(path: staging) } catch {
+                throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
+            }
             let unready = await store.unreadiness()
             do { _ = try await store.listClients() } catch {
                 try? await store.close()

@@ -27,30 +27,30 @@ public final class SQLStore: Sendable {
         self.shutdown = shutdown
     }
 
-    /// How SQLite commits: `full` (an fsync per commit; the default) or `normal` (WAL without an
-    /// fsync per commit). With `normal` an application crash loses nothing, but a power loss or OS
-    /// crash may undo the last commits — a lock, a revocation, a spent code or `jti`, a counted
-    /// failure — though never corrupt the file. docs/operations.md weighs the choice.
+    /// When SQLite writes reach the disk. `full` (the default): nothing is reported done before it
+    /// is on disk — the writes made while answering one request share one flush of the log, made
+    /// before the answer (``WriteDurabilityStore``), and other writes wait for their own. `normal`:
+    /// the log is flushed only at checkpoints; an application crash loses nothing, but a power loss
+    /// or OS crash may undo the last commits — a lock, a revocation, a spent code or `jti`, a
+    /// counted failure — though never corrupt the file. docs/operations.md weighs the choice.
     public enum Synchronous: String, Sendable, CaseIterable {
         case normal, full
     }
 
     /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
     public static func sqlite(path: String, synchronous: Synchronous = .full, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let database = connection.sql(queryLogLevel: nil)
+        let database: InlineSQLiteDatabase
+        do { database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, logger: logger) } catch {
+            throw SignetError(.storageFailure, "cannot open the SQLite store at \(path): \(error)")
+        }
         do {
-            try await database.raw("PRAGMA journal_mode=WAL").run()
-            try await database.raw(SQLQueryString("PRAGMA synchronous=\(unsafeRaw: synchronous.rawValue.uppercased())")).run()
-            try await database.raw("PRAGMA busy_timeout=5000").run()
-            try await database.raw("PRAGMA foreign_keys=ON").run()
-            try await SchemaMigrations.run(on: database, lock: false)
+            try await SchemaMigrations.run(on: database.migrationSession, lock: false)
         } catch {
             // A file that is no database (or a failed migration): close before giving up.
-            try? await connection.close()
+            database.close()
             throw error
         }
-        return SQLStore(database: database, isSQLite: true) { try await connection.close() }
+        return SQLStore(database: database, isSQLite: true) { database.close() }
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.
@@ -106,6 +106,13 @@ public final class SQLStore: Sendable {
 
     /// Closes the connections.
     public func close() async throws { try await shutdown() }
+}
+
+extension SQLStore: WriteDurabilityStore {
+    public func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
+        guard let sqlite = database as? InlineSQLiteDatabase else { return try await body() }
+        return try await sqlite.durableWrites(body)
+    }
 }
 
 extension SQLStore: ReadinessStore {

@@ -31,6 +31,9 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
     var deviceOnly = false
 
+    @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, refresh, dpop (default: all).")
+    var only: [BenchRow] = BenchRow.allCases
+
     @Option(help: "Instead of the table: count the server's instructions for N token requests under valgrind's callgrind.")
     var callgrind: Int?
 
@@ -72,19 +75,19 @@ struct Bench: AsyncParsableCommand {
             if totalErrors > 0 { throw ExitCode.failure }
             return
         }
-        for level in concurrency {
+        for level in concurrency where only.contains(.flow) {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await flow.fullFlow(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("full login flow", level))
         }
         let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
         _ = try await app.discover()
-        for level in concurrency {
+        for level in concurrency where only.contains(.native) {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
             totalErrors += result.errors
             print(result.row("native login (API, password) + token", level))
         }
-        for level in concurrency {
+        for level in concurrency where only.contains(.code) {
             // Enough codes for the row at 3 000 requests/s; a worker that runs out stops early.
             let perWorker = Int(seconds * 3_000) / level + 1
             let queues = try await PreparedCodes.make(
@@ -97,7 +100,7 @@ struct Bench: AsyncParsableCommand {
             totalErrors += result.errors
             print(result.row("token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level))
         }
-        for level in concurrency {
+        for level in concurrency where only.contains(.refresh) {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
@@ -112,7 +115,7 @@ struct Bench: AsyncParsableCommand {
                 dpopKey: P256.Signing.PrivateKey()))
         _ = try await dpopBackend.discover()
         let dpopFlow = FlowRunner(seed: seed, backend: dpopBackend)
-        for level in concurrency {
+        for level in concurrency where only.contains(.dpop) {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
@@ -290,6 +293,11 @@ final class RefreshChain: @unchecked Sendable {
         token = next
         return true
     }
+}
+
+/// The rows of the table, for `--only`.
+enum BenchRow: String, CaseIterable, ExpressibleByArgument {
+    case flow, native, code, refresh, dpop
 }
 
 /// The CPU time a process has used, from Linux's /proc.

@@ -21,6 +21,23 @@ struct FormParametersTests {
     @Test("malformed percent-encoding is refused")
     func malformed() {
         #expect(FormParameters(encoded: "a=%zz") == nil)
+        // A cut-off escape, at the end of a value and of a name.
+        #expect(FormParameters(encoded: "a=%") == nil)
+        #expect(FormParameters(encoded: "a=%4") == nil)
+        #expect(FormParameters(encoded: "a%=1") == nil)
+        #expect(FormParameters(encoded: "a=%4&b=1") == nil)
+        // Bytes that are not UTF-8.
+        #expect(FormParameters(encoded: "a=%FF") == nil)
+        #expect(FormParameters(encoded: "a=%C3") == nil)
+    }
+
+    @Test("escapes decode to UTF-8 text; + is a space only when not escaped")
+    func escapes() throws {
+        let parameters = try #require(FormParameters(encoded: "n%C3%A4me=caf%c3%a9&p=+%2B+&e=&bare"))
+        #expect(parameters["näme"] == "café")
+        #expect(parameters["p"] == " + ")
+        #expect(parameters["e"] == "")
+        #expect(parameters["bare"] == "")
     }
 
     @Test("encoding round-trips reserved characters")

@@ -26,8 +26,41 @@ public struct FormParameters: Sendable, Equatable {
         self.pairs = pairs
     }
 
+    /// `+` as a space, then `%XX` escapes, over the UTF-8 bytes; `nil` for a malformed escape
+    /// or bytes that are not UTF-8. By hand because Foundation's `removingPercentEncoding`
+    /// (with the `+` replaced first) was a visible cost on every token request.
     private static func decode(_ text: Substring) -> String? {
-        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            index = utf8.index(after: index)
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
+                index = utf8.index(after: index)
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The single value of `name`; `nil` when absent. Use ``duplicatedNames`` to refuse repeats first.

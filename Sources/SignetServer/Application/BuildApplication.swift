@@ -52,6 +52,7 @@ public func buildApplication(
     router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
     router.add(middleware: RequestTelemetryMiddleware(logger: logger, metrics: metrics, forwarded: forwarded))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
+    router.add(middleware: DurableWritesMiddleware(store: store))
     SignetRoutes(
         provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)),
         attestationVerifier: attestationVerifier

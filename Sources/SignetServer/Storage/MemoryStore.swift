@@ -307,4 +307,7 @@ extension MemoryStore {
 extension MemoryStore {
     /// Memory is always ready.
     public func unreadiness() -> String? { nil }
+
+    /// Memory has no disk to wait for.
+    public nonisolated func durableWrites<T>(_ body: () async throws -> T) async throws -> T { try await body() }
 }

@@ -187,6 +187,14 @@ public protocol ReadinessStore: Sendable {
     func unreadiness() async -> String?
 }
 
+/// When writes reach the disk.
+public protocol WriteDurabilityStore: Sendable {
+    /// Runs `body`, the answering of one request. Its writes may be reported done once committed;
+    /// all of them are on disk before this returns or throws, so no answer tells of a write that a
+    /// crash could still undo, and the writes of one request (and of its neighbours) share one flush.
+    func durableWrites<T>(_ body: () async throws -> T) async throws -> T
+}
+
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
-    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore & ReadinessStore
+    & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore & ReadinessStore & WriteDurabilityStore

@@ -313,5 +313,6 @@ struct GatedStore: SignetStore {
         try await base.acceptPIN(id: id, pinKey: pinKey, at: now, maximumFailures: maximumFailures)
     }
     func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool { try await base.replacePINKey(id: id, from: old, to: new) }
+    func durableWrites<T>(_ body: () async throws -> T) async throws -> T { try await base.durableWrites(body) }
     func unreadiness() async -> String? { failReadiness.isOn ? "scripted: the database does not answer" : await base.unreadiness() }
 }

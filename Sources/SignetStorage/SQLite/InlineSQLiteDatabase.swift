@@ -1,0 +1,185 @@
+// SQLKit's database protocol over SQLite, running each statement in its caller.
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+import SQLiteKit
+import Synchronization
+
+/// An `SQLDatabase` for an SQLite file in WAL mode, built for the store's short statements:
+///
+/// - every statement runs where it is called, with no hand-off to another thread, and every
+///   connection keeps its statements prepared (``SQLiteConnectionHandle``);
+/// - a statement that only reads runs on one of a few reader connections (WAL lets readers run
+///   beside the writer); one that writes runs on the one writer connection, under its lock;
+/// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
+///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
+///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
+///   shared with its neighbours.
+///
+/// The store's queries are written once against SQLKit and run here unchanged. Transactions of
+/// several statements are not offered through it: each statement is atomic on its own, which is
+/// how the store is written (one-statement single-use rules).
+final class InlineSQLiteDatabase: SQLDatabase {
+    let logger: Logger
+    let eventLoop: any EventLoop
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+
+    /// Whether writes wait for the disk (else for their commit only, as SQLite's `synchronous=NORMAL`).
+    let waitsForDisk: Bool
+    private let writer: Mutex<SQLiteConnectionHandle>
+    private let readers: [Reader]
+    private let flusher: SQLiteFlusher
+    private let nextReader = Atomic<Int>(0)
+
+    private final class Reader: Sendable {
+        let connection: Mutex<SQLiteConnectionHandle>
+        init(_ connection: sending SQLiteConnectionHandle) { self.connection = Mutex(connection) }
+    }
+
+    /// Opens (creating if needed) the SQLite file at `path` in WAL mode.
+    ///
+    /// - Parameter waitsForDisk: whether a write is reported done only once it is on disk.
+    /// - Parameter readers: how many reader connections (reads beyond that many wait for one).
+    init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, logger: Logger) throws {
+        // Connections never flush at commit: the flusher does, when someone waits.
+        let settings = ["PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL"]
+        // The first connection switches the file to WAL; the others then open it in WAL mode.
+        let writerConnection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL"] + settings)
+        let flushConnection: SQLiteConnectionHandle
+        do {
+            flushConnection = try SQLiteConnectionHandle(path: path, settings: settings)
+            // A first read opens the log on the flusher's connection.
+            _ = try flushConnection.run("SELECT count(*) FROM sqlite_master", binds: [])
+        } catch {
+            writerConnection.close()
+            throw error
+        }
+        var readers: [Reader] = []
+        do {
+            for _ in 0..<max(1, readerCount) { readers.append(Reader(try SQLiteConnectionHandle(path: path, settings: settings))) }
+        } catch {
+            writerConnection.close()
+            flushConnection.close()
+            for reader in readers { reader.connection.withLock { $0.close() } }
+            throw error
+        }
+        self.readers = readers
+        flusher = SQLiteFlusher(connection: flushConnection)
+        writer = Mutex(writerConnection)
+        self.waitsForDisk = waitsForDisk
+        self.logger = logger
+        eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    }
+
+    /// Flushes for those waiting and closes every connection; statements afterwards fail.
+    func close() {
+        flusher.close()
+        writer.withLock { $0.close() }
+        for reader in readers { reader.connection.withLock { $0.close() } }
+    }
+
+    /// A view of this database that runs every statement on the writer, transaction control
+    /// included, for the schema migrations' own `BEGIN` … `COMMIT`. Only for use before serving.
+    var migrationSession: any SQLDatabase { WriterSession(database: self) }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        eventLoop.makeFutureWithTask { try await self.execute(sql: query, onRow) }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, binds) = serialize(query)
+        let values = try binds.map(SQLiteBinding.value(of:))
+        if try Self.writes(sql) {
+            deliver(try await write(sql, values), to: onRow)
+        } else if let read = try readIfReadOnly(sql, values) {
+            deliver(read, to: onRow)
+        } else {
+            deliver(try await write(sql, values), to: onRow)
+        }
+    }
+
+    fileprivate func executeOnWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, binds) = serialize(query)
+        deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:))), to: onRow)
+    }
+
+    /// Runs `body`, whose writes wait for their commit only; before it returns (or throws), one
+    /// flush puts all of them on disk. Writes of tasks `body` leaves running after it returns
+    /// wait for the disk themselves.
+    func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
+        guard waitsForDisk else { return try await body() }
+        let scope = DurabilityScope()
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await DurabilityScope.$current.withValue(scope) { try await body() })
+        } catch {
+            outcome = .failure(error)
+        }
+        let latest = scope.end()
+        if latest > 0 { try await flusher.waitUntilDurable(latest) }
+        return try outcome.get()
+    }
+
+    private func write(_ sql: String, _ values: [SQLiteValue]) async throws -> SQLiteResult {
+        let (result, commit) = try writer.withLock { connection in
+            let result = try connection.run(sql, binds: values)
+            return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
+        }
+        if waitsForDisk, DurabilityScope.current?.cover(commit) != true {
+            try await flusher.waitUntilDurable(commit)
+        }
+        return result
+    }
+
+    /// Rows are handed on outside any lock: the caller's closure may take its time.
+    private func deliver(_ result: SQLiteResult, to onRow: (any SQLRow) -> Void) {
+        for values in result.rows { onRow(InlineSQLiteRow(columns: result.columns, values: values)) }
+    }
+
+    /// Runs `sql` on a reader when SQLite says it only reads; `nil` when it writes.
+    private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
+        // A free reader if there is one, else wait for the next in turn.
+        for reader in readers {
+            if let answer = try reader.connection.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
+        }
+        let turn = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try readers[turn % readers.count].connection.withLock { try Self.read(sql, values, on: $0) }
+    }
+
+    private static func read(_ sql: String, _ values: [SQLiteValue], on connection: SQLiteConnectionHandle) throws -> SQLiteResult? {
+        guard try connection.isReadOnly(sql) else { return nil }
+        return try connection.run(sql, binds: values)
+    }
+
+    /// Whether `sql` writes by its first word (the rest SQLite itself classifies). Transaction
+    /// control is refused: a caller's `BEGIN` would be shared by other callers' statements.
+    private static func writes(_ sql: String) throws -> Bool {
+        let keyword = sql.prefix(while: { !$0.isWhitespace && $0 != "(" }).uppercased()
+        switch keyword {
+        case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
+        case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
+            throw SQLiteFailure(code: 21, message: "transactions are not run through the shared database: use migrationSession")
+        default: return false
+        }
+    }
+}
+
+/// ``InlineSQLiteDatabase/migrationSession``.
+private struct WriterSession: SQLDatabase {
+    let database: InlineSQLiteDatabase
+    var logger: Logger { database.logger }
+    var eventLoop: any EventLoop { database.eventLoop }
+    var dialect: any SQLDialect { database.dialect }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        eventLoop.makeFutureWithTask { try await database.executeOnWriter(query, onRow) }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await database.executeOnWriter(query, onRow)
+    }
+}

@@ -1,0 +1,47 @@
+// One result row of the inline SQLite database, read the way SQLKit asks.
+import Foundation
+import SQLKit
+
+/// One result row of ``InlineSQLiteDatabase``.
+struct InlineSQLiteRow: SQLRow {
+    let columns: SQLiteColumns
+    let values: [SQLiteValue]
+
+    var allColumns: [String] { columns.names }
+
+    func contains(column: String) -> Bool { columns.index(of: column) != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        try value(column) == .null
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        let value = try value(column)
+        guard let readable = D.self as? any SQLiteColumnReadable.Type else {
+            // Anything else is JSON text, as SQLiteKit writes it.
+            guard case .text(let text) = value else { throw mismatch(column, D.self) }
+            return try JSONDecoder().decode(D.self, from: Data(text.utf8))
+        }
+        guard let read = readable.init(sqliteValue: value) as? D else { throw mismatch(column, D.self) }
+        return read
+    }
+
+    private func value(_ column: String) throws -> SQLiteValue {
+        guard let index = columns.index(of: column) else {
+            throw DecodingError.keyNotFound(ColumnKey(column), .init(codingPath: [], debugDescription: "no column \(column)"))
+        }
+        return values[index]
+    }
+
+    private func mismatch(_ column: String, _ type: Any.Type) -> DecodingError {
+        DecodingError.typeMismatch(type, .init(codingPath: [ColumnKey(column)], debugDescription: "column \(column) holds no \(type)"))
+    }
+}
+
+private struct ColumnKey: CodingKey {
+    let stringValue: String
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
+}

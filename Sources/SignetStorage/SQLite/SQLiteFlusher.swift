@@ -1,0 +1,94 @@
+// The thread that puts committed writes on disk, one flush for all who wait.
+import Foundation
+import NIOConcurrencyHelpers
+import Synchronization
+import VaporCSQLite
+
+/// Commits are numbered (``commitCounter``); ``waitUntilDurable(_:)`` returns once the
+/// write-ahead log is flushed past a commit. Everyone waiting when a flush starts shares it (a
+/// group fsync), so a request that commits four times waits for one fsync, not four, and so do
+/// its concurrent neighbours. The flush runs on this dedicated thread, never on the threads that
+/// answer requests.
+///
+/// It flushes through a connection of its own: an fsync of the log file is one of the file, not
+/// of a descriptor, so it covers what every connection wrote to it.
+///
+/// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
+final class SQLiteFlusher: @unchecked Sendable {
+    // @unchecked: `connection` is touched only by the flusher thread (and by `init` before it
+    // starts); the waiters and `synced` are guarded by `lock`.
+    private let connection: SQLiteConnectionHandle
+    /// The number of the latest commit, counted by the writer after each one.
+    let commitCounter = Atomic<Int>(0)
+    private let lock = NIOLock()
+    private var waiters: [UnsafeContinuation<Void, any Error>] = []
+    private var synced = 0
+    private var closed = false
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(connection: SQLiteConnectionHandle) {
+        self.connection = connection
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "signet-sqlite-flush"
+        thread.start()
+    }
+
+    /// Returns once the commit numbered `commit` (and every earlier one) is on disk.
+    func waitUntilDurable(_ commit: Int) async throws {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            enum Verdict { case done, queued, closed }
+            let verdict: Verdict = lock.withLock {
+                guard synced < commit else { return .done }
+                guard !closed else { return .closed }
+                waiters.append(continuation)
+                return .queued
+            }
+            switch verdict {
+            case .done: continuation.resume()
+            case .closed: continuation.resume(throwing: SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed"))
+            case .queued: wakeUp.signal()
+            }
+        }
+    }
+
+    /// Flushes for those still waiting, then closes its connection.
+    func close() {
+        let first = lock.withLock {
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        wakeUp.signal()
+        finished.wait()
+    }
+
+    private func runLoop() {
+        while true {
+            wakeUp.wait()
+            let (waiting, stop) = lock.withLock {
+                defer { waiters.removeAll(keepingCapacity: true) }
+                return (waiters, closed)
+            }
+            if !waiting.isEmpty { flush(for: waiting) }
+            if stop {
+                connection.close()
+                finished.signal()
+                return
+            }
+        }
+    }
+
+    private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
+        // Every commit counted before the flush starts has written its pages to the log.
+        let covered = commitCounter.load(ordering: .acquiring)
+        do {
+            try connection.syncLog()
+        } catch {
+            for waiter in waiting { waiter.resume(throwing: error) }
+            return
+        }
+        lock.withLock { synced = max(synced, covered) }
+        for waiter in waiting { waiter.resume() }
+    }
+}
