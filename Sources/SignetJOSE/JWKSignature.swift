@@ -2,6 +2,7 @@
 import Foundation
 import JWTKit
 import SignetCore
+import Synchronization
 
 /// Signature checks with a single key, so jwt-kit can never fall back to another one.
 public enum JWKSignature {
@@ -22,13 +23,34 @@ public enum JWKSignature {
         if let declared = jwk.algorithm, declared.rawValue != alg { return false }
         jwk.algorithm = JWK.Algorithm(rawValue: alg)
         if jwk.keyIdentifier == nil { jwk.keyIdentifier = JWKIdentifier(string: "key") }
-        let keys = JWTKeyCollection()
+        let identity = cacheKey(jwk)
         do {
-            try await keys.add(jwk: jwk)
+            let keys: JWTKeyCollection
+            if let cached = prepared.withLock({ $0[identity] }) {
+                keys = cached
+            } else {
+                keys = JWTKeyCollection()
+                try await keys.add(jwk: jwk)
+                prepared.withLock { cache in
+                    if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
+                    cache[identity] = keys
+                }
+            }
             _ = try await keys.verify(token, as: AnyJWTClaims.self)
             return true
         } catch {
             return false
         }
+    }
+
+    /// Key collections already made from a JWK, by everything that makes the key and its use:
+    /// a key that signs again (a client's registered key, an app's DPoP key) is not parsed and
+    /// checked again. A key that changes is another entry; the cache is emptied when full.
+    private static let prepared = Mutex<[String: JWTKeyCollection]>([:])
+    private static let cacheLimit = 1024
+
+    private static func cacheKey(_ jwk: JWK) -> String {
+        [jwk.keyType.rawValue, jwk.curve?.rawValue, jwk.x, jwk.y, jwk.modulus, jwk.exponent, jwk.algorithm?.rawValue, jwk.keyIdentifier?.string]
+            .map { $0 ?? "" }.joined(separator: "|")
     }
 }

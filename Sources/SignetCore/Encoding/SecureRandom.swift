@@ -12,8 +12,19 @@ public struct SecureRandom: Sendable {
     /// The system's cryptographic generator.
     public init() {
         self.fill = { count in
+            // Eight bytes per call to the system (one getrandom each), not one byte per call.
             var generator = SystemRandomNumberGenerator()
-            return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            var bytes = [UInt8](repeating: 0, count: count)
+            bytes.withUnsafeMutableBytes { buffer in
+                var offset = 0
+                while offset < count {
+                    let word = generator.next()
+                    let take = min(8, count - offset)
+                    withUnsafeBytes(of: word) { buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take) }
+                    offset += take
+                }
+            }
+            return bytes
         }
     }
 

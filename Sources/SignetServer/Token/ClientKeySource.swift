@@ -2,6 +2,7 @@
 import Foundation
 import JWTKit
 import SignetCore
+import Synchronization
 
 /// Finds the public keys a client signs its assertions with.
 public protocol ClientKeySource: Sendable {
@@ -36,11 +37,26 @@ public actor RegisteredClientKeys: ClientKeySource {
     /// A failed fetch is answered from memory this long before the URI is tried again.
     static let failureLifetime: TimeInterval = 30
 
-    public func keySet(for client: ClientRecord, refresh: Bool) async throws -> JWKS {
-        if let jwks = client.jwks {
-            return try JSONDecoder().decode(JWKS.self, from: Data(jwks.utf8))
-        }
+    public nonisolated func keySet(for client: ClientRecord, refresh: Bool) async throws -> JWKS {
+        if let jwks = client.jwks { return try Self.registered(jwks) }
         guard let uri = client.jwksURI else { throw SignetError(.invalidConfiguration, "client has neither jwks nor jwks_uri") }
+        return try await fetched(uri, refresh: refresh)
+    }
+
+    /// A registered key set, decoded once per distinct text: a client whose keys change is a new
+    /// entry, and the cache is emptied when full.
+    private static func registered(_ jwks: String) throws -> JWKS {
+        if let decoded = decodedRegistered.withLock({ $0[jwks] }) { return decoded }
+        let decoded = try JSONDecoder().decode(JWKS.self, from: Data(jwks.utf8))
+        decodedRegistered.withLock { cache in
+            if cache.count >= 1024 { cache.removeAll(keepingCapacity: true) }
+            cache[jwks] = decoded
+        }
+        return decoded
+    }
+    private static let decodedRegistered = Mutex<[String: JWKS]>([:])
+
+    private func fetched(_ uri: String, refresh: Bool) async throws -> JWKS {
         let now = clock.now()
         if let cached = cache[uri], now.timeIntervalSince(cached.fetchedAt) < (refresh ? Self.refetchInterval : Self.cacheLifetime) {
             return cached.keys
