@@ -24,7 +24,10 @@ struct PreparedCodes: Sendable {
     static func make(location: String, clientID: String, redirectURI: String, users: [BenchUser], perWorker: Int) async throws -> [Queue] {
         let store = try await SQLStore.open(location)
         do {
-            let queues = try await write(into: store, clientID: clientID, redirectURI: redirectURI, users: users, perWorker: perWorker)
+            // One flush for the whole batch, not one per code.
+            let queues = try await store.durableWrites {
+                try await write(into: store, clientID: clientID, redirectURI: redirectURI, users: users, perWorker: perWorker)
+            }
             try await store.close()
             return queues
         } catch {
