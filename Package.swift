@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetServer", "SignetTesting", "SignetCore", "SignetClient",
+                "SignetServer", "SignetTesting", "SignetCore", "SignetClient", "SignetJOSE",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

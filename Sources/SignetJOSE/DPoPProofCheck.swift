@@ -42,8 +42,6 @@ public struct DPoPProofCheck: Sendable {
         self.algorithms = algorithms
     }
 
-    /// Members that only a private JWK has (RFC 7517, RFC 7518 §6).
-    static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
 
     /// The proof among `values` (the request's `DPoP` header values), or `nil` when there is none.
     ///
@@ -66,9 +64,9 @@ public struct DPoPProofCheck: Sendable {
         guard let header = try? JSONSerialization.jsonObject(with: jwt.headerJSON) as? [String: Any], let jwk = header["jwk"] as? [String: Any] else {
             throw DPoPProofRefusal("the DPoP proof has no jwk")
         }
-        guard Self.privateMembers.isDisjoint(with: jwk.keys) else { throw DPoPProofRefusal("the DPoP proof's jwk must be a public key") }
+        guard JWKSignature.privateMembers.isDisjoint(with: jwk.keys) else { throw DPoPProofRefusal("the DPoP proof's jwk must be a public key") }
         guard let jkt = JWKThumbprint.sha256(of: jwk) else { throw DPoPProofRefusal("the DPoP proof's jwk is not a usable public key") }
-        guard await JWKSignature.verifies(proof, jwk: jwk, alg: jwt.header.alg) else {
+        guard await JWKSignature.verifies(proof, jwk: jwk, alg: jwt.header.alg, cache: .carried) else {
             throw DPoPProofRefusal("the DPoP proof's signature does not verify with its jwk")
         }
 

@@ -12,13 +12,34 @@ public enum JWKSignature {
     /// names an `alg` of its own, name this one (RFC 7517 §4.4); it is then used with `alg` and
     /// nothing else. jwt-kit would otherwise verify with the key's own `alg`, whatever the
     /// header says (RFC 8725 §3.1: one key, one algorithm, the one that was checked).
-    public static func verifies(_ token: String, jwk object: [String: Any], alg: String) async -> Bool {
-        guard var jwk = try? JSONDecoder().decode(JWK.self, from: JSONSerialization.data(withJSONObject: object)) else { return false }
-        return await verifies(token, jwk: &jwk, alg: alg)
+    ///
+    /// - Parameter cache: which cache of prepared keys to use: keys a client registered, or keys
+    ///   that come with the message itself (DPoP proofs), kept apart so that anyone sending proofs
+    ///   with fresh keys cannot push registered keys out.
+    public static func verifies(_ token: String, jwk object: [String: Any], alg: String, cache: KeyCache = .registered) async -> Bool {
+        guard privateMembers.isDisjoint(with: object.keys),
+            var jwk = try? JSONDecoder().decode(JWK.self, from: JSONSerialization.data(withJSONObject: object))
+        else { return false }
+        return await verifies(token, jwk: &jwk, alg: alg, cache: cache)
     }
 
-    /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:)-(_,[String:Any],_)``).
-    public static func verifies(_ token: String, jwk: inout JWK, alg: String) async -> Bool {
+    /// The caches of prepared keys (see ``verifies(_:jwk:alg:cache:)-(_,[String:Any],_,_)``).
+    public enum KeyCache: Sendable {
+        /// Keys a client registered (its `jwks` or `jwks_uri`).
+        case registered
+        /// Keys carried by the message they sign (a DPoP proof's `jwk`).
+        case carried
+    }
+
+    /// A JWK's private members (RFC 7518 §6.2.2, §6.3.2, §6.4): a public key has none.
+    static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
+
+    /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:cache:)-(_,[String:Any],_,_)``).
+    ///
+    /// A JWK with private members is refused: jwt-kit builds an EC or OKP key from `d` alone,
+    /// ignoring `x` and `y`, so such a JWK could stand for another public key than it shows.
+    public static func verifies(_ token: String, jwk: inout JWK, alg: String, cache: KeyCache = .registered) async -> Bool {
+        guard jwk.privateExponent == nil, jwk.prime1 == nil, jwk.prime2 == nil else { return false }
         guard JOSEHeader.algorithms(keyType: jwk.keyType.rawValue, curve: jwk.curve?.rawValue).contains(alg) else { return false }
         if let declared = jwk.algorithm, declared.rawValue != alg { return false }
         jwk.algorithm = JWK.Algorithm(rawValue: alg)
@@ -26,14 +47,14 @@ public enum JWKSignature {
         let identity = cacheKey(jwk)
         do {
             let keys: JWTKeyCollection
-            if let cached = prepared.withLock({ $0[identity] }) {
+            if let cached = withPrepared(cache, { $0[identity] }) {
                 keys = cached
             } else {
                 keys = JWTKeyCollection()
                 try await keys.add(jwk: jwk)
-                prepared.withLock { cache in
-                    if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
-                    cache[identity] = keys
+                withPrepared(cache) { prepared in
+                    if prepared.count >= cacheLimit { prepared.removeAll(keepingCapacity: true) }
+                    prepared[identity] = keys
                 }
             }
             _ = try await keys.verify(token, as: AnyJWTClaims.self)
@@ -46,8 +67,16 @@ public enum JWKSignature {
     /// Key collections already made from a JWK, by everything that makes the key and its use:
     /// a key that signs again (a client's registered key, an app's DPoP key) is not parsed and
     /// checked again. A key that changes is another entry; the cache is emptied when full.
-    private static let prepared = Mutex<[String: JWTKeyCollection]>([:])
+    private static let preparedRegistered = Mutex<[String: JWTKeyCollection]>([:])
+    private static let preparedCarried = Mutex<[String: JWTKeyCollection]>([:])
     private static let cacheLimit = 1024
+
+    private static func withPrepared<R>(_ cache: KeyCache, _ body: (inout [String: JWTKeyCollection]) -> R) -> R {
+        switch cache {
+        case .registered: preparedRegistered.withLock { body(&$0) }
+        case .carried: preparedCarried.withLock { body(&$0) }
+        }
+    }
 
     private static func cacheKey(_ jwk: JWK) -> String {
         [jwk.keyType.rawValue, jwk.curve?.rawValue, jwk.x, jwk.y, jwk.modulus, jwk.exponent, jwk.algorithm?.rawValue, jwk.keyIdentifier?.string]

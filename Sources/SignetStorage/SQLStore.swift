@@ -117,6 +117,7 @@ extension SQLStore: WriteDurabilityStore {
 
 extension SQLStore: ReadinessStore {
     public func unreadiness() async -> String? {
+        if let failure = (database as? InlineSQLiteDatabase)?.flushFailure { return failure }
         do {
             let row = try await database.raw("SELECT MAX(version) AS version FROM signet_schema_migrations").first()
             let version = try row?.decode(column: "version", as: Int64?.self) ?? 0

@@ -6,6 +6,7 @@ import NIOPosix
 import SQLKit
 import SQLiteKit
 import Synchronization
+import VaporCSQLite
 
 /// An `SQLDatabase` for an SQLite file in WAL mode, built for the store's short statements:
 ///
@@ -47,7 +48,17 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // Connections never flush at commit: the flusher does, when someone waits.
         let settings = ["PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL"]
         // The first connection switches the file to WAL; the others then open it in WAL mode.
-        let writerConnection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL"] + settings)
+        // Checkpoints are made by the flusher's thread, not in the writer's commits.
+        let writerConnection = try SQLiteConnectionHandle(path: path, settings: settings + ["PRAGMA wal_autocheckpoint=0"])
+        do {
+            let mode = try writerConnection.run("PRAGMA journal_mode=WAL", binds: [])
+            guard mode.rows.first?.first == .text("wal") else {
+                throw SQLiteFailure(code: SQLITE_CANTOPEN, message: "the file cannot be put in WAL mode (a network file system, or another process holds it exclusively)")
+            }
+        } catch {
+            writerConnection.close()
+            throw error
+        }
         let flushConnection: SQLiteConnectionHandle
         do {
             flushConnection = try SQLiteConnectionHandle(path: path, settings: settings)
@@ -75,9 +86,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     /// Flushes for those waiting and closes every connection; statements afterwards fail.
+    /// The writer closes first, so no commit is made that the last flush does not cover.
     func close() {
-        flusher.close()
         writer.withLock { $0.close() }
+        flusher.close()
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
 
@@ -103,8 +115,14 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     fileprivate func executeOnWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:))), to: onRow)
+        deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), mayOpenTransaction: true), to: onRow)
     }
+
+    /// The latest commit, and the latest known to be on disk (for tests and readiness).
+    var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
+
+    /// Why writes cannot be made durable any more (a failed flush), for readiness.
+    var flushFailure: String? { flusher.flushFailure }
 
     /// Runs `body`, whose writes wait for their commit only; before it returns (or throws), one
     /// flush puts all of them on disk. Writes of tasks `body` leaves running after it returns
@@ -118,21 +136,27 @@ final class InlineSQLiteDatabase: SQLDatabase {
         } catch {
             outcome = .failure(error)
         }
-        let latest = scope.end()
+        // Also every commit made by anyone before the end: the answer may tell of what its reads
+        // saw (a code already used, a grant revoked). Free when those are on disk already.
+        let latest = max(scope.end(), flusher.commitCounter.load(ordering: .acquiring))
         if latest > 0 { try await flusher.waitUntilDurable(latest) }
         return try outcome.get()
     }
 
-    private func write(_ sql: String, _ values: [SQLiteValue]) async throws -> SQLiteResult {
+    private func write(_ sql: String, _ values: [SQLiteValue], mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
         let (result, commit) = try writer.withLock { connection in
-            let result = try connection.run(sql, binds: values)
+            let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
             return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
         }
+        if commit % Self.commitsPerCheckpoint == 0 { flusher.requestCheckpoint() }
         if waitsForDisk, DurabilityScope.current?.cover(commit) != true {
             try await flusher.waitUntilDurable(commit)
         }
         return result
     }
+
+    /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
+    private static let commitsPerCheckpoint = 256
 
     /// Rows are handed on outside any lock: the caller's closure may take its time.
     private func deliver(_ result: SQLiteResult, to onRow: (any SQLRow) -> Void) {

@@ -77,7 +77,7 @@ final class SQLiteConnectionHandle {
 
     /// Runs a statement without binds or rows (transaction control, settings).
     func execute(_ sql: String) throws {
-        _ = try run(sql, binds: [])
+        _ = try step(sql, binds: [])
     }
 
     /// Flushes the write-ahead log to disk (what `synchronous=FULL` does at every commit), so
@@ -103,7 +103,20 @@ final class SQLiteConnectionHandle {
     }
 
     /// Runs one statement with `binds` and returns its rows.
-    func run(_ sql: String, binds: [SQLiteValue]) throws -> SQLiteResult {
+    ///
+    /// - Parameter mayOpenTransaction: whether the statement may leave a transaction open (a
+    ///   migration's own `BEGIN`); otherwise such a statement is rolled back and refused, since the
+    ///   connection is shared and every later statement would run inside that transaction.
+    func run(_ sql: String, binds: [SQLiteValue], mayOpenTransaction: Bool = false) throws -> SQLiteResult {
+        let result = try step(sql, binds: binds)
+        if !mayOpenTransaction, !isAutocommit {
+            try? execute("ROLLBACK")
+            throw SQLiteFailure(code: SQLITE_MISUSE, message: "a statement left a transaction open on a shared connection; it was rolled back")
+        }
+        return result
+    }
+
+    private func step(_ sql: String, binds: [SQLiteValue]) throws -> SQLiteResult {
         let statement = try prepared(sql)
         defer {
             sqlite_nio_sqlite3_reset(statement.pointer)

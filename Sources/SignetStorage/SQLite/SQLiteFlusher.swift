@@ -24,6 +24,10 @@ final class SQLiteFlusher: @unchecked Sendable {
     private var waiters: [UnsafeContinuation<Void, any Error>] = []
     private var synced = 0
     private var closed = false
+    /// The first flush that failed. It stays: after a failed fsync the kernel may have dropped the
+    /// pages, so no later flush may report commits durable (as PostgreSQL's `data_sync_retry=off`).
+    private var failure: SQLiteFailure?
+    private var checkpointDue = false
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -37,19 +41,33 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// Returns once the commit numbered `commit` (and every earlier one) is on disk.
     func waitUntilDurable(_ commit: Int) async throws {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-            enum Verdict { case done, queued, closed }
+            enum Verdict { case done, queued, failed(SQLiteFailure) }
             let verdict: Verdict = lock.withLock {
+                if let failure { return .failed(failure) }
                 guard synced < commit else { return .done }
-                guard !closed else { return .closed }
+                guard !closed else { return .failed(SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed")) }
                 waiters.append(continuation)
                 return .queued
             }
             switch verdict {
             case .done: continuation.resume()
-            case .closed: continuation.resume(throwing: SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed"))
+            case .failed(let failure): continuation.resume(throwing: failure)
             case .queued: wakeUp.signal()
             }
         }
+    }
+
+    /// The latest commit known to be on disk.
+    var durableCommit: Int { lock.withLock { synced } }
+
+    /// Why writes can no longer be made durable, once a flush has failed (for `/health/ready`).
+    var flushFailure: String? { lock.withLock { failure?.description } }
+
+    /// Asks for a checkpoint (the log copied into the database, so it stops growing), made on
+    /// this thread, not on the writer's.
+    func requestCheckpoint() {
+        lock.withLock { checkpointDue = true }
+        wakeUp.signal()
     }
 
     /// Flushes for those still waiting, then closes its connection.
@@ -66,11 +84,16 @@ final class SQLiteFlusher: @unchecked Sendable {
     private func runLoop() {
         while true {
             wakeUp.wait()
-            let (waiting, stop) = lock.withLock {
-                defer { waiters.removeAll(keepingCapacity: true) }
-                return (waiters, closed)
+            let (waiting, stop, checkpoint) = lock.withLock {
+                defer {
+                    waiters.removeAll(keepingCapacity: true)
+                    checkpointDue = false
+                }
+                return (waiters, closed, checkpointDue)
             }
             if !waiting.isEmpty { flush(for: waiting) }
+            // PASSIVE: copies what no reader still needs and never waits for the writer.
+            if checkpoint { try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)") }
             if stop {
                 connection.close()
                 finished.signal()
@@ -85,7 +108,13 @@ final class SQLiteFlusher: @unchecked Sendable {
         do {
             try connection.syncLog()
         } catch {
-            for waiter in waiting { waiter.resume(throwing: error) }
+            let failure = (error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)")
+            let stranded = lock.withLock {
+                self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "a flush to disk failed (\(failure.message)); restart Signet")
+                defer { waiters.removeAll() }
+                return waiters
+            }
+            for waiter in waiting + stranded { waiter.resume(throwing: failure) }
             return
         }
         lock.withLock { synced = max(synced, covered) }

@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+import SignetCore
+import SignetJOSE
+import SignetTesting
+import Testing
+
+@Suite("Prepared-key cache of JWK signature checks")
+struct JWKSignatureCacheTests {
+    private func coordinates(_ key: P256.Signing.PublicKey) -> (x: String, y: String) {
+        let raw = key.x963Representation
+        return (Data(raw[1..<33]).base64URLEncodedString(), Data(raw[33..<65]).base64URLEncodedString())
+    }
+
+    @Test("a JWK with a private member never stands for the public key it shows, and never enters the cache for it")
+    func privateMemberRefused() async throws {
+        let victim = P256.Signing.PrivateKey(), attacker = P256.Signing.PrivateKey()
+        let (x, y) = coordinates(victim.publicKey)
+        let forged = try TestJWS.es256(header: ["alg": "ES256", "kid": "v"], claims: ["iss": "c"], key: attacker)
+        // jwt-kit would build the key from d alone: the attacker's key behind the victim's x and y.
+        let poisoned: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "v", "d": Data(attacker.rawRepresentation).base64URLEncodedString()]
+        #expect(await JWKSignature.verifies(forged, jwk: poisoned, alg: "ES256") == false)
+        let registered: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "v"]
+        #expect(await JWKSignature.verifies(forged, jwk: registered, alg: "ES256") == false)
+        // The victim's own signature still verifies with its registered key.
+        let genuine = try TestJWS.es256(header: ["alg": "ES256", "kid": "v"], claims: ["iss": "c"], key: victim)
+        #expect(await JWKSignature.verifies(genuine, jwk: registered, alg: "ES256"))
+        for member in ["p", "q", "dp", "dq", "qi", "k", "oth"] {
+            var withMember = registered
+            withMember[member] = "AQAB"
+            #expect(await JWKSignature.verifies(genuine, jwk: withMember, alg: "ES256") == false, "\(member)")
+        }
+    }
+
+    @Test("a cached key is used only for the algorithm it was checked for, and a second key is not mistaken for the first")
+    func cacheKeepsKeysApart() async throws {
+        let first = P256.Signing.PrivateKey(), second = P256.Signing.PrivateKey()
+        let (x1, y1) = coordinates(first.publicKey)
+        let firstJWK: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x1, "y": y1, "kid": "k"]
+        let signedByFirst = try TestJWS.es256(header: ["alg": "ES256", "kid": "k"], claims: ["n": 1], key: first)
+        let signedBySecond = try TestJWS.es256(header: ["alg": "ES256", "kid": "k"], claims: ["n": 2], key: second)
+        #expect(await JWKSignature.verifies(signedByFirst, jwk: firstJWK, alg: "ES256"))
+        // Same kid, the cache warm: the second key's signature still does not verify with the first key.
+        #expect(await JWKSignature.verifies(signedBySecond, jwk: firstJWK, alg: "ES256") == false)
+        // An EC key is never used for RS256 or ES384, cached or not.
+        #expect(await JWKSignature.verifies(signedByFirst, jwk: firstJWK, alg: "RS256") == false)
+        #expect(await JWKSignature.verifies(signedByFirst, jwk: firstJWK, alg: "ES384") == false)
+        // The carried-keys cache (DPoP) answers the same and is separate.
+        #expect(await JWKSignature.verifies(signedByFirst, jwk: firstJWK, alg: "ES256", cache: .carried))
+        #expect(await JWKSignature.verifies(signedBySecond, jwk: firstJWK, alg: "ES256", cache: .carried) == false)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SQLKit
+import SignetCore
+import SignetServer
+@testable import SignetStorage
+import Testing
+
+/// The SQLite store's commit and flush rules (Sources/SignetStorage/SQLite/): a write reported
+/// done is on disk, the writes of one answer share one flush, and no caller can leave the shared
+/// connections inside a transaction.
+@Suite("SQLite: one flush per answer, no transactions on shared connections")
+struct SQLiteDurabilityTests {
+    private func withStore(_ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("signet.sqlite").path
+        let store = try await SQLStore.sqlite(path: path)
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        do { try await body(store, database, path) } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    private func client(_ id: String) -> ClientRecord {
+        ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
+    }
+
+    @Test("a write outside an answer is on disk when it returns")
+    func writeAloneIsFlushed() async throws {
+        try await withStore { store, database, _ in
+            try await store.insertClient(client("alone"))
+            let commits = database.commits
+            #expect(commits.made > 0)
+            #expect(commits.durable >= commits.made)
+        }
+    }
+
+    @Test("inside an answer writes wait for their commit only; all are on disk before the answer is given")
+    func answerSharesOneFlush() async throws {
+        try await withStore { store, database, _ in
+            let before = database.commits.durable
+            try await store.durableWrites {
+                for index in 0..<3 { try await store.insertClient(client("answer-\(index)")) }
+                let inside = database.commits
+                // Three commits made, none flushed yet: the answer has not been given.
+                #expect(inside.made >= before + 3)
+                #expect(inside.durable == before)
+            }
+            let after = database.commits
+            #expect(after.durable >= after.made)
+        }
+    }
+
+    @Test("an answer that throws still waits for its writes to be on disk")
+    func failedAnswerIsFlushed() async throws {
+        struct Refused: Error {}
+        try await withStore { store, database, _ in
+            await #expect(throws: Refused.self) {
+                try await store.durableWrites {
+                    try await store.insertClient(client("spent"))
+                    throw Refused()
+                }
+            }
+            let commits = database.commits
+            #expect(commits.durable >= commits.made)
+        }
+    }
+
+    @Test("a transaction cannot be opened through the shared connections, however it is written; the store goes on working")
+    func transactionsRefused() async throws {
+        try await withStore { store, database, path in
+            for statement in ["BEGIN", "BEGIN IMMEDIATE", "/* hidden */ BEGIN", "  begin", "SAVEPOINT s"] {
+                await #expect(throws: (any Error).self, "\(statement)") {
+                    try await database.raw(SQLQueryString(statement)).run()
+                }
+            }
+            // Still in autocommit: a write commits at once and another connection sees it.
+            try await store.insertClient(client("after"))
+            let other = try await SQLStore.sqlite(path: path)
+            #expect(try await other.client(id: "after") != nil)
+            try await other.close()
+        }
+    }
+
+    @Test("a file that cannot be put in WAL mode or is no database is refused with a storage failure")
+    func notADatabase() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-notdb-\(UUID().uuidString)").path
+        try Data("this is not a database, it is only text".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is only text")
+    }
+}
