@@ -55,7 +55,7 @@ struct Bench: AsyncParsableCommand {
         defer { server.terminate() }
 
         let issuer = "http://127.0.0.1:\(port)"
-        try await waitUntilReady(issuer, browser: TestBrowser())
+        try await waitUntilReady(issuer, browser: TestBrowser(), server: server)
         let seed = try DemoSeed.load(dataDirectory: folder)
         let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
         let backend = RelyingParty(
@@ -152,7 +152,7 @@ struct Bench: AsyncParsableCommand {
         let server = try startServer(arguments)
         defer { server.terminate() }
         let issuer = "https://127.0.0.1:\(port)"
-        try await waitUntilReady(issuer, browser: TestBrowser(tls: try TestTLS.client()))
+        try await waitUntilReady(issuer, browser: TestBrowser(tls: try TestTLS.client()), server: server)
         guard let caFile = DevelopmentTLS.caFile(dataDirectory: folder) else { throw ValidationError("--dev-tls made no CA") }
         let bench = DeviceBench(
             client: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI),
@@ -185,8 +185,10 @@ struct Bench: AsyncParsableCommand {
         return errors
     }
 
-    func waitUntilReady(_ issuer: String, browser: TestBrowser) async throws {
+    func waitUntilReady(_ issuer: String, browser: TestBrowser, server: Process) async throws {
         for _ in 0..<200 {
+            // A server that refused to start (a bad setting) is reported at once, not waited for.
+            guard server.isRunning else { throw ValidationError("the server exited with status \(server.terminationStatus) before it was ready") }
             if let response = try? await browser.get(issuer + "/.well-known/openid-configuration"), response.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
