@@ -104,10 +104,7 @@ struct ForwardedForTests {
     func logoutTokenIsKeyed() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
-            _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
-            let page = try await browser.get(provider.url("/logout"))
-            let token = try #require(LoginForm.hiddenValueForTests("csrf_token", in: page.body))
+            let (browser, token) = try await signedInAtLogoutPage(provider, fixture)
             let binding = try #require(browser.cookieJar["signet_browser"])
             let derivable = SecretDigest.hex("logout:" + binding)
             #expect(token != derivable)

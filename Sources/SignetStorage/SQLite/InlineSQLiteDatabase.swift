@@ -118,7 +118,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), mayOpenTransaction: true), to: onRow)
     }
 
-    /// The latest commit, and the latest known to be on disk (for tests and readiness).
+    /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
 
     /// Why writes cannot be made durable any more (a failed flush), for readiness.
@@ -185,7 +185,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         switch keyword {
         case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
-            throw SQLiteFailure(code: 21, message: "transactions are not run through the shared database: use migrationSession")
+            throw SQLiteFailure(code: SQLITE_MISUSE, message: "transactions are not run through the shared database: use migrationSession")
         default: return false
         }
     }

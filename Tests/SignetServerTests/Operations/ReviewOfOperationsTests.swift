@@ -84,10 +84,7 @@ struct ReviewOfOperationsTests {
     func logoutClient() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
-            _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
-            let page = try await browser.get(provider.url("/logout"))
-            let csrf = try #require(LoginForm.hiddenValueForTests("csrf_token", in: page.body))
+            let (browser, csrf) = try await signedInAtLogoutPage(provider, fixture)
             _ = try await browser.post(provider.url("/logout"), form: [("csrf_token", csrf), ("client_id", "forged\n{\"kind\":\"x\"}\u{1B}[2J")])
             let logout = try #require(try await provider.store.auditEvents(AuditQuery(userID: fixture.user.id)).first { $0.kind == "logout" })
             #expect(logout.clientID == nil)
