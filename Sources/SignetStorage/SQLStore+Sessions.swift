@@ -50,11 +50,16 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     public func recordOnce(key: String, expiresAt: Date, now: Date) async throws -> Bool {
-        try await database.raw("DELETE FROM signet_replay WHERE key = \(bind: key) AND expires_at <= \(bind: Self.millis(now))").run()
-        let inserted = try await database.raw(
-            "INSERT INTO signet_replay (key, expires_at) VALUES (\(bind: key), \(bind: Self.millis(expiresAt))) ON CONFLICT DO NOTHING RETURNING key"
+        // One statement: a new key is inserted, an expired one taken over, a live one left as it is
+        // (the conflict's WHERE fails, so no row comes back).
+        let recorded = try await database.raw(
+            """
+            INSERT INTO signet_replay (key, expires_at) VALUES (\(bind: key), \(bind: Self.millis(expiresAt)))
+            ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE signet_replay.expires_at <= \(bind: Self.millis(now))
+            RETURNING key
+            """
         ).first()
-        return inserted != nil
+        return recorded != nil
     }
 
     public func throttle(key: String) async throws -> ThrottleRecord? {

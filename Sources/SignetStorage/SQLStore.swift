@@ -151,14 +151,20 @@ extension SQLStore: ReadinessStore {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        do { return try decoder.decode(T.self, from: Data(text.utf8)) } catch {
-            throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
+    /// Records already decoded, by their text; shared by every store in the process, as decoding
+    /// depends on the text alone.
+    private static let decoded = DecodedRecordMemo(capacity: 512)
+
+    static func decode<T: Decodable & Sendable>(_ type: T.Type, _ text: String) throws -> T {
+        try decoded.record(T.self, from: text) { text in
+            do { return try decoder.decode(T.self, from: Data(text.utf8)) } catch {
+                throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
+            }
         }
     }
 
     /// The JSON `data` column of a row, decoded.
-    static func record<T: Decodable>(_ type: T.Type, from row: (any SQLRow)?) throws -> T? {
+    static func record<T: Decodable & Sendable>(_ type: T.Type, from row: (any SQLRow)?) throws -> T? {
         guard let row else { return nil }
         return try decode(T.self, try row.decode(column: "data", as: String.self))
     }

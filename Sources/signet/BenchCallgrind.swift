@@ -9,7 +9,7 @@ import SignetStorage
 import SignetTesting
 
 extension Bench {
-    /// Runs `signet serve` under callgrind with collection off, warms it up, counts `requests`
+    /// Runs `signet serve` under callgrind with instrumentation off, warms it up, counts `requests`
     /// token requests (authorization code + PKCE + private_key_jwt, one at a time), and prints
     /// the instructions per request. The profile is left in `callgrind.out.token` for
     /// `callgrind_annotate`.
@@ -26,8 +26,10 @@ extension Bench {
         let port = try FreePort.find()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
+        let workaround = try ValgrindWorkaround.prepare(in: folder)
+        server.environment = ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": workaround.preload]) { _, new in new }
         var arguments = [
-            "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=\(output)", URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path,
+            "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output)", workaround.executable,
             "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", "4", "--log-level", "error",
         ]
         if let database { arguments += ["--database", database] }
@@ -56,7 +58,9 @@ extension Bench {
         server.terminate()
         server.waitUntilExit()
         let profile = try String(contentsOfFile: output, encoding: .utf8)
-        guard let line = profile.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }),
+        // The file opens with a `summary:` line callgrind leaves at 0 when instrumentation starts off;
+        // the count is on the `totals:` line at its end.
+        guard let line = profile.split(separator: "\n").last(where: { $0.hasPrefix("totals:") }),
             let total = Double(line.split(separator: " ").last ?? "")
         else { throw ValidationError("no totals in \(output)") }
         print("callgrind: \(requests) token requests (authorization code + PKCE, private_key_jwt, ES256 ID token), \(database == nil ? "SQLite" : "PostgreSQL")")

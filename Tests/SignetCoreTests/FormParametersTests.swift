@@ -40,6 +40,18 @@ struct FormParametersTests {
         #expect(parameters["bare"] == "")
     }
 
+    @Test("pairs are split on the bytes & and =, as the URL standard does, even before a combining mark")
+    func splitsOnBytes() throws {
+        // As Characters, "&\u{301}" is one grapheme cluster and a String split would not cut there.
+        let parameters = try #require(FormParameters(encoded: "a=1&\u{301}=2&b=x=y&&c"))
+        #expect(parameters.pairs.map(\.name) == ["a", "\u{301}", "b", "c"])
+        #expect(parameters["\u{301}"] == "2")
+        #expect(parameters["b"] == "x=y")
+        #expect(parameters["c"] == "")
+        #expect(try #require(FormParameters(encoded: "")).pairs.isEmpty)
+        #expect(try #require(FormParameters(encoded: "&&")).pairs.isEmpty)
+    }
+
     @Test("encoding round-trips reserved characters")
     func roundTrip() throws {
         var parameters = FormParameters()

@@ -15,37 +15,50 @@ public struct FormParameters: Sendable, Equatable {
 
     /// Parses `a=b&c=d` text; `nil` when the percent-encoding is malformed.
     public init?(encoded text: String) {
-        var pairs: [(name: String, value: String)] = []
-        for part in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(pieces[0]) else { return nil }
-            let value = pieces.count > 1 ? Self.decode(pieces[1]) : ""
-            guard let value else { return nil }
-            pairs.append((name, value))
-        }
+        var text = text
+        guard let pairs = text.withUTF8({ Self.pairs(in: $0) }) else { return nil }
         self.pairs = pairs
+    }
+
+    /// The pairs of `bytes`, split on the bytes `&` and `=` as the URL standard does. Over the
+    /// contiguous UTF-8 because splitting the String walks grapheme clusters, and even its UTF-8
+    /// view's generic split cost more than the rest of a token request's parsing.
+    private static func pairs(in bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
+        var pairs: [(name: String, value: String)] = []
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            if end > start {
+                let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let equals = part.firstIndex(of: UInt8(ascii: "="))
+                guard let name = decode(UnsafeBufferPointer(rebasing: part[..<(equals ?? part.count)])) else { return nil }
+                let value = equals.map { decode(UnsafeBufferPointer(rebasing: part[($0 + 1)...])) } ?? ""
+                guard let value else { return nil }
+                pairs.append((name, value))
+            }
+            start = end + 1
+        }
+        return pairs
     }
 
     /// `+` as a space, then `%XX` escapes, over the UTF-8 bytes; `nil` for a malformed escape
     /// or bytes that are not UTF-8. By hand because Foundation's `removingPercentEncoding`
     /// (with the `+` replaced first) was a visible cost on every token request.
-    private static func decode(_ text: Substring) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
+    private static func decode(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+        // Cut from valid UTF-8 at ASCII bytes, so still valid.
+        guard text.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(decoding: text, as: UTF8.self) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            index = utf8.index(after: index)
+        bytes.reserveCapacity(text.count)
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            index += 1
             switch byte {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
-                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
+                guard index + 1 < text.count, let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else { return nil }
+                index += 2
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)

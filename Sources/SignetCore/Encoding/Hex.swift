@@ -5,13 +5,19 @@ extension Sequence where Element == UInt8 {
     ///
     /// The one hex encoder in Signet; digests stored or compared as text use it.
     public func hexEncodedString() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        let bytes = Array(self)
+        return HexDigits.lowercase.withUnsafeBufferPointer { digits in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = digits[Int(byte >> 4)]
+                    text[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+                return bytes.count * 2
+            }
         }
-        return String(decoding: text, as: UTF8.self)
     }
+}
+
+enum HexDigits {
+    static let lowercase = Array("0123456789abcdef".utf8)
 }

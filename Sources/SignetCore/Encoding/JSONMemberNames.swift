@@ -169,13 +169,20 @@ public enum JSONMemberNames: Sendable, Equatable {
         /// Skips `true`, `false`, `null` or a number (RFC 8259 §3, §6).
         mutating func literal() -> Bool {
             let start = index
-            while let byte = current, !Self.delimiters.contains(byte) { index += 1 }
+            while let byte = current, !Self.isDelimiter(byte) { index += 1 }
             let token = bytes[start..<index]
             if token.elementsEqual("true".utf8) || token.elementsEqual("false".utf8) || token.elementsEqual("null".utf8) { return true }
             return Self.isNumber(token)
         }
 
-        static let delimiters: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "\"")]
+        /// Whitespace and the bytes that may end a literal. A switch, not a `Set`: hashing each
+        /// byte of every number was most of the scan.
+        static func isDelimiter(_ byte: UInt8) -> Bool {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "\""): true
+            default: false
+            }
+        }
 
         /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
         static func isNumber(_ token: ArraySlice<UInt8>) -> Bool {

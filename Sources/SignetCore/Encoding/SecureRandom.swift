@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 
+
 /// Generates unguessable values: opaque tokens, codes, state and nonces.
 ///
 /// A value type so it can be passed in, per Signet's habit of injecting
@@ -12,18 +13,8 @@ public struct SecureRandom: Sendable {
     /// The system's cryptographic generator.
     public init() {
         self.fill = { count in
-            // Eight bytes per call to the system (one getrandom each), not one byte per call.
-            var generator = SystemRandomNumberGenerator()
             var bytes = [UInt8](repeating: 0, count: count)
-            bytes.withUnsafeMutableBytes { buffer in
-                var offset = 0
-                while offset < count {
-                    let word = generator.next()
-                    let take = min(8, count - offset)
-                    withUnsafeBytes(of: word) { buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take) }
-                    offset += take
-                }
-            }
+            bytes.withUnsafeMutableBytes { SystemEntropy.fill($0) }
             return bytes
         }
     }

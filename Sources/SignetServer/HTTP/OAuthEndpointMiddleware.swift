@@ -63,7 +63,7 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
             throw OAuthHTTPError.invalidRequest("parameters must be sent in the form body, not the query")
         }
         let contentType = request.headers[.contentType]
-        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let mediaType = RequestParameters.mediaType(of: contentType)
         if let mediaType, endpoint.bodyTypes?.contains(mediaType) == true { return }
         if let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") {
             throw OAuthHTTPError.invalidRequest("the body must be form-encoded (application/x-www-form-urlencoded), not JSON (RFC 6749 section 3.2)")
@@ -104,6 +104,12 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// `path` as the router matches it: empty segments (`//token`, `/token/`) collapsed.
     static func normalised(_ path: String) -> String {
-        "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        // By bytes: splitting the String walks grapheme clusters, on every request.
+        let slash = UInt8(ascii: "/")
+        let bytes = path.utf8
+        let alreadyNormal =
+            bytes.first == slash && (bytes.count == 1 || bytes.last != slash) && !zip(bytes, bytes.dropFirst()).contains { $0 == slash && $1 == slash }
+        if alreadyNormal { return path }
+        return "/" + path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }.joined(separator: "/")
     }
 }

@@ -41,8 +41,19 @@ public enum RequestParameters {
     }
 
     static func isForm(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return mediaType == "application/x-www-form-urlencoded"
+        mediaType(of: contentType) == "application/x-www-form-urlencoded"
+    }
+
+    /// The media type of a `Content-Type` value, lowercased, without parameters or the spaces and
+    /// tabs around it (RFC 9110 §8.3.1). Read by bytes: trimming with Foundation's character sets
+    /// and splitting the String by Characters cost more than the rest of the check.
+    static func mediaType(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let utf8 = contentType.utf8
+        let end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let type = utf8[..<end].drop(while: isBlank)
+        let trimmed = type[..<(type.lastIndex(where: { !isBlank($0) }).map { type.index(after: $0) } ?? type.startIndex)]
+        return String(decoding: trimmed.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

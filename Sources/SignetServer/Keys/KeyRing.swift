@@ -12,7 +12,8 @@ public actor KeyRing {
     private let clock: SignetClock
     private let refreshInterval: TimeInterval
     private var collection = JWTKeyCollection()
-    private var activeKID: String?
+    /// The active key's signer, with the headers made so far.
+    private var signer: ES256TokenSigner?
     private var publishedKeys: [PublicJWK] = []
     private var publishedKIDs: Set<String> = []
     private var loadedAt: Date?
@@ -41,24 +42,26 @@ public actor KeyRing {
         let records = try await store.signingKeys().filter { $0.publishUntil.map { $0 > now } ?? true }
         let fresh = JWTKeyCollection()
         var published: [PublicJWK] = []
-        var active: String?
+        var activeSigner: ES256TokenSigner?
         for record in records {
             let key = try SigningKeyFactory.privateKey(pem: record.privateKeyPEM)
             await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: record.kid))
             published.append(PublicJWK(p256: key.publicKey, kid: record.kid))
-            if record.status == .active { active = record.kid }
+            if record.status == .active {
+                activeSigner = ES256TokenSigner(kid: record.kid, key: key)
+            }
         }
         // Overlapping reloads may finish out of order: keep the newest snapshot.
         if let loadedAt, loadedAt > now { return }
         collection = fresh
         publishedKeys = published
         publishedKIDs = Set(published.compactMap(\.kid))
-        activeKID = active
+        if signer?.kid != activeSigner?.kid { signer = activeSigner }
         loadedAt = now
     }
 
     /// Whether a key to sign with is loaded (readiness).
-    public var hasActiveKey: Bool { activeKID != nil }
+    public var hasActiveKey: Bool { signer != nil }
 
     private func refreshIfStale() async throws {
         if let loadedAt, clock.now().timeIntervalSince(loadedAt) < refreshInterval { return }
@@ -72,13 +75,17 @@ public actor KeyRing {
     }
 
     /// Signs a claim set with the active key, with `typ` in the header (`JWT`, `at+jwt`).
-    public func sign(_ payload: some JWTPayload, type: String) async throws -> String {
+    /// The signing itself runs outside the actor, so parallel requests sign in parallel.
+    public nonisolated func sign(_ payload: some JWTPayload, type: String) async throws -> String {
+        try await activeSigner(for: type).sign(payload, type: type)
+    }
+
+    private func activeSigner(for type: String) async throws -> ES256TokenSigner {
         try await refreshIfStale()
-        guard let activeKID else { throw SignetError(.keyFailure, "no active signing key") }
-        var header = JWTHeader()
-        header.typ = type
-        header.alg = "ES256"
-        return try await collection.sign(payload, kid: JWKIdentifier(string: activeKID), header: header)
+        guard let current = signer else { throw SignetError(.keyFailure, "no active signing key") }
+        let prepared = try current.preparing(type: type)
+        signer = prepared
+        return prepared
     }
 
     /// Verifies a token this provider signed: the structure of ``CompactJWT/parse(_:)`` (no repeated

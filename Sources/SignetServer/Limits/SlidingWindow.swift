@@ -16,8 +16,12 @@ struct SlidingWindow: Sendable {
 
     /// Takes one use of `key`, or says when one is free.
     func take(_ key: String, maximum: Int, window: TimeInterval) async throws -> Decision {
-        // Compare-and-swap; contention means another use was just recorded, so retrying converges.
-        for _ in 0..<50 {
+        // Compare-and-swap; a lost swap means another request took a use (or gave one back), so
+        // retrying converges: once `maximum` uses are live every attempt ends at once. A request
+        // can lose to every other one taking a use, so the bound grows with `maximum`: 50 tries
+        // failed 80 parallel requests on a 60-use budget when the machine was slow.
+        for attempt in 0..<(4 * maximum + 50) {
+            if attempt > 0 { await Task.yield() }
             let now = clock.now()
             let stored = try await store.limit(key: key)
             let live = (stored?.uses ?? []).filter { $0 > now.addingTimeInterval(-window) }

@@ -181,7 +181,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Whether `sql` writes by its first word (the rest SQLite itself classifies). Transaction
     /// control is refused: a caller's `BEGIN` would be shared by other callers' statements.
     private static func writes(_ sql: String) throws -> Bool {
-        let keyword = sql.prefix(while: { !$0.isWhitespace && $0 != "(" }).uppercased()
+        // By bytes, ASCII letters uppercased: Character tests cost more than the statement's
+        // look-up in the cache.
+        let word = sql.utf8.prefix { byte in
+            !(byte == UInt8(ascii: "(") || byte == UInt8(ascii: " ") || (UInt8(ascii: "\t")...UInt8(ascii: "\r")).contains(byte))
+        }
+        let keyword = String(decoding: word.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
         switch keyword {
         case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":

@@ -1,0 +1,48 @@
+// Bytes from the operating system's cryptographic generator, one system call per value.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The operating system's generator, asked once for all the bytes of a value.
+///
+/// `SystemRandomNumberGenerator` hands out eight bytes per call, and on Linux each call is one
+/// `getrandom` system call: four for a 32-byte token, about ten per token request. Linux's
+/// `getrandom(2)` is looked up at run time because Swift's Glibc module does not declare it (and
+/// `arc4random_buf` needs glibc 2.36); without it the standard generator is used.
+enum SystemEntropy {
+    static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let start = buffer.baseAddress, !buffer.isEmpty else { return }
+        #if canImport(Darwin)
+        arc4random_buf(start, buffer.count)
+        #else
+        if let getrandom = linuxGetrandom {
+            var offset = 0
+            while offset < buffer.count {
+                let got = getrandom(start + offset, buffer.count - offset, 0)
+                if got > 0 {
+                    offset += got
+                } else if got < 0, errno == EINTR {
+                    continue
+                } else {
+                    fatalError("getrandom failed (errno \(errno))")  // as SystemRandomNumberGenerator does
+                }
+            }
+            return
+        }
+        var generator = SystemRandomNumberGenerator()
+        for index in buffer.indices { buffer[index] = generator.next() }
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    private typealias Getrandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
+
+    /// glibc's (2.25 and later) `getrandom`, or `nil`.
+    private static let linuxGetrandom: Getrandom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getrandom") else { return nil }
+        return unsafeBitCast(symbol, to: Getrandom.self)
+    }()
+    #endif
+}
