@@ -152,15 +152,22 @@ extension SQLStore: ReadinessStore {
     }
 
     /// Records already decoded, by their text; shared by every store in the process, as decoding
-    /// depends on the text alone.
-    private static let decoded = DecodedRecordMemo(capacity: 512)
+    /// depends on the text alone. Only the records a token request reads (more than once, or on
+    /// every request); not signing keys, pushed requests or anything else.
+    private static let decoded = DecodedRecordMemo(capacity: 512, maximumTextBytes: 16 * 1024)
+    private static let memoized: Set<ObjectIdentifier> = [
+        ObjectIdentifier(ClientRecord.self), ObjectIdentifier(GrantRecord.self), ObjectIdentifier(AuthorizationCodeRecord.self),
+        ObjectIdentifier(RefreshTokenRecord.self), ObjectIdentifier(UserRecord.self),
+    ]
 
     static func decode<T: Decodable & Sendable>(_ type: T.Type, _ text: String) throws -> T {
-        try decoded.record(T.self, from: text) { text in
+        let decode = { (text: String) throws -> T in
             do { return try decoder.decode(T.self, from: Data(text.utf8)) } catch {
                 throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
             }
         }
+        guard memoized.contains(ObjectIdentifier(T.self)) else { return try decode(text) }
+        return try decoded.record(T.self, from: text, decode: decode)
     }
 
     /// The JSON `data` column of a row, decoded.

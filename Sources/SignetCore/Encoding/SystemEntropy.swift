@@ -26,17 +26,25 @@ enum SystemEntropy {
                 } else if got < 0, errno == EINTR {
                     continue
                 } else {
-                    fatalError("getrandom failed (errno \(errno))")  // as SystemRandomNumberGenerator does
+                    // ENOSYS (an old kernel, a seccomp filter): the standard generator, which
+                    // falls back to /dev/urandom, fills the rest.
+                    break
                 }
             }
+            if offset == buffer.count { return }
+            fillWithStandardGenerator(UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]))
             return
         }
-        var generator = SystemRandomNumberGenerator()
-        for index in buffer.indices { buffer[index] = generator.next() }
+        fillWithStandardGenerator(buffer)
         #endif
     }
 
     #if !canImport(Darwin)
+    private static func fillWithStandardGenerator(_ buffer: UnsafeMutableRawBufferPointer) {
+        var generator = SystemRandomNumberGenerator()
+        for index in buffer.indices { buffer[index] = generator.next() }
+    }
+
     private typealias Getrandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
 
     /// glibc's (2.25 and later) `getrandom`, or `nil`.

@@ -104,12 +104,15 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// `path` as the router matches it: empty segments (`//token`, `/token/`) collapsed.
     static func normalised(_ path: String) -> String {
-        // By bytes: splitting the String walks grapheme clusters, on every request.
+        // Most paths are already normal, which bytes tell at once; splitting the String walks
+        // grapheme clusters, a visible cost on every request.
         let slash = UInt8(ascii: "/")
         let bytes = path.utf8
         let alreadyNormal =
             bytes.first == slash && (bytes.count == 1 || bytes.last != slash) && !zip(bytes, bytes.dropFirst()).contains { $0 == slash && $1 == slash }
         if alreadyNormal { return path }
-        return "/" + path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }.joined(separator: "/")
+        // By Characters here, as the router splits: a `/` with a combining mark after it is one
+        // Character and no separator to the router, so it must not be one to these rules either.
+        return "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 }

@@ -20,7 +20,7 @@ struct SlidingWindow: Sendable {
         // retrying converges: once `maximum` uses are live every attempt ends at once. A request
         // can lose to every other one taking a use, so the bound grows with `maximum`: 50 tries
         // failed 80 parallel requests on a 60-use budget when the machine was slow.
-        for attempt in 0..<(4 * maximum + 50) {
+        for attempt in 0..<(4 * min(max(maximum, 0), 100_000) + 50) {
             if attempt > 0 { await Task.yield() }
             let now = clock.now()
             let stored = try await store.limit(key: key)

@@ -12,8 +12,10 @@ import VaporCSQLite
 ///
 /// - every statement runs where it is called, with no hand-off to another thread, and every
 ///   connection keeps its statements prepared (``SQLiteConnectionHandle``);
-/// - a statement that only reads runs on one of a few reader connections (WAL lets readers run
-///   beside the writer); one that writes runs on the one writer connection, under its lock;
+/// - a statement that only reads runs on the writer connection when it is free (its page cache
+///   stays valid across its own commits), else on one of a few reader connections (WAL lets
+///   readers run beside the writer); one that writes runs on the one writer connection, under
+///   its lock;
 /// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
@@ -163,9 +165,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
         for values in result.rows { onRow(InlineSQLiteRow(columns: result.columns, values: values)) }
     }
 
-    /// Runs `sql` on a reader when SQLite says it only reads; `nil` when it writes.
+    /// Runs `sql` on the writer or a reader when SQLite says it only reads; `nil` when it writes.
     private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
-        // A free reader if there is one, else wait for the next in turn.
+        // The writer first when it is free: its page cache survives its own commits, while every
+        // commit makes a reader reread the pages it uses (about eight fewer reads of the file per
+        // token request). Then a free reader, else the next reader in turn.
+        if let answer = try writer.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
         for reader in readers {
             if let answer = try reader.connection.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
         }
