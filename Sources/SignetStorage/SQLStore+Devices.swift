@@ -167,7 +167,21 @@ extension SQLStore: AuditStore {
     }
 
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
-        let rows = try await database.raw("DELETE FROM signet_audit_events WHERE at < \(bind: Self.millis(cutoff)) RETURNING seq").all()
-        return rows.count
+        // In batches, so no one statement holds the writer (and, in `signet serve`, an event loop)
+        // for long after the retention is shortened.
+        var purged = 0
+        while true {
+            let rows = try await database.raw(
+                """
+                DELETE FROM signet_audit_events WHERE seq IN
+                (SELECT seq FROM signet_audit_events WHERE at < \(bind: Self.millis(cutoff)) LIMIT \(bind: Self.purgeBatch)) RETURNING seq
+                """
+            ).all()
+            purged += rows.count
+            if rows.count < Self.purgeBatch { return purged }
+        }
     }
+
+    /// Rows deleted per statement by the purges.
+    static let purgeBatch = 1000
 }

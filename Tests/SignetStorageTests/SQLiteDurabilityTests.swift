@@ -11,17 +11,15 @@ import Testing
 @Suite("SQLite: one flush per answer, no transactions on shared connections")
 struct SQLiteDurabilityTests {
     private func withStore(_ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("signet.sqlite").path
-        let store = try await SQLStore.sqlite(path: path)
-        let database = try #require(store.database as? InlineSQLiteDatabase)
-        do { try await body(store, database, path) } catch {
-            try? await store.close()
-            throw error
+        try await withTemporarySQLitePath("durability") { path in
+            let store = try await SQLStore.sqlite(path: path)
+            let database = try #require(store.database as? InlineSQLiteDatabase)
+            do { try await body(store, database, path) } catch {
+                try? await store.close()
+                throw error
+            }
+            try await store.close()
         }
-        try await store.close()
     }
 
     private func client(_ id: String) -> ClientRecord {

@@ -16,11 +16,13 @@ struct SlidingWindow: Sendable {
 
     /// Takes one use of `key`, or says when one is free.
     func take(_ key: String, maximum: Int, window: TimeInterval) async throws -> Decision {
+        // A budget of nothing is always spent (and `live[live.count - maximum]` needs maximum > 0).
+        guard maximum > 0 else { return .spent(retryAfter: max(1, window)) }
         // Compare-and-swap; a lost swap means another request took a use (or gave one back), so
         // retrying converges: once `maximum` uses are live every attempt ends at once. A request
         // can lose to every other one taking a use, so the bound grows with `maximum`: 50 tries
         // failed 80 parallel requests on a 60-use budget when the machine was slow.
-        for attempt in 0..<(4 * min(max(maximum, 0), 100_000) + 50) {
+        for attempt in 0..<(4 * min(maximum, 100_000) + 50) {
             if attempt > 0 { await Task.yield() }
             let now = clock.now()
             let stored = try await store.limit(key: key)

@@ -167,10 +167,18 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// Runs `sql` on the writer or a reader when SQLite says it only reads; `nil` when it writes.
     private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
-        // The writer first when it is free: its page cache survives its own commits, while every
-        // commit makes a reader reread the pages it uses (about eight fewer reads of the file per
-        // token request). Then a free reader, else the next reader in turn.
-        if let answer = try writer.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
+        // Look-ups on the writer first when it is free: its page cache survives its own commits,
+        // while every commit makes a reader reread the pages it uses (20 fewer reads of the file
+        // per token request). Not listings (`ORDER BY`), which may hold it for many rows, and not
+        // while it is closed or inside a migration's transaction. Then a free reader, else the
+        // next reader in turn.
+        if !sql.contains("ORDER BY"),
+            let answer = try writer.withLockIfAvailable({ writer in
+                writer.isOpen && writer.isAutocommit ? try Self.read(sql, values, on: writer) : nil
+            })
+        {
+            return answer
+        }
         for reader in readers {
             if let answer = try reader.connection.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
         }
@@ -196,6 +204,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
         case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
             throw SQLiteFailure(code: SQLITE_MISUSE, message: "transactions are not run through the shared database: use migrationSession")
+        case "PRAGMA", "ATTACH", "DETACH":
+            // SQLite calls these read-only, yet they change the connection they run on.
+            throw SQLiteFailure(code: SQLITE_MISUSE, message: "connection settings are not changed through the shared database")
         default: return false
         }
     }

@@ -93,6 +93,9 @@ final class SQLiteConnectionHandle {
         try check(sync(file, SQLITE_SYNC_NORMAL))
     }
 
+    /// Whether the connection is open (not yet closed).
+    var isOpen: Bool { handle != nil }
+
     /// Whether no transaction is open (SQLite ends one by itself after some errors).
     var isAutocommit: Bool { handle.map { sqlite_nio_sqlite3_get_autocommit($0) != 0 } ?? true }
 
