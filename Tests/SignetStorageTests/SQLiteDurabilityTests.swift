@@ -91,4 +91,13 @@ struct SQLiteDurabilityTests {
         await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is only text")
     }
+
+    @Test("listings (ORDER BY) are told from look-ups, which alone may run on the writer")
+    func listings() {
+        #expect(InlineSQLiteDatabase.isListing("SELECT data FROM signet_clients ORDER BY id"))
+        #expect(InlineSQLiteDatabase.isListing("ORDER BY"))
+        #expect(!InlineSQLiteDatabase.isListing("SELECT data FROM signet_clients WHERE id = $1"))
+        #expect(!InlineSQLiteDatabase.isListing("SELECT ORDER"))
+        #expect(!InlineSQLiteDatabase.isListing(""))
+    }
 }

@@ -172,7 +172,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // per token request). Not listings (`ORDER BY`), which may hold it for many rows, and not
         // while it is closed or inside a migration's transaction. Then a free reader, else the
         // next reader in turn.
-        if !sql.contains("ORDER BY"),
+        if !Self.isListing(sql),
             let answer = try writer.withLockIfAvailable({ writer in
                 writer.isOpen && writer.isAutocommit ? try Self.read(sql, values, on: writer) : nil
             })
@@ -190,6 +190,22 @@ final class InlineSQLiteDatabase: SQLDatabase {
         guard try connection.isReadOnly(sql) else { return nil }
         return try connection.run(sql, binds: values)
     }
+
+    /// Whether `sql` orders its rows (`ORDER BY`), as the store's listings do. By bytes: `String`'s
+    /// `contains` cost more than the look-up it guards.
+    static func isListing(_ sql: String) -> Bool {
+        var sql = sql
+        let pattern = orderBy
+        return sql.withUTF8 { bytes in
+            guard bytes.count >= pattern.count else { return false }
+            for start in 0...(bytes.count - pattern.count) where bytes[start] == pattern[0] {
+                if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return true }
+            }
+            return false
+        }
+    }
+
+    private static let orderBy = Array("ORDER BY".utf8)
 
     /// Whether `sql` writes by its first word (the rest SQLite itself classifies). Transaction
     /// control is refused: a caller's `BEGIN` would be shared by other callers' statements.
