@@ -182,6 +182,6 @@ extension SQLStore: AuditStore {
         }
     }
 
-    /// Rows deleted per statement by the purges.
+    /// Audit events deleted per statement by ``purgeAuditEvents(before:)``.
     static let purgeBatch = 1000
 }

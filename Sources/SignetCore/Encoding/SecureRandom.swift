@@ -1,7 +1,5 @@
 // Random identifiers and secrets from the system's secure generator.
-import Crypto
 import Foundation
-
 
 /// Generates unguessable values: opaque tokens, codes, state and nonces.
 ///

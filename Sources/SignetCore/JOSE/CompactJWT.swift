@@ -29,11 +29,13 @@ public struct CompactJWT: Sendable, Equatable {
                 let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
                 !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
             else { return nil }
-            let ranges = [0..<firstDot, (firstDot + 1)..<secondDot, (secondDot + 1)..<bytes.count]
-            let decoded = ranges.compactMap { range in
+            // Each part non-empty base64url.
+            func part(_ range: Range<Int>) -> Data? {
                 range.isEmpty ? nil : Base64URL.decode(UnsafeBufferPointer(rebasing: bytes[range])).map { Data($0) }
             }
-            return decoded.count == 3 ? (decoded[0], decoded[1], decoded[2]) : nil
+            guard let header = part(0..<firstDot), let claims = part((firstDot + 1)..<secondDot), let signature = part((secondDot + 1)..<bytes.count)
+            else { return nil }
+            return (header, claims, signature)
         }
         guard case let (headerJSON, claims, signature)? = parts else { return .failure(.notCompact) }
         switch JSONMemberNames(scanning: headerJSON) {

@@ -23,8 +23,8 @@ struct ES256TokenSigner: Sendable {
         self.key = key
     }
 
-    /// The claims encoder, set as jwt-kit's `defaultForJWT` (dates as seconds since 1970).
-    private static let claimsEncoder: JSONEncoder = {
+    /// The encoder of headers and claims, set as jwt-kit's `defaultForJWT` (dates as seconds since 1970).
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
@@ -40,14 +40,14 @@ struct ES256TokenSigner: Sendable {
     func preparing(type: String) throws -> ES256TokenSigner {
         guard headers[type] == nil else { return self }
         var prepared = self
-        prepared.headers[type] = try Self.claimsEncoder.encode(Header(kid: kid, typ: type)).base64URLEncodedString()
+        prepared.headers[type] = try Self.encoder.encode(Header(kid: kid, typ: type)).base64URLEncodedString()
         return prepared
     }
 
     /// `claims` signed, with `typ` = `type` in the header; the header must have been prepared.
     func sign(_ claims: some JWTPayload, type: String) throws -> String {
         guard let header = headers[type] else { throw SignetError(.keyFailure, "no header prepared for typ \(type)") }
-        let signingInput = header + "." + (try Self.claimsEncoder.encode(claims).base64URLEncodedString())
+        let signingInput = header + "." + (try Self.encoder.encode(claims).base64URLEncodedString())
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
     }

@@ -11,6 +11,7 @@ public actor KeyRing {
     private let store: any SigningKeyStore
     private let clock: SignetClock
     private let refreshInterval: TimeInterval
+    /// The published keys' public halves, for verifying this provider's own tokens.
     private var collection = JWTKeyCollection()
     /// The active key's signer, with the headers made so far.
     private var signer: ES256TokenSigner?
@@ -45,7 +46,8 @@ public actor KeyRing {
         var activeSigner: ES256TokenSigner?
         for record in records {
             let key = try SigningKeyFactory.privateKey(pem: record.privateKeyPEM)
-            await fresh.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: record.kid))
+            // Public keys only: signing goes through `ES256TokenSigner`, so jwt-kit needs no private key.
+            await fresh.add(ecdsa: try ES256PublicKey(backing: key.publicKey), kid: JWKIdentifier(string: record.kid))
             published.append(PublicJWK(p256: key.publicKey, kid: record.kid))
             if record.status == .active {
                 activeSigner = ES256TokenSigner(kid: record.kid, key: key)
