@@ -43,7 +43,9 @@ struct Bench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // One user per worker, as real traffic has: a single account's concurrent attempts are throttled.
-        let users = (0..<(concurrency.max() ?? 1)).map { BenchUser(username: "bench-\($0)", password: SecureRandom().token(byteCount: 12)) }
+        // Named for this run, so a PostgreSQL database can take several runs.
+        let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let users = (0..<(concurrency.max() ?? 1)).map { BenchUser(username: "bench-\(run)-\($0)", password: SecureRandom().token(byteCount: 12)) }
         let seedStore = try await SQLStore.open(database ?? folder.appendingPathComponent("signet.sqlite").path)
         let admin = SignetAdmin(store: seedStore, passwordHashCost: passwordHashCost)
         for user in users { try await admin.addUser(username: user.username, password: user.password) }

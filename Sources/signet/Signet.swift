@@ -24,7 +24,7 @@ struct Signet: AsyncParsableCommand {
     /// administration command, holds the database's write lock.
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
-            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            EventLoopGlobalExecutor.install()
         }
         await main(nil)
     }
