@@ -25,7 +25,7 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
-    @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite.") var database: String?
+    @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite: an empty database, which the run seeds and leaves filled.") var database: String?
     @Flag(inversion: .prefixedNo, help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh, device login.")
     var devices = true
     @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
@@ -43,9 +43,7 @@ struct Bench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // One user per worker, as real traffic has: a single account's concurrent attempts are throttled.
-        // Named for this run, so a PostgreSQL database can take several runs.
-        let run = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let users = (0..<(concurrency.max() ?? 1)).map { BenchUser(username: "bench-\(run)-\($0)", password: SecureRandom().token(byteCount: 12)) }
+        let users = (0..<(concurrency.max() ?? 1)).map { BenchUser(username: "bench-\($0)", password: SecureRandom().token(byteCount: 12)) }
         let seedStore = try await SQLStore.open(database ?? folder.appendingPathComponent("signet.sqlite").path)
         let admin = SignetAdmin(store: seedStore, passwordHashCost: passwordHashCost)
         for user in users { try await admin.addUser(username: user.username, password: user.password) }
