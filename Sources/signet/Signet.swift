@@ -14,13 +14,14 @@ struct Signet: AsyncParsableCommand {
 
     /// Runs the command. `signet serve` first makes NIO's event loops Swift concurrency's global
     /// executor (``EventLoopGlobalExecutor``, before the server's tasks start), so a request's
-    /// tasks run on the event loops instead of being handed to the standard thread pool and back:
-    /// about 5 context switches per token request instead of 13, and no job queued again at each
-    /// cancellation handler or task-local scope (docs/performance.md). Password hashing runs on NIO's thread pool and
-    /// SQLite's flushes on their own thread; what still holds an event loop is SQLite's
-    /// statements, short by design (purges go in batches), and a write waiting up to
-    /// `busy_timeout` (5 s) while another process, such as a `signet` administration command,
-    /// holds the database's write lock.
+    /// tasks run on the event loops instead of being handed to the standard thread pool and back
+    /// (5 to 7 context switches per token request instead of 13, docs/performance.md).
+    ///
+    /// Password hashing runs on NIO's thread pool and SQLite's flushes on their own thread. What
+    /// still holds an event loop is SQLite's statements, short by design (purges go in batches),
+    /// and a write waiting up to `busy_timeout` (5 s) while another process, such as a `signet`
+    /// administration command, holds the database's write lock; the other loops' writes wait
+    /// behind it on the one writer connection (docs/operations.md).
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
             EventLoopGlobalExecutor.install()
