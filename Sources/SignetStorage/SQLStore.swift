@@ -50,7 +50,7 @@ public final class SQLStore: Sendable {
             database.close()
             throw error
         }
-        return SQLStore(database: database, isSQLite: true) { database.close() }
+        return SQLStore(database: database, isSQLite: true) { await database.closeAfterWaitingWrites() }
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.

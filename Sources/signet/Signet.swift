@@ -18,10 +18,8 @@ struct Signet: AsyncParsableCommand {
     /// (5 to 7 context switches per token request instead of 13, docs/performance.md).
     ///
     /// Password hashing runs on NIO's thread pool and SQLite's flushes on their own thread. What
-    /// still holds an event loop is SQLite's statements, short by design (purges go in batches),
-    /// and a write waiting up to `busy_timeout` (5 s) while another process, such as a `signet`
-    /// administration command, holds the database's write lock; the other loops' writes wait
-    /// behind it on the one writer connection (docs/operations.md).
+    /// still holds an event loop is SQLite's statements, short by design (purges go in batches);
+    /// a write meeting another process's lock waits off the loop (docs/operations.md).
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
             EventLoopGlobalExecutor.install()

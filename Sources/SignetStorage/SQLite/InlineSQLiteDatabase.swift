@@ -36,6 +36,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     private let readers: [Reader]
     private let flusher: SQLiteFlusher
     private let nextReader = Atomic<Int>(0)
+    /// Writes waiting for another process's lock, which ``closeAfterWaitingWrites()`` lets finish.
+    private let waitingWrites = Atomic<Int>(0)
 
     private final class Reader: Sendable {
         let connection: Mutex<SQLiteConnectionHandle>
@@ -57,6 +59,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
             guard mode.rows.first?.first == .text("wal") else {
                 throw SQLiteFailure(code: SQLITE_CANTOPEN, message: "the file cannot be put in WAL mode (a network file system, or another process holds it exclusively)")
             }
+            // The writer does not sleep inside SQLite while another process holds the write lock:
+            // that sleep would hold the writer's lock, and in `signet serve` an event loop, and
+            // every loop's writes behind it. `write` waits outside both instead.
+            try writerConnection.execute("PRAGMA busy_timeout=0")
         } catch {
             writerConnection.close()
             throw error
@@ -95,6 +101,17 @@ final class InlineSQLiteDatabase: SQLDatabase {
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
 
+    /// Closes once the writes waiting for another process's lock are done (at most their 5 s),
+    /// so a write that began before the shutdown is not refused by it.
+    func closeAfterWaitingWrites() async {
+        var waited = 0
+        while waitingWrites.load(ordering: .relaxed) > 0, waited < 5500 {
+            try? await Task.sleep(for: .milliseconds(10))
+            waited += 10
+        }
+        close()
+    }
+
     /// A view of this database that runs every statement on the writer, transaction control
     /// included, for the schema migrations' own `BEGIN` … `COMMIT`. Only for use before serving.
     var migrationSession: any SQLDatabase { WriterSession(database: self) }
@@ -123,6 +140,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
 
+    /// Whether a statement holds the writer connection right now (for tests).
+    var writerIsHeld: Bool { writer.withLockIfAvailable { _ in false } ?? true }
+
     /// Why writes cannot be made durable any more (a failed flush), for readiness.
     var flushFailure: String? { flusher.flushFailure }
 
@@ -146,15 +166,55 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     private func write(_ sql: String, _ values: [SQLiteValue], mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
-        let (result, commit) = try writer.withLock { connection in
-            let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
-            return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
+        var (result, commit): (SQLiteResult, Int)
+        var busy = BusyWait()
+        while true {
+            do {
+                (result, commit) = try writer.withLock { connection in
+                    let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
+                    return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
+                }
+                break
+            } catch let failure as SQLiteFailure where failure.isBusy && !failure.isStaleSnapshot {
+                // Another process holds the write lock; the statement did nothing. Wait with
+                // neither the writer's lock nor the thread held, then try again.
+                guard let delay = busy.nextDelay() else { throw failure }
+                waitingWrites.add(1, ordering: .relaxed)
+                defer { waitingWrites.subtract(1, ordering: .relaxed) }
+                await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
+            }
         }
         if commit % Self.commitsPerCheckpoint == 0 { flusher.requestCheckpoint() }
         if waitsForDisk, DurabilityScope.current?.cover(commit) != true {
             try await flusher.waitUntilDurable(commit)
         }
         return result
+    }
+
+    /// The waits between tries of a write while another process holds the write lock: SQLite's
+    /// own `busy_timeout` steps (1, 2, 5 … 100 ms), 5 s in all, as that setting had it.
+    struct BusyWait {
+        private static let steps: [Int64] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+        private static let total: Int64 = 5000
+        private var tries = 0
+        private var waited: Int64 = 0
+
+        /// The next wait in milliseconds, or `nil` once 5 s have been waited.
+        mutating func nextDelay() -> Int64? {
+            guard waited < Self.total else { return nil }
+            let delay = min(Self.steps[min(tries, Self.steps.count - 1)], Self.total - waited)
+            tries += 1
+            waited += delay
+            return delay
+        }
+    }
+
+    /// Sleeps on an event loop's timer. Not cancellable: a write that has begun to wait goes on
+    /// waiting, so a client that hangs up cannot make a write, such as a counted failure, vanish.
+    private static func sleep(_ milliseconds: Int64, on eventLoop: any EventLoop) async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            eventLoop.scheduleTask(in: .milliseconds(milliseconds)) { continuation.resume() }
+        }
     }
 
     /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
@@ -171,19 +231,40 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // while every commit makes a reader reread the pages it uses (20 fewer reads of the file
         // per token request). Not listings (`ORDER BY`), which may hold it for many rows, and not
         // while it is closed or inside a migration's transaction. Then a free reader, else the
-        // next reader in turn.
-        if !Self.isListing(sql),
-            let answer = try writer.withLockIfAvailable({ writer in
-                writer.isOpen && writer.isAutocommit ? try Self.read(sql, values, on: writer) : nil
-            })
-        {
-            return answer
+        // next reader in turn. A read meeting another process's lock on the writer, which does not
+        // wait for those, goes to a reader, which does.
+        if !Self.isListing(sql), let attempt = try writer.withLockIfAvailable({ try Self.attemptRead(sql, values, onWriter: $0) }) {
+            switch attempt {
+            case .rows(let answer): return answer
+            case .writes: return nil
+            case .elsewhere: break
+            }
         }
         for reader in readers {
             if let answer = try reader.connection.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
         }
         let turn = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
         return try readers[turn % readers.count].connection.withLock { try Self.read(sql, values, on: $0) }
+    }
+
+    /// What a read tried on the writer connection came to.
+    enum WriterRead {
+        /// It ran: its rows.
+        case rows(SQLiteResult)
+        /// The statement writes.
+        case writes
+        /// It is for a reader: the writer is closed, inside a migration's transaction, or met
+        /// another process's lock (it does not wait for those, `busy_timeout=0`).
+        case elsewhere
+    }
+
+    static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle) throws -> WriterRead {
+        guard writer.isOpen, writer.isAutocommit else { return .elsewhere }
+        do {
+            return try read(sql, values, on: writer).map(WriterRead.rows) ?? .writes
+        } catch let failure as SQLiteFailure where failure.isBusy {
+            return .elsewhere
+        }
     }
 
     private static func read(_ sql: String, _ values: [SQLiteValue], on connection: SQLiteConnectionHandle) throws -> SQLiteResult? {

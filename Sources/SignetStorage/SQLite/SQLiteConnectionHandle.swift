@@ -15,6 +15,13 @@ public struct SQLiteFailure: Error, CustomStringConvertible {
     public let message: String
 
     public var description: String { "SQLite error \(code): \(message)" }
+
+    /// Whether another connection's lock refused the call (`SQLITE_BUSY`, any extended code).
+    var isBusy: Bool { code & 0xFF == SQLITE_BUSY }
+
+    /// `SQLITE_BUSY_SNAPSHOT`: a transaction's read snapshot is too old to write from. Waiting
+    /// cannot cure it (only ending the transaction can), so it is not retried.
+    var isStaleSnapshot: Bool { code == SQLITE_BUSY | (2 << 8) }
 }
 
 /// The rows a statement returned: the column names once, the values row by row.
