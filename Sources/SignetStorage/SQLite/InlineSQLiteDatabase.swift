@@ -16,6 +16,8 @@ import VaporCSQLite
 ///   stays valid across its own commits), else on one of a few reader connections (WAL lets
 ///   readers run beside the writer); one that writes runs on the one writer connection, under
 ///   its lock;
+/// - a write meeting another process's write lock waits for it outside the writer's lock and
+///   off the thread, in SQLite's `busy_timeout` steps (5 s in all), then tries again;
 /// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
@@ -258,6 +260,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         case elsewhere
     }
 
+    /// Runs `sql` on the writer connection if it only reads and the writer can take it now.
     static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle) throws -> WriterRead {
         guard writer.isOpen, writer.isAutocommit else { return .elsewhere }
         do {
