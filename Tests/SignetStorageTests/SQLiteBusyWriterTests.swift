@@ -16,27 +16,34 @@ struct SQLiteBusyWriterTests {
     func writeWaitsOutsideTheWriter() async throws {
         try await withTemporarySQLitePath("busy") { path in
             let store = try await SQLStore.sqlite(path: path)
-            let database = try #require(store.database as? InlineSQLiteDatabase)
-            try await store.insertClient(client("before"))
-            // Another connection, as another process would, takes the write lock and keeps it.
-            let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
-            defer { other.close() }
-            _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
-
-            let waiting = Task { try await store.insertClient(client("waiting")) }
-            try await Task.sleep(for: .milliseconds(300))
-            // Still waiting, yet the writer is not held and the store answers reads meanwhile.
-            #expect(try await store.client(id: "waiting") == nil)
-            #expect(database.writerIsHeld == false)
-            #expect(try await store.client(id: "before")?.id == "before")
-
-            _ = try other.run("COMMIT", binds: [])
-            try await waiting.value
-            #expect(try await store.client(id: "waiting")?.id == "waiting")
-            let commits = database.commits
-            #expect(commits.durable >= commits.made)
+            do { try await waitsOutsideTheWriter(store, path: path) } catch {
+                try? await store.close()
+                throw error
+            }
             try await store.close()
         }
+    }
+
+    private func waitsOutsideTheWriter(_ store: SQLStore, path: String) async throws {
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        try await store.insertClient(client("before"))
+        // Another connection, as another process would, takes the write lock and keeps it.
+        let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
+        defer { other.close() }
+        _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
+
+        let waiting = Task { try await store.insertClient(client("waiting")) }
+        try await Task.sleep(for: .milliseconds(300))
+        // Still waiting, yet the writer is not held and the store answers reads meanwhile.
+        #expect(try await store.client(id: "waiting") == nil)
+        #expect(database.writerIsHeld == false)
+        #expect(try await store.client(id: "before")?.id == "before")
+
+        _ = try other.run("COMMIT", binds: [])
+        try await waiting.value
+        #expect(try await store.client(id: "waiting")?.id == "waiting")
+        let commits = database.commits
+        #expect(commits.durable >= commits.made)
     }
 
     @Test("the waits follow SQLite's busy_timeout steps and end after 5 s in all")

@@ -68,7 +68,12 @@ struct DeviceInstances: Sendable {
     /// asked for it, whoever activates it), so nobody is refunded for uses they never took.
     func giveBack(_ instance: DeviceInstanceRecord) async {
         guard let key = instance.budgetKey else { return }
-        try? await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(key)
+        do {
+            try await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(key, maximum: Self.perAddress)
+        } catch {
+            // The activation stands; the address's budget stays charged until the window passes.
+            provider.logger.warning("an activated instance id's use was not given back", metadata: ["error": .string(String(describing: error))])
+        }
     }
 
     /// The budget an address's instance ids are counted in.

@@ -28,7 +28,8 @@ struct AccountLimits: Sendable {
 
     /// Returns the newest use taken (after a right code, or a request that lost its race).
     func giveBack(_ limit: AccountLimit, userID: String) async throws {
-        try await SlidingWindow(store: store, clock: clock).giveBack(Self.key(limit, userID: userID))
+        let (maximum, _) = bounds(limit)
+        try await SlidingWindow(store: store, clock: clock).giveBack(Self.key(limit, userID: userID), maximum: maximum)
     }
 
     private func bounds(_ limit: AccountLimit) -> (Int, TimeInterval) {
