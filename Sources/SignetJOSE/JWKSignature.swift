@@ -1,4 +1,5 @@
 // Checking a JWS with one given public JWK.
+import Crypto
 import Foundation
 import JWTKit
 import SignetCore
@@ -46,32 +47,67 @@ public enum JWKSignature {
         if jwk.keyIdentifier == nil { jwk.keyIdentifier = JWKIdentifier(string: "key") }
         let identity = cacheKey(jwk)
         do {
-            let keys: JWTKeyCollection
+            let key: PreparedKey
             if let cached = withPrepared(cache, { $0[identity] }) {
-                keys = cached
+                key = cached
             } else {
-                keys = JWTKeyCollection()
-                try await keys.add(jwk: jwk)
+                key = try await PreparedKey(jwk, alg: alg)
                 withPrepared(cache) { prepared in
                     if prepared.count >= cacheLimit { prepared.removeAll(keepingCapacity: true) }
-                    prepared[identity] = keys
+                    prepared[identity] = key
                 }
             }
-            _ = try await keys.verify(token, as: AnyJWTClaims.self)
-            return true
+            return try await key.verifies(token)
         } catch {
             return false
+        }
+    }
+
+    /// A key ready to check signatures: an ES256 key as swift-crypto's own, any other through jwt-kit.
+    enum PreparedKey: Sendable {
+        /// ES256 (RFC 7518 §3.4) checked directly: the token's signing input and its 64-byte
+        /// `r || s`, with the same swift-crypto call jwt-kit makes. Done by hand because jwt-kit's
+        /// `verify` parses the token again, decodes its header and claims with `JSONDecoder` and
+        /// goes through its key collection's actor: for the client assertion on every token
+        /// request, whose structure ``SignetCore/CompactJWT/parse(_:)`` has already checked.
+        case p256(P256.Signing.PublicKey)
+        case collection(JWTKeyCollection)
+
+        init(_ jwk: JWK, alg: String) async throws {
+            if alg == "ES256", jwk.keyType.rawValue == "EC", jwk.curve?.rawValue == "P-256", let x = jwk.x.flatMap({ Data(base64URLEncoded: $0) }),
+                let y = jwk.y.flatMap({ Data(base64URLEncoded: $0) }), x.count == 32, y.count == 32,
+                let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+            {
+                self = .p256(key)
+                return
+            }
+            let keys = JWTKeyCollection()
+            try await keys.add(jwk: jwk)
+            self = .collection(keys)
+        }
+
+        func verifies(_ token: String) async throws -> Bool {
+            switch self {
+            case .p256(let key):
+                let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+                guard parts.count == 3, let signature = Data(base64URLEncoded: String(Substring(parts[2]))), signature.count == 64 else { return false }
+                let signingInput = token.utf8[token.utf8.startIndex..<parts[1].endIndex]
+                return key.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: Data(signingInput))
+            case .collection(let keys):
+                _ = try await keys.verify(token, as: AnyJWTClaims.self)
+                return true
+            }
         }
     }
 
     /// Key collections already made from a JWK, by everything that makes the key and its use:
     /// a key that signs again (a client's registered key, an app's DPoP key) is not parsed and
     /// checked again. A key that changes is another entry; the cache is emptied when full.
-    private static let preparedRegistered = Mutex<[String: JWTKeyCollection]>([:])
-    private static let preparedCarried = Mutex<[String: JWTKeyCollection]>([:])
+    private static let preparedRegistered = Mutex<[String: PreparedKey]>([:])
+    private static let preparedCarried = Mutex<[String: PreparedKey]>([:])
     private static let cacheLimit = 1024
 
-    private static func withPrepared<R>(_ cache: KeyCache, _ body: (inout [String: JWTKeyCollection]) -> R) -> R {
+    private static func withPrepared<R>(_ cache: KeyCache, _ body: (inout [String: PreparedKey]) -> R) -> R {
         switch cache {
         case .registered: preparedRegistered.withLock { body(&$0) }
         case .carried: preparedCarried.withLock { body(&$0) }

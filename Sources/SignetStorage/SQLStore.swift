@@ -151,6 +151,11 @@ extension SQLStore: ReadinessStore {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// The same for the records a token request stores, written without `Codable` (``JSONObjectWritable``).
+    static func json(_ value: some JSONObjectWritable) throws -> String {
+        String(decoding: value.jsonBytes(), as: UTF8.self)
+    }
+
     /// Records already decoded, by their text; shared by every store in the process, as decoding
     /// depends on the text alone. Only the records a token request reads (more than once, or on
     /// every request); not signing keys, pushed requests or anything else.
@@ -162,12 +167,20 @@ extension SQLStore: ReadinessStore {
 
     static func decode<T: Decodable & Sendable>(_ type: T.Type, _ text: String) throws -> T {
         let decode = { (text: String) throws -> T in
-            do { return try decoder.decode(T.self, from: Data(text.utf8)) } catch {
+            do {
+                // The records a token request reads are read without `Codable` when their JSON is plain.
+                if let readable = T.self as? any JSONObjectReadable.Type { return try Self.read(readable, text) as! T }
+                return try decoder.decode(T.self, from: Data(text.utf8))
+            } catch {
                 throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
             }
         }
         guard memoized.contains(ObjectIdentifier(T.self)) else { return try decode(text) }
         return try decoded.record(T.self, from: text, decode: decode)
+    }
+
+    private static func read<R: JSONObjectReadable>(_ type: R.Type, _ text: String) throws -> R {
+        try R.decode(text.utf8, fallback: decoder)
     }
 
     /// The JSON `data` column of a row, decoded.

@@ -18,6 +18,13 @@ extension Data {
     }
 }
 
+extension Array where Element == UInt8 {
+    /// The unpadded base64url text of these bytes (RFC 4648 §5).
+    public func base64URLEncodedString() -> String {
+        withUnsafeBytes { Base64URL.encode($0) }
+    }
+}
+
 enum Base64URL {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     /// Each byte's value in the alphabet, or 0xFF.

@@ -23,14 +23,18 @@ public enum JSONMemberNames: Sendable, Equatable {
 
     /// Scans `json`, the UTF-8 text of what should be one JSON object.
     public init(scanning json: some Collection<UInt8>) {
-        var scanner = Scanner(bytes: Array(json))
-        self = scanner.topLevelObject()
+        switch JSONObjectMembers.scan(json) {
+        case .object(let members): self = .unique(members.names)
+        case .repeated(let name): self = .repeated(name)
+        case .malformed: self = .malformed
+        }
     }
 
     /// Nested arrays and objects deeper than this are refused rather than followed.
     static let maximumDepth = 64
 
-    private struct Scanner {
+    /// The strict scan, shared with ``JSONObjectMembers``, which reads values at the ranges it finds.
+    struct Scanner {
         let bytes: [UInt8]
         var index = 0
 
@@ -47,10 +51,11 @@ public enum JSONMemberNames: Sendable, Equatable {
             return true
         }
 
-        mutating func topLevelObject() -> JSONMemberNames {
+        /// The top-level members' names and where each value's text is, in order.
+        mutating func topLevelObject() -> JSONObjectMembers.Scan {
             skipWhitespace()
             guard consume(UInt8(ascii: "{")) else { return .malformed }
-            var names: [String] = []
+            var members: [JSONObjectMembers.Member] = []
             var seen = Set<String>()
             skipWhitespace()
             if !consume(UInt8(ascii: "}")) {
@@ -58,9 +63,12 @@ public enum JSONMemberNames: Sendable, Equatable {
                     skipWhitespace()
                     guard let name = string() else { return .malformed }
                     guard seen.insert(name).inserted else { return .repeated(name) }
-                    names.append(name)
                     skipWhitespace()
-                    guard consume(UInt8(ascii: ":")), skipValue() else { return .malformed }
+                    guard consume(UInt8(ascii: ":")) else { return .malformed }
+                    skipWhitespace()
+                    let start = index
+                    guard skipValue() else { return .malformed }
+                    members.append(JSONObjectMembers.Member(name: name, value: start..<index))
                     skipWhitespace()
                     if consume(UInt8(ascii: ",")) { continue }
                     guard consume(UInt8(ascii: "}")) else { return .malformed }
@@ -68,12 +76,67 @@ public enum JSONMemberNames: Sendable, Equatable {
                 }
             }
             skipWhitespace()
-            return index == bytes.count ? .unique(names) : .malformed
+            return index == bytes.count ? .object(JSONObjectMembers(bytes: bytes, members: members)) : .malformed
         }
 
         /// Reads a string starting at `"` and returns it with its escapes decoded — RFC 8259 §7.
         mutating func string() -> String? {
             guard consume(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            switch plainRun() {
+            case .ascii(let end): return String(decoding: bytes[start..<end], as: UTF8.self)
+            case .utf8(let end): return String(validating: bytes[start..<end], as: UTF8.self)
+            case .escaped: return escapedString(from: start)
+            case .invalid: return nil
+            }
+        }
+
+        /// Checks a string starting at `"` exactly as ``string()`` reads it, without making it.
+        mutating func skipString() -> Bool {
+            guard consume(UInt8(ascii: "\"")) else { return false }
+            let start = index
+            switch plainRun() {
+            case .ascii: return true
+            case .utf8(let end): return String(validating: bytes[start..<end], as: UTF8.self) != nil
+            case .escaped: return escapedString(from: start) != nil
+            case .invalid: return false
+            }
+        }
+
+        /// How a string's text after its opening `"` ends.
+        enum Run {
+            /// At the closing `"` (now consumed), ASCII only: valid UTF-8 without checking.
+            case ascii(end: Int)
+            /// At the closing `"` (now consumed), with bytes above 0x7F still to be checked as UTF-8.
+            case utf8(end: Int)
+            /// At a `\`: to be read escape by escape.
+            case escaped
+            /// At a control character or the end of the text.
+            case invalid
+        }
+
+        /// Scans a string's bytes up to its closing `"`, the fast way when it has no escapes.
+        mutating func plainRun() -> Run {
+            var asciiOnly = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return asciiOnly ? .ascii(end: index - 1) : .utf8(end: index - 1)
+                case UInt8(ascii: "\\"): return .escaped
+                case 0x00..<0x20: return .invalid  // control characters must be escaped
+                case 0x80...: asciiOnly = false
+                default: break
+                }
+                index += 1
+            }
+            return .invalid
+        }
+
+        /// Reads a string from `start`, just after its opening `"`, decoding its escapes.
+        mutating func escapedString(from start: Int) -> String? {
+            index = start
             var utf8: [UInt8] = []
             while let byte = current {
                 index += 1
@@ -148,7 +211,7 @@ public enum JSONMemberNames: Sendable, Equatable {
                 guard let byte = current else { return false }
                 switch byte {
                 case UInt8(ascii: "\""):
-                    guard string() != nil else { return false }
+                    guard skipString() else { return false }
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard open.count < JSONMemberNames.maximumDepth else { return false }
                     open.append(byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))

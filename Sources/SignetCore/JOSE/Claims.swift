@@ -228,3 +228,68 @@ public struct Confirmation: Codable, Sendable, Equatable {
         case x5tS256 = "x5t#S256"
     }
 }
+
+// Written member by member on the token endpoint (``JSONObjectWritable``); the same members, in
+// the same cases, as the `Codable` conformances above.
+
+extension IDTokenClaims: JSONObjectWritable {
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("iss", iss)
+        object.member("sub", sub)
+        object.member("aud", aud)
+        object.member("azp", azp)
+        object.member("exp", exp)
+        object.member("iat", iat)
+        object.member("auth_time", authTime)
+        object.member("nonce", nonce)
+        object.member("acr", acr)
+        object.member("amr", amr)
+        object.member("at_hash", atHash)
+        object.member("sid", sid)
+        object.member("name", name)
+        object.member("preferred_username", preferredUsername)
+        object.member("email", email)
+        object.member("phone_number", phoneNumber)
+        object.member("instance_id", instanceID)
+    }
+}
+
+extension AccessTokenClaims: JSONObjectWritable {
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("iss", iss)
+        object.member("sub", sub)
+        if aud.count == 1 { object.member("aud", aud[0]) } else { object.member("aud", aud) }
+        object.member("client_id", clientID)
+        object.member("exp", exp)
+        object.member("iat", iat)
+        object.member("jti", jti)
+        object.member("scope", scope)
+        object.member("auth_time", authTime)
+        object.member("acr", acr)
+        object.member("amr", amr)
+        object.member("grant_id", grantID)
+        object.member("cnf", cnf)
+        object.member("attestation", attestation)
+    }
+}
+
+extension Confirmation: JSONObjectWritable {
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("jkt", jkt)
+        object.member("x5t#S256", x5tS256)
+    }
+}
+
+extension ClientAssertionClaims: JSONObjectReadable {
+    /// Read on every token request with private_key_jwt; the same members as the `Codable`
+    /// conformance (``JSONObjectReadable``).
+    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
+        iss = try members.string("iss")
+        sub = try members.string("sub")
+        aud = try members.string("aud")
+        exp = try members.int("exp")
+        iat = try members.intIfPresent("iat")
+        nbf = try members.intIfPresent("nbf")
+        jti = try members.string("jti")
+    }
+}

@@ -16,6 +16,8 @@ public struct CompactJWT: Sendable, Equatable {
     public let headerJSON: Data
     /// The UTF-8 JSON of the claims set, free of repeated names — RFC 7519 §4.
     public let claims: Data
+    /// The claims set's members, as the structural check found them (``JSONObjectMembers``).
+    public let claimMembers: JSONObjectMembers
     /// The signature bytes — RFC 7515 §7.1.
     public let signature: Data
 
@@ -38,20 +40,22 @@ public struct CompactJWT: Sendable, Equatable {
             return (header, claims, signature)
         }
         guard case let (headerJSON, claims, signature)? = parts else { return .failure(.notCompact) }
-        switch JSONMemberNames(scanning: headerJSON) {
+        let headerMembers: JSONObjectMembers
+        switch JSONObjectMembers.scan(headerJSON) {
         case .malformed: return .failure(.malformedHeader)
         case .repeated(let name): return .failure(.repeatedHeaderMember(name))
         // RFC 7515 §4.1.11: no extension is understood here, so a critical one refuses the token.
-        case .unique(let names) where names.contains("crit"): return .failure(.criticalExtension)
-        case .unique: break
+        case .object(let members) where members.names.contains("crit"): return .failure(.criticalExtension)
+        case .object(let members): headerMembers = members
         }
-        switch JSONMemberNames(scanning: claims) {
+        let claimMembers: JSONObjectMembers
+        switch JSONObjectMembers.scan(claims) {
         case .malformed: return .failure(.malformedClaims)
         case .repeated(let name): return .failure(.repeatedClaim(name))
-        case .unique: break
+        case .object(let members): claimMembers = members
         }
-        guard let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerJSON) else { return .failure(.malformedHeader) }
-        return .success(CompactJWT(header: header, headerJSON: headerJSON, claims: claims, signature: signature))
+        guard let header = try? JOSEHeader.decode(headerMembers, fallback: JSONDecoder()) else { return .failure(.malformedHeader) }
+        return .success(CompactJWT(header: header, headerJSON: headerJSON, claims: claims, claimMembers: claimMembers, signature: signature))
     }
 
     /// Why a token was refused before its signature was looked at.

@@ -36,3 +36,11 @@ public struct JOSEHeader: Sendable, Equatable, Decodable {
         }
     }
 }
+
+extension JOSEHeader: JSONObjectReadable {
+    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
+        alg = try members.string("alg")
+        kid = try members.stringIfPresent("kid")
+        typ = try members.stringIfPresent("typ")
+    }
+}

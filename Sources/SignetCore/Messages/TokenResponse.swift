@@ -43,3 +43,15 @@ extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, 
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 }
+
+extension TokenResponse: JSONObjectWritable {
+    /// The same members as the `Codable` conformance, in sorted order as the provider's JSON responses are.
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("access_token", accessToken)
+        object.member("expires_in", expiresIn)
+        object.member("id_token", idToken)
+        object.member("refresh_token", refreshToken)
+        object.member("scope", scope)
+        object.member("token_type", tokenType)
+    }
+}

@@ -45,12 +45,21 @@ public enum JSONResponse {
         make(value, status: status, cacheable: cacheable, encoder: encoder)
     }
 
+    /// The same for a value written without `Codable` (the token response, ``JSONObjectWritable``).
+    public static func make(_ value: some JSONObjectWritable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
+        response(ByteBuffer(bytes: value.jsonBytes()), status: status, cacheable: cacheable)
+    }
+
     /// The same, with another encoder (the admin API's ISO 8601 dates).
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false, encoder: JSONEncoder) -> Response {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return response(ByteBuffer(bytes: data), status: status, cacheable: cacheable)
+    }
+
+    private static func response(_ body: ByteBuffer, status: HTTPResponse.Status, cacheable: Bool) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.cacheControl] = cacheable ? "public, max-age=300" : "no-store"
         if !cacheable { headers[.pragma] = "no-cache" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }

@@ -9,8 +9,8 @@ import SignetCore
 /// By hand over swift-crypto rather than through jwt-kit's `JWTKeyCollection.sign`: jwt-kit
 /// builds a new `JSONEncoder` and JSON-encodes the same header for every token, which measured
 /// about a tenth of a token request's instructions (two tokens a request). The header here is
-/// encoded once per `typ`; the claims go through one shared `JSONEncoder` with jwt-kit's own
-/// settings; the signature is the same 64-byte `r || s` that jwt-kit (and RFC 7518 §3.4) uses.
+/// encoded once per `typ`; the claims are written member by member when they can be
+/// (``JSONObjectWritable``), else through one shared `JSONEncoder` with jwt-kit's own settings; the signature is the same 64-byte `r || s` that jwt-kit (and RFC 7518 §3.4) uses.
 /// Verification stays with jwt-kit.
 struct ES256TokenSigner: Sendable {
     let kid: String
@@ -46,8 +46,17 @@ struct ES256TokenSigner: Sendable {
 
     /// `claims` signed, with `typ` = `type` in the header; the header must have been prepared.
     func sign(_ claims: some JWTPayload, type: String) throws -> String {
+        try sign(encodedClaims: try Self.encoder.encode(claims).base64URLEncodedString(), type: type)
+    }
+
+    /// The same for the claims of the token endpoint, written without `Codable` (``JSONObjectWritable``).
+    func sign(_ claims: some JWTPayload & JSONObjectWritable, type: String) throws -> String {
+        try sign(encodedClaims: claims.jsonBytes().base64URLEncodedString(), type: type)
+    }
+
+    private func sign(encodedClaims: String, type: String) throws -> String {
         guard let header = headers[type] else { throw SignetError(.keyFailure, "no header prepared for typ \(type)") }
-        let signingInput = header + "." + (try Self.encoder.encode(claims).base64URLEncodedString())
+        let signingInput = header + "." + encodedClaims
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
     }

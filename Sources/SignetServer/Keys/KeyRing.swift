@@ -82,6 +82,11 @@ public actor KeyRing {
         try await activeSigner(for: type).sign(payload, type: type)
     }
 
+    /// The same for claims written without `Codable`: the token endpoint's (``JSONObjectWritable``).
+    public nonisolated func sign(_ payload: some JWTPayload & JSONObjectWritable, type: String) async throws -> String {
+        try await activeSigner(for: type).sign(payload, type: type)
+    }
+
     private func activeSigner(for type: String) async throws -> ES256TokenSigner {
         try await refreshIfStale()
         guard let current = signer else { throw SignetError(.keyFailure, "no active signing key") }

@@ -1,5 +1,6 @@
 // What the provider stores about app installations (devices).
 import Foundation
+import SignetCore
 
 /// An instance id handed to an app installation before it activates (MEPi's instance id).
 ///
@@ -153,5 +154,20 @@ public struct AuditEventRecord: Sendable, Equatable, Codable {
         self.actor = actor
         self.target = target
         self.reason = reason
+    }
+}
+
+extension AuditEventRecord: JSONObjectWritable {
+    /// The `Codable` members in sorted order, as the store's encoder writes records (one is
+    /// stored on every token request; ``JSONObjectWritable``).
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("actor", actor)
+        object.member("at", millisecondsOf: at)
+        object.member("clientID", clientID)
+        object.member("id", id)
+        object.member("kind", kind)
+        object.member("reason", reason)
+        object.member("target", target)
+        object.member("userID", userID)
     }
 }

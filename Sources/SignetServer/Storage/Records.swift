@@ -276,6 +276,67 @@ public struct RefreshTokenRecord: Sendable, Equatable, Codable {
     }
 }
 
+extension RefreshTokenRecord: JSONObjectWritable {
+    /// The `Codable` members in sorted order, as the store's encoder writes records (one is
+    /// stored on every token request; ``JSONObjectWritable``).
+    public func writeJSON(into object: inout JSONObjectWriter) {
+        object.member("clientID", clientID)
+        object.member("dpopJKT", dpopJKT)
+        object.member("expiresAt", millisecondsOf: expiresAt)
+        object.member("grantID", grantID)
+        object.member("tokenHash", tokenHash)
+        object.member("usedAt", millisecondsOf: usedAt)
+    }
+}
+
+// Read on every token request (``JSONObjectReadable``): the same members as the `Codable`
+// conformances, dates as the store's encoder writes them (milliseconds since 1970).
+
+extension RefreshTokenRecord: JSONObjectReadable {
+    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
+        tokenHash = try members.string("tokenHash")
+        grantID = try members.string("grantID")
+        clientID = try members.string("clientID")
+        expiresAt = try members.date(millisecondsIn: "expiresAt")
+        usedAt = try members.dateIfPresent(millisecondsIn: "usedAt")
+        dpopJKT = try members.stringIfPresent("dpopJKT")
+    }
+}
+
+extension AuthorizationCodeRecord: JSONObjectReadable {
+    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
+        codeHash = try members.string("codeHash")
+        grantID = try members.string("grantID")
+        clientID = try members.string("clientID")
+        redirectURI = try members.string("redirectURI")
+        codeChallenge = try members.string("codeChallenge")
+        nonce = try members.stringIfPresent("nonce")
+        expiresAt = try members.date(millisecondsIn: "expiresAt")
+        redeemedAt = try members.dateIfPresent(millisecondsIn: "redeemedAt")
+        dpopJKT = try members.stringIfPresent("dpopJKT")
+    }
+}
+
+extension GrantRecord: JSONObjectReadable {
+    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
+        id = try members.string("id")
+        clientID = try members.string("clientID")
+        userID = try members.string("userID")
+        resources = try members.stringsIfPresent("resources")
+        userStamp = try members.stringIfPresent("userStamp")
+        scope = try members.string("scope")
+        authTime = try members.date(millisecondsIn: "authTime")
+        acr = try members.string("acr")
+        amr = try members.strings("amr")
+        sessionID = try members.stringIfPresent("sessionID")
+        instanceID = try members.stringIfPresent("instanceID")
+        deviceID = try members.stringIfPresent("deviceID")
+        createdAt = try members.date(millisecondsIn: "createdAt")
+        expiresAt = try members.date(millisecondsIn: "expiresAt")
+        revokedAt = try members.dateIfPresent(millisecondsIn: "revokedAt")
+    }
+}
+
 /// A signed-in browser, found by the SHA-256 of its cookie value.
 public struct BrowserSessionRecord: Sendable, Equatable, Codable {
     public var idHash: String

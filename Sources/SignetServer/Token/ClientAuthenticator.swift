@@ -77,7 +77,7 @@ struct ClientAuthenticator: Sendable {
         // Find the client from the unverified claims, then verify with that client's keys.
         let unverified: ClientAssertionClaims
         do {
-            unverified = try JSONDecoder().decode(ClientAssertionClaims.self, from: jwt.claims)
+            unverified = try ClientAssertionClaims.decode(jwt.claimMembers, fallback: JSONDecoder())
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["aud"] {
             throw Self.invalidClient("client_assertion aud must be a single string, the issuer or the token endpoint URL, not an array")
         } catch {
