@@ -36,6 +36,20 @@ struct JSONMemberNamesTests {
             "{\"a\":" + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}",
         ]
         for text in cases { #expect(scan(text) == .malformed, "\(text.prefix(40))") }
+        // Nested values are checked in full: every `:` and `,` where it belongs (a review found
+        // them only bracket-matched, which mattered once values were read without JSONDecoder).
+        let nested = [
+            #"{"a":[1 2]}"#, #"{"a":{"b"}}"#, #"{"a":[,:]}"#, #"{"a":{1:2}}"#, #"{"a":[1:2]}"#, #"{"a":{"b" "c"}}"#, #"{"a":{,}}"#,
+            #"{"a":[,]}"#, #"{"a":{"b":}}"#, #"{"a":[1,,2]}"#, #"{"a":{"b":1 "c":2}}"#, #"{"a":[[]"#, #"{"a":{"b":[1,{"c":[2 3]}]}}"#,
+        ]
+        for text in nested {
+            #expect(scan(text) == .malformed, "\(text)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) == nil, "JSONSerialization should refuse \(text) too")
+        }
+        // Stricter than Foundation, as RFC 8259 is: a trailing comma (which JSONSerialization and
+        // JSONDecoder let pass) and a bad escape in a nested value JSONDecoder never reads.
+        for text in [#"{"a":[1,]}"#, #"{"a":{"b":1,}}"#, #"{"a":{"b":"\x"}}"#] { #expect(scan(text) == .malformed, "\(text)") }
+        #expect(scan(#"{"a":{"b":[1,{"c":[2,3]},[],{}]},"d":[ "x" , { } , [ ] ]}"#) == .unique(["a", "d"]))
         #expect(JSONMemberNames(scanning: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]) == .malformed)
     }
 
@@ -61,6 +75,13 @@ struct CompactJWTTests {
         #expect(jwt.header.kid == "k")
         #expect(String(decoding: jwt.claims, as: UTF8.self) == #"{"sub":"a"}"#)
         #expect(jwt.signature == Data("sig".utf8))
+    }
+
+    @Test("a header or claims set that is not JSON deep inside is refused, though its top level reads by hand")
+    func nestedNotJSON() {
+        #expect(CompactJWT.parse(token(#"{"alg":"ES256","kid":"k","x":[1 2]}"#, #"{"sub":"a"}"#)) == .failure(.malformedHeader))
+        #expect(CompactJWT.parse(token(#"{"alg":"ES256"}"#, #"{"iss":"c","sub":"c","aud":"a","exp":1,"jti":"j","z":{"a"},"w":[,:]}"#)) == .failure(.malformedClaims))
+        #expect(CompactJWT.parse(token(#"{"alg":"ES256"}"#, #"{"sub":"a","x":{"y":[1,]}}"#)) == .failure(.malformedClaims))
     }
 
     @Test("repeated header members and claims are refused by name, and JOSEHeader refuses them too")

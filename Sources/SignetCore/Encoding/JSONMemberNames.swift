@@ -203,30 +203,44 @@ public enum JSONMemberNames: Sendable, Equatable {
             }
         }
 
-        /// Skips one value of any kind, matching the brackets of nested arrays and objects.
-        mutating func skipValue() -> Bool {
-            var open: [UInt8] = []
-            repeat {
+        /// Skips one value of any kind, checking its whole grammar (RFC 8259 §2–§7): in nested
+        /// objects and arrays too, every `:` and `,` where it belongs and no trailing `,`.
+        /// The values are not kept, but a reader of ``JSONObjectMembers`` answers without
+        /// `JSONDecoder`, so nothing else checks that the text is JSON.
+        mutating func skipValue(depth: Int = 0) -> Bool {
+            skipWhitespace()
+            guard let byte = current else { return false }
+            switch byte {
+            case UInt8(ascii: "\""):
+                return skipString()
+            case UInt8(ascii: "{"):
+                guard depth < JSONMemberNames.maximumDepth else { return false }
+                index += 1
                 skipWhitespace()
-                guard let byte = current else { return false }
-                switch byte {
-                case UInt8(ascii: "\""):
+                if consume(UInt8(ascii: "}")) { return true }
+                while true {
+                    skipWhitespace()
                     guard skipString() else { return false }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard open.count < JSONMemberNames.maximumDepth else { return false }
-                    open.append(byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-                    index += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard open.popLast() == byte else { return false }
-                    index += 1
-                case UInt8(ascii: ","), UInt8(ascii: ":"):
-                    guard !open.isEmpty else { return false }
-                    index += 1
-                default:
-                    guard literal() else { return false }
+                    skipWhitespace()
+                    guard consume(UInt8(ascii: ":")), skipValue(depth: depth + 1) else { return false }
+                    skipWhitespace()
+                    if consume(UInt8(ascii: ",")) { continue }
+                    return consume(UInt8(ascii: "}"))
                 }
-            } while !open.isEmpty
-            return true
+            case UInt8(ascii: "["):
+                guard depth < JSONMemberNames.maximumDepth else { return false }
+                index += 1
+                skipWhitespace()
+                if consume(UInt8(ascii: "]")) { return true }
+                while true {
+                    guard skipValue(depth: depth + 1) else { return false }
+                    skipWhitespace()
+                    if consume(UInt8(ascii: ",")) { continue }
+                    return consume(UInt8(ascii: "]"))
+                }
+            default:
+                return literal()
+            }
         }
 
         /// Skips `true`, `false`, `null` or a number (RFC 8259 §3, §6).

@@ -152,9 +152,10 @@ public struct JSONObjectWriter: Sendable {
 /// How a `Double` is written as a JSON number.
 enum JSONNumberText {
     /// The shortest text that reads back as `value` (Swift's `description`), without a trailing
-    /// `.0`, as `JSONEncoder` writes it. Not for infinities or NaN, which JSON cannot hold: a
-    /// date's milliseconds are always finite.
+    /// `.0`, as `JSONEncoder` writes it. Never called with infinities or NaN, which JSON cannot
+    /// hold (`JSONEncoder` throws): a date's milliseconds are always finite.
     static func of(_ value: Double) -> String {
+        precondition(value.isFinite, "JSON has no infinities or NaN")
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
