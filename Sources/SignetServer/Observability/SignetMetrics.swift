@@ -17,8 +17,8 @@ public final class SignetMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     /// Handles already made, by name and labels (the registry would find them too, under a lock of its own and an allocation per look-up).
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let counters = Mutex<[HandleKey: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[HandleKey: CoreMetrics.Timer]>([:])
     private let clientLabels = Mutex<Set<String>>([])
     /// Distinct `client_id` label values; the rest are counted as `other`.
     public let maxClientLabels: Int
@@ -88,15 +88,15 @@ public final class SignetMetrics: Sendable {
     }
 
     private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
-        Self.cached(counters, Self.key(name, labels)) { CoreMetrics.Counter(label: name, dimensions: labels, factory: factory) }
+        Self.cached(counters, HandleKey(name, labels)) { CoreMetrics.Counter(label: name, dimensions: labels, factory: factory) }
     }
 
     private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
-        Self.cached(timers, Self.key(name, labels)) { CoreMetrics.Timer(label: name, dimensions: labels, factory: factory) }
+        Self.cached(timers, HandleKey(name, labels)) { CoreMetrics.Timer(label: name, dimensions: labels, factory: factory) }
     }
 
     /// The handle made for `key`, made once.
-    private static func cached<Handle>(_ handles: borrowing Mutex<[String: Handle]>, _ key: String, make: () -> Handle) -> Handle {
+    private static func cached<Handle>(_ handles: borrowing Mutex<[HandleKey: Handle]>, _ key: HandleKey, make: () -> Handle) -> Handle {
         handles.withLock { made in
             if let handle = made[key] { return handle }
             let handle = make()
@@ -105,8 +105,22 @@ public final class SignetMetrics: Sendable {
         }
     }
 
-    private static func key(_ name: String, _ labels: [(String, String)]) -> String {
-        labels.reduce(into: name) { key, label in key += "\u{1F}" + label.0 + "=" + label.1 }
+    /// A handle's name and labels, hashed as they are: joining them into one string cost an
+    /// allocation per label on every count (three counts and a timer per token request).
+    private struct HandleKey: Hashable {
+        let name: String
+        let labels: [String]
+
+        init(_ name: String, _ labels: [(String, String)]) {
+            self.name = name
+            var flat: [String] = []
+            flat.reserveCapacity(labels.count * 2)
+            for (label, value) in labels {
+                flat.append(label)
+                flat.append(value)
+            }
+            self.labels = flat
+        }
     }
 }
 
