@@ -89,10 +89,17 @@ public enum JWKSignature {
         func verifies(_ token: String) async throws -> Bool {
             switch self {
             case .p256(let key):
-                let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-                guard parts.count == 3, let signature = Data(base64URLEncoded: String(Substring(parts[2]))), signature.count == 64 else { return false }
-                let signingInput = token.utf8[token.utf8.startIndex..<parts[1].endIndex]
-                return key.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: Data(signingInput))
+                // Over the token's own bytes: three parts, the signing input up to the last dot.
+                var token = token
+                return try token.withUTF8 { bytes in
+                    let dot = UInt8(ascii: ".")
+                    guard let firstDot = bytes.firstIndex(of: dot), let lastDot = bytes.lastIndex(of: dot), firstDot < lastDot,
+                        !bytes[(firstDot + 1)..<lastDot].contains(dot),
+                        let signature = Data(base64URLEncoded: String(decoding: bytes[(lastDot + 1)...], as: UTF8.self)), signature.count == 64
+                    else { return false }
+                    let signingInput = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<lastDot]))
+                    return key.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: signingInput)
+                }
             case .collection(let keys):
                 _ = try await keys.verify(token, as: AnyJWTClaims.self)
                 return true

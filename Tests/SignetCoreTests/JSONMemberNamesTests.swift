@@ -22,6 +22,24 @@ struct JSONMemberNamesTests {
         #expect(scan("{\"\u{E9}\":1,\"e\u{301}\":2}") == .repeated("\u{E9}"))
     }
 
+    @Test("a repeat is found wherever it stands in a large object, past the names compared one by one")
+    func repeatedInLargeObjects() {
+        for count in [15, 16, 17, 40] {
+            let names = (0..<count).map { "n\($0)" }
+            let distinct = "{" + names.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+            #expect(scan(distinct) == .unique(names), "\(count) names")
+            for (first, second) in [(0, count - 1), (count - 2, count - 1), (count / 2, count - 1), (0, 1)] {
+                var repeated = names
+                repeated[second] = names[first]
+                let text = "{" + repeated.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+                #expect(scan(text) == .repeated(names[first]), "\(count) names, \(first) repeated at \(second)")
+            }
+            // Canonically equivalent spellings count as one name past the limit too.
+            let accented = "{" + names.map { "\"\($0)\":1" }.joined(separator: ",") + ",\"\u{E9}\":1,\"e\u{301}\":2}"
+            #expect(scan(accented) == .repeated("\u{E9}"), "\(count) names, then é twice")
+        }
+    }
+
     @Test("names repeated only inside nested values are not the top level's business")
     func nested() {
         #expect(scan(#"{"cnf":{"jwk":{"kty":"EC","kty":"EC"}},"list":[{"a":1,"a":2}]}"#) == .unique(["cnf", "list"]))

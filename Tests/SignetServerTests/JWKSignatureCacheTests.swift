@@ -49,4 +49,31 @@ struct JWKSignatureCacheTests {
         #expect(await JWKSignature.verifies(signedByFirst, jwk: firstJWK, alg: "ES256", cache: .carried))
         #expect(await JWKSignature.verifies(signedBySecond, jwk: firstJWK, alg: "ES256", cache: .carried) == false)
     }
+
+    @Test("the ES256 check reads exactly three parts: a genuine signature moved, cut, doubled or padded does not verify")
+    func es256TokenShapes() async throws {
+        let key = P256.Signing.PrivateKey()
+        let (x, y) = coordinates(key.publicKey)
+        let jwk: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "s"]
+        let token = try TestJWS.es256(header: ["alg": "ES256", "kid": "s"], claims: ["n": 3], key: key)
+        #expect(await JWKSignature.verifies(token, jwk: jwk, alg: "ES256"))
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let other = try TestJWS.es256(header: ["alg": "ES256", "kid": "s"], claims: ["n": 4], key: key).split(separator: ".").map(String.init)
+        let shapes = [
+            "\(parts[0]).\(parts[1])",  // no signature part
+            "\(parts[0]).\(parts[1]).\(parts[2]).\(parts[2])",  // four parts
+            "\(parts[0]).\(parts[1]).\(parts[1]).\(parts[2])",  // a part inserted before the signature
+            "\(parts[0]).\(parts[1]).",  // an empty signature
+            "\(parts[0]).\(parts[1]).\(parts[2])AA",  // a signature longer than 64 bytes
+            "\(parts[0]).\(parts[1]).\(parts[2].dropLast(4))",  // shorter
+            "\(parts[0]).\(parts[1]).\(parts[2])=",  // padded
+            "\(parts[0]).\(other[1]).\(parts[2])",  // another payload under this signature
+            "\(parts[0]).\(parts[1]).\(other[2])",  // another token's signature
+            "\(parts[0])\(parts[1]).\(parts[2])",  // the first dot gone
+            ".\(parts[0]).\(parts[1]).\(parts[2])",
+        ]
+        for shape in shapes {
+            #expect(await JWKSignature.verifies(shape, jwk: jwk, alg: "ES256") == false, "\(shape.prefix(40))…")
+        }
+    }
 }

@@ -100,4 +100,19 @@ struct SQLiteDurabilityTests {
         #expect(!InlineSQLiteDatabase.isListing("SELECT ORDER"))
         #expect(!InlineSQLiteDatabase.isListing(""))
     }
+
+    @Test("a statement's first word is read up to a space, a control character or a bracket, uppercased; a long word is none")
+    func firstWords() {
+        #expect(InlineSQLiteDatabase.firstWord(of: "insert into t values (1)") == "INSERT")
+        #expect(InlineSQLiteDatabase.firstWord(of: "UpDaTe t SET a = 1") == "UPDATE")
+        #expect(InlineSQLiteDatabase.firstWord(of: "DELETE\nFROM t") == "DELETE")
+        #expect(InlineSQLiteDatabase.firstWord(of: "Savepoint\tx") == "SAVEPOINT")
+        #expect(InlineSQLiteDatabase.firstWord(of: "pragma(x)") == "PRAGMA")
+        #expect(InlineSQLiteDatabase.firstWord(of: "SELECT 1") == "SELECT")
+        #expect(InlineSQLiteDatabase.firstWord(of: "SELECTIVELY") == "")
+        #expect(InlineSQLiteDatabase.firstWord(of: "INSERTED") == "INSERTED")
+        #expect(InlineSQLiteDatabase.firstWord(of: " INSERT") == "")
+        #expect(InlineSQLiteDatabase.firstWord(of: "") == "")
+        #expect(InlineSQLiteDatabase.firstWord(of: "éinsert") == "éINSERT")
+    }
 }

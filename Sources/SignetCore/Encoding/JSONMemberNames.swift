@@ -56,13 +56,13 @@ public enum JSONMemberNames: Sendable, Equatable {
             skipWhitespace()
             guard consume(UInt8(ascii: "{")) else { return .malformed }
             var members: [JSONObjectMembers.Member] = []
-            var seen = Set<String>()
+            var seen = RepeatedNames()
             skipWhitespace()
             if !consume(UInt8(ascii: "}")) {
                 while true {
                     skipWhitespace()
                     guard let name = string() else { return .malformed }
-                    guard seen.insert(name).inserted else { return .repeated(name) }
+                    guard seen.insert(name, after: members) else { return .repeated(name) }
                     skipWhitespace()
                     guard consume(UInt8(ascii: ":")) else { return .malformed }
                     skipWhitespace()
@@ -77,6 +77,23 @@ public enum JSONMemberNames: Sendable, Equatable {
             }
             skipWhitespace()
             return index == bytes.count ? .object(JSONObjectMembers(bytes: bytes, members: members)) : .malformed
+        }
+
+        /// The names met so far, for spotting a repeat: compared one by one while there are few
+        /// (a record or a token has about a dozen, and `==` on short names costs less than hashing
+        /// them), in a set beyond that. Both use `String` equality, so both see the same repeats.
+        struct RepeatedNames {
+            private static let linearLimit = 16
+            private var names: Set<String>?
+
+            /// Adds `name` to the names of `members` (those before it); `false` if it is one of them.
+            mutating func insert(_ name: String, after members: [JSONObjectMembers.Member]) -> Bool {
+                if names == nil {
+                    guard members.count >= Self.linearLimit else { return !members.contains { $0.name == name } }
+                    names = Set(members.map(\.name))
+                }
+                return names!.insert(name).inserted
+            }
         }
 
         /// Reads a string starting at `"` and returns it with its escapes decoded — RFC 8259 §7.

@@ -6,8 +6,13 @@ import Foundation
 public enum TokenHash {
     /// at_hash for a token signed with ES256 / RS256 / PS256 (SHA-256).
     public static func sha256Half(of token: String) -> String {
-        let digest = Array(SHA256.hash(data: Data(token.utf8)))
-        return Data(digest.prefix(16)).base64URLEncodedString()
+        // Over the text's own bytes: no copy of the token (an access token is most of a kilobyte).
+        var token = token
+        return token.withUTF8 { text in
+            SHA256.hash(data: UnsafeRawBufferPointer(text)).withUnsafeBytes { digest in
+                Base64URL.encode(UnsafeRawBufferPointer(rebasing: digest.prefix(16)))
+            }
+        }
     }
 
     /// at_hash of `token` for a JWS signed with `algorithm` — OIDC Core §3.1.3.6: the hash of the

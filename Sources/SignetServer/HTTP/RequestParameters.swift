@@ -48,12 +48,20 @@ public enum RequestParameters {
     /// tabs around it (RFC 9110 §8.3.1). Read by bytes: trimming with Foundation's character sets
     /// and splitting the String by Characters cost more than the rest of the check.
     static func mediaType(of contentType: String?) -> String? {
-        guard let contentType else { return nil }
-        let utf8 = contentType.utf8
-        let end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
-        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let type = utf8[..<end].drop(while: isBlank)
-        let trimmed = type[..<(type.lastIndex(where: { !isBlank($0) }).map { type.index(after: $0) } ?? type.startIndex)]
-        return String(decoding: trimmed.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
+        guard var contentType else { return nil }
+        return contentType.withUTF8 { bytes in
+            let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            var start = 0
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+            return String(unsafeUninitializedCapacity: end - start) { output in
+                for offset in 0..<(end - start) {
+                    let byte = bytes[start + offset]
+                    output[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                }
+                return end - start
+            }
+        }
     }
 }

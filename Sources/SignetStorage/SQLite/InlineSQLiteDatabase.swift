@@ -294,13 +294,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Whether `sql` writes by its first word (the rest SQLite itself classifies). Transaction
     /// control is refused: a caller's `BEGIN` would be shared by other callers' statements.
     private static func writes(_ sql: String) throws -> Bool {
-        // By bytes, ASCII letters uppercased: Character tests cost more than the statement's
-        // look-up in the cache.
-        let word = sql.utf8.prefix { byte in
-            !(byte == UInt8(ascii: "(") || byte == UInt8(ascii: " ") || (UInt8(ascii: "\t")...UInt8(ascii: "\r")).contains(byte))
-        }
-        let keyword = String(decoding: word.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
-        switch keyword {
+        switch firstWord(of: sql) {
         case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
         case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
             throw SQLiteFailure(code: SQLITE_MISUSE, message: "transactions are not run through the shared database: use migrationSession")
@@ -308,6 +302,29 @@ final class InlineSQLiteDatabase: SQLDatabase {
             // SQLite calls these read-only, yet they change the connection they run on.
             throw SQLiteFailure(code: SQLITE_MISUSE, message: "connection settings are not changed through the shared database")
         default: return false
+        }
+    }
+
+    /// The statement's first word, ASCII letters uppercased; by bytes over the text's own storage
+    /// (Character tests and generic `UTF8View` walks cost more than the statement's look-up).
+    /// Words longer than any keyword are not spelled out: they are none of them.
+    static func firstWord(of sql: String) -> String {
+        var sql = sql
+        return sql.withUTF8 { bytes in
+            var length = 0
+            while length < bytes.count {
+                let byte = bytes[length]
+                if byte == UInt8(ascii: "(") || byte == UInt8(ascii: " ") || (UInt8(ascii: "\t")...UInt8(ascii: "\r")).contains(byte) { break }
+                length += 1
+            }
+            guard length <= 9 else { return "" }
+            return String(unsafeUninitializedCapacity: length) { word in
+                for offset in 0..<length {
+                    let byte = bytes[offset]
+                    word[offset] = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
+                }
+                return length
+            }
         }
     }
 }
