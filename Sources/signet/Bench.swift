@@ -34,11 +34,11 @@ struct Bench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, refresh, dpop (default: all).")
     var only: [BenchRow] = BenchRow.allCases
 
-    @Option(help: "Instead of the table: count the server's instructions for N token requests under valgrind's callgrind.")
+    @Option(help: "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind.")
     var callgrind: Int?
 
     func run() async throws {
-        if let callgrind { return try await callgrindTokenRequests(callgrind) }
+        if let callgrind { return try await callgrindRequests(callgrind) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,5 +1,6 @@
-// `signet bench --callgrind N`: the instructions one token request costs the server, counted by
-// valgrind's callgrind — a figure that does not move with machine noise.
+// `signet bench --callgrind N`: the instructions one token request (or, with `--only flow`, one
+// full login flow) costs the server, counted by valgrind's callgrind — a figure that does not move
+// with machine noise.
 import ArgumentParser
 import Foundation
 import SignetCore
@@ -9,11 +10,28 @@ import SignetStorage
 import SignetTesting
 
 extension Bench {
+    /// What `--callgrind` counts: token requests, or with `--only flow` full login flows.
+    enum CallgrindSubject {
+        case tokenRequest, loginFlow
+
+        init(rows: [BenchRow]) throws {
+            switch Set(rows) {
+            case [.flow]: self = .loginFlow
+            case [.code], Set(BenchRow.allCases): self = .tokenRequest
+            default: throw ValidationError("--callgrind counts token requests (--only code, the default) or full login flows (--only flow)")
+            }
+        }
+
+        var fileSuffix: String { self == .tokenRequest ? "token" : "flow" }
+    }
+
     /// Runs `signet serve` under callgrind with instrumentation off, warms it up, counts `requests`
-    /// token requests (authorization code + PKCE + private_key_jwt, one at a time), and prints
-    /// the instructions per request. The profile is left in `callgrind.out.token` for
-    /// `callgrind_annotate`.
-    func callgrindTokenRequests(_ requests: Int) async throws {
+    /// token requests (authorization code + PKCE + private_key_jwt, one at a time) or, with
+    /// `--only flow`, full login flows (authorize, login page, password, code exchange), and
+    /// prints the instructions per request or flow. The profile is left in `callgrind.out.token`
+    /// (or `callgrind.out.flow`) for `callgrind_annotate`.
+    func callgrindRequests(_ requests: Int) async throws {
+        let subject = try CallgrindSubject(rows: only)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-callgrind-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -22,7 +40,7 @@ extension Bench {
         let seedStore = try await SQLStore.open(location)
         try await SignetAdmin(store: seedStore, passwordHashCost: 4).addUser(username: user.username, password: user.password)
         try await seedStore.close()
-        let output = FileManager.default.currentDirectoryPath + "/callgrind.out.token"
+        let output = FileManager.default.currentDirectoryPath + "/callgrind.out.\(subject.fileSuffix)"
         let port = try FreePort.find()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
@@ -49,11 +67,19 @@ extension Bench {
             configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()
         let warmUp = 30
-        let queue = try await PreparedCodes.make(
-            location: location, clientID: seed.backendClientID, redirectURI: seed.backendRedirectURIs[0], users: [user], perWorker: warmUp + requests)[0]
-        for _ in 0..<warmUp { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
+        let one: () async throws -> Void
+        switch subject {
+        case .tokenRequest:
+            let queue = try await PreparedCodes.make(
+                location: location, clientID: seed.backendClientID, redirectURI: seed.backendRedirectURIs[0], users: [user], perWorker: warmUp + requests)[0]
+            one = { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
+        case .loginFlow:
+            let flow = FlowRunner(seed: seed, backend: backend)
+            one = { _ = try await flow.fullFlow(as: user) }
+        }
+        for _ in 0..<warmUp { try await one() }
         try Self.callgrindControl(["-i", "on", String(server.processIdentifier)])
-        for _ in 0..<requests { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
+        for _ in 0..<requests { try await one() }
         try Self.callgrindControl(["-i", "off", String(server.processIdentifier)])
         server.terminate()
         server.waitUntilExit()
@@ -63,8 +89,15 @@ extension Bench {
         guard let line = profile.split(separator: "\n").last(where: { $0.hasPrefix("totals:") }),
             let total = Double(line.split(separator: " ").last ?? "")
         else { throw ValidationError("no totals in \(output)") }
-        print("callgrind: \(requests) token requests (authorization code + PKCE, private_key_jwt, ES256 ID token), \(database == nil ? "SQLite" : "PostgreSQL")")
-        print(String(format: "instructions per token request: %.0f (%.2f million)", total / Double(requests), total / Double(requests) / 1e6))
+        let store = database == nil ? "SQLite" : "PostgreSQL"
+        switch subject {
+        case .tokenRequest:
+            print("callgrind: \(requests) token requests (authorization code + PKCE, private_key_jwt, ES256 ID token), \(store)")
+            print(String(format: "instructions per token request: %.0f (%.2f million)", total / Double(requests), total / Double(requests) / 1e6))
+        case .loginFlow:
+            print("callgrind: \(requests) full login flows (authorize, login page, password with bcrypt cost 4, code exchange), \(store)")
+            print(String(format: "instructions per full login flow: %.0f (%.2f million)", total / Double(requests), total / Double(requests) / 1e6))
+        }
         print("profile: \(output) (callgrind_annotate \(output) | head -60)")
     }
 

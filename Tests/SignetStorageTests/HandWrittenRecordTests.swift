@@ -79,6 +79,77 @@ struct HandWrittenRecordTests {
         #expect(Mirror(reflecting: code).children.count == 9 && Mirror(reflecting: token).children.count == 6)
     }
 
+    /// A login session with every member set, its request and SMS challenge too.
+    private func fullLoginSession() -> LoginSessionRecord {
+        var request = ValidatedAuthorizationRequest(
+            clientID: "c", redirectURI: "https://rp.example/cb?x=1", scope: "openid profile", state: Self.awkward, nonce: "n", codeChallenge: "ch",
+            prompt: ["login", "consent"], maxAge: 0, loginHint: "h", acrValues: ["urn:a", "urn:b"], uiLocales: ["da", "en"], idTokenHintSubject: "s")
+        request.minimumACR = "urn:a"
+        request.returnByLink = false
+        request.appLaunchURL = "https://app.example/l"
+        request.dpopJKT = "j"
+        request.resources = ["https://api.example/"]
+        request.instanceID = "i"
+        var session = LoginSessionRecord(
+            id: "id", channel: .api, request: request, browserBindingHash: "b", csrfToken: "t", step: .smsCode, scenario: .usernamePasswordSMS,
+            userID: Self.awkward, remembered: true, rememberMe: false, passwordAttempts: 2,
+            sms: SMSChallenge(
+                codeDigest: "d", phoneNumber: "+4512345678", expiresAt: Date(timeIntervalSince1970: 1_764_172_801.25), attempts: 1, sends: 2,
+                lastSentAt: Date(timeIntervalSince1970: 1_764_172_700.75), deliveryFailed: true),
+            language: "da", expiresAt: Date(timeIntervalSince1970: 1_764_172_800.5), version: 7)
+        session.userStamp = "st"
+        session.checkingUntil = Date(timeIntervalSince1970: 1_764_172_750.125)
+        session.offeredSessionSID = "sid"
+        session.deviceInstanceID = "dev"
+        return session
+    }
+
+    @Test("a login session, its request and its SMS challenge, every member set, written as Codable writes them")
+    func loginSessionWritten() throws {
+        let session = fullLoginSession()
+        #expect(Mirror(reflecting: session.request).children.count == 18, "a member of ValidatedAuthorizationRequest is missing from this test")
+        try expectSameAsCodable(session.request)
+        try expectSameAsCodable(try #require(session.sms))
+        try expectSameAsCodable(session)
+        // And with the optionals left out (no member written, as `encodeIfPresent` writes none).
+        let bare = LoginSessionRecord(
+            id: "id", channel: .page, request: ValidatedAuthorizationRequest(clientID: "c", redirectURI: "r", scope: "", state: nil, nonce: nil, codeChallenge: "ch"),
+            step: .usernamePassword, expiresAt: Date())
+        #expect(try SQLStore.json(bare) == String(decoding: try SQLStore.encoder.encode(bare), as: UTF8.self))
+    }
+
+    @Test("a login session is read without Codable, as the store's decoder reads it, with or without its optionals")
+    func loginSessionRead() throws {
+        let session = fullLoginSession()
+        try expectReadByHand(LoginSessionRecord.self, try SQLStore.json(session))
+        try expectReadByHand(LoginSessionRecord.self, String(decoding: try SQLStore.encoder.encode(session), as: UTF8.self))
+        var bare = session
+        bare.sms = nil
+        bare.scenario = nil
+        bare.checkingUntil = nil
+        bare.request.resources = nil
+        bare.request.returnByLink = nil
+        bare.request.maxAge = nil
+        try expectReadByHand(LoginSessionRecord.self, try SQLStore.json(bare))
+        // Dates in whole milliseconds come back exactly.
+        #expect(try SQLStore.decode(LoginSessionRecord.self, try SQLStore.json(session)) == session)
+    }
+
+    @Test("a login session that is not plain falls back to the decoder: an unknown step is its error, a nested repeat its choice")
+    func loginSessionNotPlain() throws {
+        let text = try SQLStore.json(fullLoginSession())
+        let unknownStep = text.replacingOccurrences(of: #""step":"sms_code""#, with: #""step":"teleport""#)
+        #expect(unknownStep != text)
+        #expect(throws: SignetError.self) { try SQLStore.decode(LoginSessionRecord.self, unknownStep) }
+        let notBool = text.replacingOccurrences(of: #""remembered":true"#, with: #""remembered":1"#)
+        #expect(notBool != text)
+        #expect(throws: SignetError.self) { try SQLStore.decode(LoginSessionRecord.self, notBool) }
+        // The nested request names its scope twice: the hand reader refuses it, JSONDecoder keeps one.
+        let repeated = text.replacingOccurrences(of: #""scope":"openid profile""#, with: #""scope":"openid","scope":"openid profile""#)
+        #expect(repeated != text)
+        #expect(try SQLStore.decode(LoginSessionRecord.self, repeated) == SQLStore.decoder.decode(LoginSessionRecord.self, from: Data(repeated.utf8)))
+    }
+
     @Test("a stored record that is not plain is still read, by the store's decoder")
     func notPlainFallsBack() throws {
         // A hand-edited row naming a member twice: the strict scan refuses it, JSONDecoder keeps one.

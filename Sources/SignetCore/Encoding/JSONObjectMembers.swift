@@ -2,10 +2,10 @@
 import Foundation
 
 /// One JSON object's top-level members, each value read on request as a plain string, integer,
-/// array of strings or date.
+/// Boolean, array of strings, date or nested object.
 ///
 /// For the JSON a token request reads every time: the client assertion's header and claims, and
-/// the code, grant and refresh token records. Foundation's `JSONDecoder` goes through `Codable`'s
+/// the code, grant and refresh token records; and for the login session a login reads at every step. Foundation's `JSONDecoder` goes through `Codable`'s
 /// generic containers, and a callgrind count put those decodings at about a tenth of a token
 /// request's instructions (docs/performance.md). Written by hand because no library here reads
 /// JSON without `Codable`; the scan is ``JSONMemberNames``' own, so it is exactly as strict.
@@ -35,6 +35,9 @@ public struct JSONObjectMembers: Sendable, Equatable {
     /// A value that is not of the plain shape asked for, or is missing: decode with `JSONDecoder`.
     public struct Unplain: Error, Sendable {
         public let member: String
+
+        /// `member` held a value the reader does not take (an enumeration's unknown case, say).
+        public init(member: String) { self.member = member }
     }
 
     let bytes: [UInt8]
@@ -94,6 +97,36 @@ public struct JSONObjectMembers: Sendable, Equatable {
             let value = Int(String(decoding: text, as: UTF8.self))
         else { throw Unplain(member: name) }
         return value
+    }
+
+    // MARK: Booleans
+
+    public func bool(_ name: String) throws(Unplain) -> Bool {
+        guard let value = try boolIfPresent(name) else { throw Unplain(member: name) }
+        return value
+    }
+
+    /// `true` or `false`; any other value is not plain.
+    public func boolIfPresent(_ name: String) throws(Unplain) -> Bool? {
+        guard let range = range(name), !isNull(range) else { return nil }
+        if bytes[range].elementsEqual("true".utf8) { return true }
+        if bytes[range].elementsEqual("false".utf8) { return false }
+        throw Unplain(member: name)
+    }
+
+    // MARK: Nested objects
+
+    public func object(_ name: String) throws(Unplain) -> JSONObjectMembers {
+        guard let value = try objectIfPresent(name) else { throw Unplain(member: name) }
+        return value
+    }
+
+    /// A nested object's members, or `nil` when the member is absent or `null`. One that repeats
+    /// a name, or is not an object, is not plain.
+    public func objectIfPresent(_ name: String) throws(Unplain) -> JSONObjectMembers? {
+        guard let range = range(name), !isNull(range) else { return nil }
+        guard bytes[range.lowerBound] == UInt8(ascii: "{"), case .object(let nested) = Self.scan(bytes[range]) else { throw Unplain(member: name) }
+        return nested
     }
 
     // MARK: Arrays of strings

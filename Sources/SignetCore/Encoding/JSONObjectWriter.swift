@@ -66,6 +66,19 @@ public struct JSONObjectWriter: Sendable {
         member(name, value)
     }
 
+    public mutating func member(_ name: StaticString, _ value: Bool) {
+        open(name)
+        bytes.append(contentsOf: value ? Self.trueText : Self.falseText)
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        member(name, value)
+    }
+
+    private static let trueText = Array("true".utf8)
+    private static let falseText = Array("false".utf8)
+
     public mutating func member(_ name: StaticString, _ value: [String]) {
         open(name)
         bytes.append(UInt8(ascii: "["))
