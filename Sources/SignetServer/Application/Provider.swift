@@ -31,6 +31,11 @@ public struct Provider: Sendable {
         logger: Logger, messages: any MessageSender, otpKey: SymmetricKey, csrfKey: SymmetricKey, boundIssuer: BoundIssuer = BoundIssuer(),
         metrics: SignetMetrics = SignetMetrics()
     ) {
+        // A programming error in an embedding application, caught at start rather than at the first
+        // record written with such a date (the records' hand-written JSON takes finite numbers only).
+        if let name = configuration.unstorableLifetime {
+            preconditionFailure("SignetConfiguration.\(name) must be a finite number of seconds, at most a century")
+        }
         self.configuration = configuration
         self.metrics = metrics
         self.messages = messages

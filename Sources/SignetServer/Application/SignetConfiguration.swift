@@ -132,6 +132,29 @@ public struct SignetConfiguration: Sendable {
 
     /// How long a retired key stays published: the longest token it can have signed, plus the time
     /// servers may go on signing with it before they reread keys, plus clock skew.
+    /// The first lifetime that is not a finite number of seconds of at most a century, by name;
+    /// `nil` when all are. Such a lifetime would put a date no JSON number can hold in a stored
+    /// record, so ``Provider`` refuses it at start.
+    public var unstorableLifetime: String? {
+        storedLifetimes.first { !$0.seconds.isFinite || abs($0.seconds) > Self.longestLifetime }?.name
+    }
+
+    /// The longest lifetime a configuration may give (a century).
+    public static let longestLifetime: TimeInterval = 100 * 365 * 86_400
+
+    /// The lifetimes that become dates in stored records, by name.
+    var storedLifetimes: [(name: String, seconds: TimeInterval)] {
+        [
+            ("authorizationCodeLifetime", authorizationCodeLifetime), ("accessTokenLifetime", accessTokenLifetime),
+            ("idTokenLifetime", idTokenLifetime), ("refreshTokenLifetime", refreshTokenLifetime), ("grantLifetime", grantLifetime),
+            ("browserSessionLifetime", browserSessionLifetime), ("loginPageLifetime", loginPageLifetime),
+            ("maxClientAssertionLifetime", maxClientAssertionLifetime), ("rememberTokenLifetime", rememberTokenLifetime),
+            ("deviceCertificateValidity", deviceCertificateValidity), ("initialCertificateValidity", initialCertificateValidity),
+            ("reactivationWindow", reactivationWindow), ("dpopProofLifetime", dpopProofLifetime), ("pushedRequestLifetime", pushedRequestLifetime),
+            ("sms.lifetime", sms.lifetime),
+        ]
+    }
+
     public var retiredKeyPublicationTime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) + keyRefreshInterval + clockSkew }
 
 

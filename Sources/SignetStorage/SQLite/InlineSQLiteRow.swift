@@ -17,11 +17,7 @@ struct InlineSQLiteRow: SQLRow {
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         let value = try value(column)
-        // The store's own columns are text and integers: those types without a dynamic cast
-        // (two casts and an `Optional` metadata look-up per column otherwise).
-        if D.self == String.self || D.self == String?.self || D.self == Int64.self || D.self == Int64?.self {
-            return try fastRead(value, column, as: D.self)
-        }
+        if let fast = try fastRead(value, column, as: D.self) { return fast }
         guard let readable = D.self as? any SQLiteColumnReadable.Type else {
             // Anything else is JSON text, as SQLiteKit writes it.
             guard case .text(let text) = value else { throw mismatch(column, D.self) }
@@ -31,17 +27,30 @@ struct InlineSQLiteRow: SQLRow {
         return read
     }
 
-    /// `D` is `String`, `Int64` or either's `Optional` (checked by the caller).
-    private func fastRead<D>(_ value: SQLiteValue, _ column: String, as type: D.Type) throws -> D {
-        if D.self == String.self || D.self == String?.self {
-            let text = String(sqliteValue: value)
-            if D.self == String?.self, value == .null { return unsafeBitCast(String?.none, to: D.self) }
-            guard let text else { throw mismatch(column, D.self) }
-            return D.self == String.self ? unsafeBitCast(text, to: D.self) : unsafeBitCast(String?.some(text), to: D.self)
+    /// The store's own columns are text and integers: `String`, `Int64` and their optionals are read
+    /// here without a dynamic cast (two casts and an `Optional` metadata look-up per column
+    /// otherwise); `nil` for any other type. Each `unsafeBitCast` is from a type to itself, right
+    /// after the check that `D` is that type.
+    private func fastRead<D>(_ value: SQLiteValue, _ column: String, as type: D.Type) throws -> D? {
+        if D.self == String.self {
+            guard let text = String(sqliteValue: value) else { throw mismatch(column, D.self) }
+            return unsafeBitCast(text, to: D.self)
         }
-        if D.self == Int64?.self, value == .null { return unsafeBitCast(Int64?.none, to: D.self) }
-        guard let integer = Int64(sqliteValue: value) else { throw mismatch(column, D.self) }
-        return D.self == Int64.self ? unsafeBitCast(integer, to: D.self) : unsafeBitCast(Int64?.some(integer), to: D.self)
+        if D.self == String?.self {
+            if value == .null { return unsafeBitCast(String?.none, to: D.self) }
+            guard let text = String(sqliteValue: value) else { throw mismatch(column, D.self) }
+            return unsafeBitCast(String?.some(text), to: D.self)
+        }
+        if D.self == Int64.self {
+            guard let integer = Int64(sqliteValue: value) else { throw mismatch(column, D.self) }
+            return unsafeBitCast(integer, to: D.self)
+        }
+        if D.self == Int64?.self {
+            if value == .null { return unsafeBitCast(Int64?.none, to: D.self) }
+            guard let integer = Int64(sqliteValue: value) else { throw mismatch(column, D.self) }
+            return unsafeBitCast(Int64?.some(integer), to: D.self)
+        }
+        return nil
     }
 
     private func value(_ column: String) throws -> SQLiteValue {
