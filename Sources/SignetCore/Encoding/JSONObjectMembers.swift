@@ -5,7 +5,8 @@ import Foundation
 /// Boolean, array of strings, date or nested object.
 ///
 /// For the JSON a token request reads every time: the client assertion's header and claims, and
-/// the code, grant and refresh token records; and for the login session a login reads at every step. Foundation's `JSONDecoder` goes through `Codable`'s
+/// the code, grant and refresh token records; and the login session a login reads at every step.
+/// Foundation's `JSONDecoder` goes through `Codable`'s
 /// generic containers, and a callgrind count put those decodings at about a tenth of a token
 /// request's instructions (docs/performance.md). Written by hand because no library here reads
 /// JSON without `Codable`; the scan is ``JSONMemberNames``' own, so it is exactly as strict.
@@ -35,9 +36,6 @@ public struct JSONObjectMembers: Sendable, Equatable {
     /// A value that is not of the plain shape asked for, or is missing: decode with `JSONDecoder`.
     public struct Unplain: Error, Sendable {
         public let member: String
-
-        /// `member` held a value the reader does not take (an enumeration's unknown case, say).
-        public init(member: String) { self.member = member }
     }
 
     let bytes: [UInt8]
@@ -96,6 +94,20 @@ public struct JSONObjectMembers: Sendable, Equatable {
             digits.count == 1 || digits.first != UInt8(ascii: "0"),
             let value = Int(String(decoding: text, as: UTF8.self))
         else { throw Unplain(member: name) }
+        return value
+    }
+
+    // MARK: Enumerations
+
+    /// The case of `E` named by the member's string; an unknown case is not plain (`JSONDecoder` then says why).
+    public func rawValue<E: RawRepresentable<String>>(_ name: String, as type: E.Type) throws(Unplain) -> E {
+        guard let value = try rawValueIfPresent(name, as: type) else { throw Unplain(member: name) }
+        return value
+    }
+
+    public func rawValueIfPresent<E: RawRepresentable<String>>(_ name: String, as type: E.Type) throws(Unplain) -> E? {
+        guard let raw = try stringIfPresent(name) else { return nil }
+        guard let value = E(rawValue: raw) else { throw Unplain(member: name) }
         return value
     }
 

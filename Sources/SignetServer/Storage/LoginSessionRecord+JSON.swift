@@ -33,12 +33,12 @@ extension LoginSessionRecord: JSONObjectWritable {
 extension LoginSessionRecord: JSONObjectReadable {
     public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
         id = try members.string("id")
-        channel = try Self.value(Channel.self, members.string("channel"), "channel")
+        channel = try members.rawValue("channel", as: Channel.self)
         request = try ValidatedAuthorizationRequest(members: members.object("request"))
         browserBindingHash = try members.stringIfPresent("browser_binding_hash")
         csrfToken = try members.stringIfPresent("csrf_token")
-        step = try Self.value(LoginStep.self, members.string("step"), "step")
-        scenario = try members.stringIfPresent("scenario").map { (raw) throws(JSONObjectMembers.Unplain) in try Self.value(LoginScenario.self, raw, "scenario") }
+        step = try members.rawValue("step", as: LoginStep.self)
+        scenario = try members.rawValueIfPresent("scenario", as: LoginScenario.self)
         userID = try members.stringIfPresent("user_id")
         userStamp = try members.stringIfPresent("user_stamp")
         remembered = try members.bool("remembered")
@@ -51,12 +51,6 @@ extension LoginSessionRecord: JSONObjectReadable {
         deviceInstanceID = try members.stringIfPresent("device_instance_id")
         expiresAt = try members.date(millisecondsIn: "expires_at")
         version = try members.int("version")
-    }
-
-    /// An enumeration's case by its raw value; an unknown one is not plain (`JSONDecoder` then says why).
-    private static func value<E: RawRepresentable<String>>(_ type: E.Type, _ raw: String, _ name: String) throws(JSONObjectMembers.Unplain) -> E {
-        guard let value = E(rawValue: raw) else { throw JSONObjectMembers.Unplain(member: name) }
-        return value
     }
 }
 
