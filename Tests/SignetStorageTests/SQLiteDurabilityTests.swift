@@ -83,6 +83,32 @@ struct SQLiteDurabilityTests {
         }
     }
 
+    @Test("under steady writes from several tasks the log is copied whole and starts again from its beginning, so it stays small")
+    func logStartsAgainUnderSteadyWrites() async throws {
+        try await withStore { store, database, path in
+            try await database.raw("CREATE TABLE churn (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)").run()
+            let payload = String(repeating: "x", count: 200)
+            // 10,000 commits of a page or more each: a log never started again holds over 40 MB.
+            try await store.durableWrites {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for writer in 0..<4 {
+                        group.addTask {
+                            for index in 0..<2500 {
+                                try await database.raw("INSERT INTO churn (id, payload) VALUES (\(bind: writer * 10_000 + index), \(bind: payload))").run()
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let rows = try await database.raw("SELECT count(*) AS n FROM churn").first()?.decode(column: "n", as: Int.self)
+            #expect(rows == 10_000)
+            // A checkpoint every 256 commits: the log's high-water mark is a few hundred pages.
+            let logSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+            #expect(logSize < 8 << 20, "the log grew to \(logSize) bytes")
+        }
+    }
+
     @Test("a file that cannot be put in WAL mode or is no database is refused with a storage failure")
     func notADatabase() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-notdb-\(UUID().uuidString)").path

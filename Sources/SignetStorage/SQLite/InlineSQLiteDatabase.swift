@@ -34,14 +34,15 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// Whether writes wait for the disk (else for their commit only, as SQLite's `synchronous=NORMAL`).
     let waitsForDisk: Bool
-    private let writer: Mutex<SQLiteConnectionHandle>
-    private let readers: [Reader]
+    private let writer: SharedConnection
+    private let readers: [SharedConnection]
     private let flusher: SQLiteFlusher
     private let nextReader = Atomic<Int>(0)
     /// Writes waiting for another process's lock, which ``closeAfterWaitingWrites()`` lets finish.
     private let waitingWrites = Atomic<Int>(0)
 
-    private final class Reader: Sendable {
+    /// A connection and the lock it is used under.
+    private final class SharedConnection: Sendable {
         let connection: Mutex<SQLiteConnectionHandle>
         init(_ connection: sending SQLiteConnectionHandle) { self.connection = Mutex(connection) }
     }
@@ -54,8 +55,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // Connections never flush at commit: the flusher does, when someone waits.
         let settings = ["PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL"]
         // The first connection switches the file to WAL; the others then open it in WAL mode.
-        // Checkpoints are made by the flusher's thread, not in the writer's commits.
-        let writerConnection = try SQLiteConnectionHandle(path: path, settings: settings + ["PRAGMA wal_autocheckpoint=0"])
+        // Checkpoints are made by the flusher's thread, not in the writer's commits. When the
+        // writer starts the log again from its beginning, a log that grew past 32 MiB (a long
+        // read held the checkpoints back) is cut back to that size.
+        let writerConnection = try SQLiteConnectionHandle(path: path, settings: settings + ["PRAGMA wal_autocheckpoint=0", "PRAGMA journal_size_limit=33554432"])
         do {
             let mode = try writerConnection.run("PRAGMA journal_mode=WAL", binds: [])
             guard mode.rows.first?.first == .text("wal") else {
@@ -78,9 +81,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
             writerConnection.close()
             throw error
         }
-        var readers: [Reader] = []
+        var readers: [SharedConnection] = []
         do {
-            for _ in 0..<max(1, readerCount) { readers.append(Reader(try SQLiteConnectionHandle(path: path, settings: settings))) }
+            for _ in 0..<max(1, readerCount) { readers.append(SharedConnection(try SQLiteConnectionHandle(path: path, settings: settings))) }
         } catch {
             writerConnection.close()
             flushConnection.close()
@@ -88,8 +91,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
             throw error
         }
         self.readers = readers
-        flusher = SQLiteFlusher(connection: flushConnection)
-        writer = Mutex(writerConnection)
+        let writer = SharedConnection(writerConnection)
+        flusher = SQLiteFlusher(connection: flushConnection) { finishCheckpoint in
+            writer.connection.withLock { _ in finishCheckpoint() }
+        }
+        self.writer = writer
         self.waitsForDisk = waitsForDisk
         self.logger = logger
         eventLoop = MultiThreadedEventLoopGroup.singleton.any()
@@ -98,7 +104,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Flushes for those waiting and closes every connection; statements afterwards fail.
     /// The writer closes first, so no commit is made that the last flush does not cover.
     func close() {
-        writer.withLock { $0.close() }
+        writer.connection.withLock { $0.close() }
         flusher.close()
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
@@ -143,7 +149,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
 
     /// Whether a statement holds the writer connection right now (for tests).
-    var writerIsHeld: Bool { writer.withLockIfAvailable { _ in false } ?? true }
+    var writerIsHeld: Bool { writer.connection.withLockIfAvailable { _ in false } ?? true }
 
     /// Why writes cannot be made durable any more (a failed flush), for readiness.
     var flushFailure: String? { flusher.flushFailure }
@@ -172,7 +178,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         var busy = BusyWait()
         while true {
             do {
-                (result, commit) = try writer.withLock { connection in
+                (result, commit) = try writer.connection.withLock { connection in
                     let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
                     return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
                 }
@@ -235,7 +241,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // while it is closed or inside a migration's transaction. Then a free reader, else the
         // next reader in turn. A read meeting another process's lock on the writer, which does not
         // wait for those, goes to a reader, which does.
-        if !Self.isListing(sql), let attempt = try writer.withLockIfAvailable({ try Self.attemptRead(sql, values, onWriter: $0) }) {
+        if !Self.isListing(sql), let attempt = try writer.connection.withLockIfAvailable({ try Self.attemptRead(sql, values, onWriter: $0) }) {
             switch attempt {
             case .rows(let answer): return answer
             case .writes: return nil
