@@ -94,6 +94,12 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key = \(bind: key) AND failures > 0").run()
     }
 
+    /// One statement, so one commit, for all of `keys`.
+    public func releaseAttempts(keys: [String]) async throws {
+        guard !keys.isEmpty else { return }
+        try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key IN (\(binds: keys)) AND failures > 0").run()
+    }
+
     public func purgeExpired(before date: Date) async throws {
         let now = Self.millis(date)
         // Redeemed codes are kept a day so that a late replay still revokes what was issued from them.

@@ -288,6 +288,26 @@ struct StoreContractTests {
         }
     }
 
+    @Test("attempts are given back under several keys at once, each once, never below zero; unknown keys are ignored", arguments: StoreBackend.available)
+    func releaseAttempts(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let windowStart = now.addingTimeInterval(-60)
+            for _ in 0..<2 { _ = try await store.recordFailure(key: "a", at: now, resetBefore: windowStart) }
+            _ = try await store.recordFailure(key: "b", at: now, resetBefore: windowStart)
+            _ = try await store.recordFailure(key: "c", at: now, resetBefore: windowStart)
+            try await store.releaseAttempts(keys: ["a", "b", "missing"])
+            #expect(try await store.throttle(key: "a")?.failures == 1)
+            #expect(try await store.throttle(key: "b")?.failures == 0)
+            #expect(try await store.throttle(key: "c")?.failures == 1)
+            #expect(try await store.throttle(key: "missing") == nil)
+            try await store.releaseAttempts(keys: ["a", "b"])
+            #expect(try await store.throttle(key: "a")?.failures == 0)
+            #expect(try await store.throttle(key: "b")?.failures == 0)
+            try await store.releaseAttempts(keys: [])
+            #expect(try await store.throttle(key: "c")?.failures == 1)
+        }
+    }
+
     @Test("purging removes what has expired and keeps what has not", arguments: StoreBackend.available)
     func purge(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -40,23 +40,35 @@ public struct LoginThrottle: Sendable {
 
     /// Decides whether an attempt for this name from this address may check a password, and
     /// reserves a slot of each. Every `.allowed` must be followed by
-    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
+    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:accountHadFailures:)``.
     public func reserve(username: String, address: String) async throws -> Decision {
+        try await reserveSlots(username: username, address: address).decision
+    }
+
+    /// A reservation's decision, and whether the name had failures counted when it was made.
+    struct Reservation {
+        let decision: Decision
+        let accountHadFailures: Bool
+    }
+
+    /// ``reserve(username:address:)``, telling also whether the name had failures to reset.
+    func reserveSlots(username: String, address: String) async throws -> Reservation {
         let deadline = ContinuousClock.now.advanced(by: slotWait)
         let addressLimit = Limit(
             failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
-        if case .paused(let seconds) = try await reserveSlot(addressLimit, until: deadline) { return .paused(seconds: seconds) }
+        let forAddress = try await reserveSlot(addressLimit, until: deadline)
+        if case .paused = forAddress.decision { return Reservation(decision: forAddress.decision, accountHadFailures: true) }
         let accountLimit = Limit(
             failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
-        let decision: Decision
+        let forAccount: (decision: Decision, hadFailures: Bool)
         do {
-            decision = try await reserveSlot(accountLimit, until: deadline)
+            forAccount = try await reserveSlot(accountLimit, until: deadline)
         } catch {
             try? await store.releaseAttempt(key: addressLimit.inFlight)
             throw error
         }
-        if decision != .allowed { try await store.releaseAttempt(key: addressLimit.inFlight) }
-        return decision
+        if forAccount.decision != .allowed { try await store.releaseAttempt(key: addressLimit.inFlight) }
+        return Reservation(decision: forAccount.decision, accountHadFailures: forAccount.hadFailures)
     }
 
     /// After a wrong password: charges the address and the name, then frees both slots (in that
@@ -65,15 +77,17 @@ public struct LoginThrottle: Sendable {
         let now = clock.now()
         _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
         _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
-        try await store.releaseAttempt(key: Self.inFlightKey(address))
-        try await store.releaseAttempt(key: Self.accountInFlightKey(username))
+        try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
     }
 
     /// After a right password: clears the name's count and frees both slots.
-    public func recordSuccess(username: String, address: String) async throws {
-        try await store.resetThrottle(key: Self.accountKey(username))
-        try await store.releaseAttempt(key: Self.inFlightKey(address))
-        try await store.releaseAttempt(key: Self.accountInFlightKey(username))
+    ///
+    /// - Parameter accountHadFailures: whether the reservation saw failures of the name. When it
+    ///   saw none there is nothing to clear, and the write is skipped: a failure counted since by
+    ///   a concurrent wrong guess then stays counted (only ever stricter).
+    public func recordSuccess(username: String, address: String, accountHadFailures: Bool = true) async throws {
+        if accountHadFailures { try await store.resetThrottle(key: Self.accountKey(username)) }
+        try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
     }
 
     /// How long a request waits for an in-flight slot before it is answered with a short pause:
@@ -100,7 +114,8 @@ public struct LoginThrottle: Sendable {
     /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
     /// failures, only after the pause and one check at a time. Without room, waits for a slot
     /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
-    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> Decision {
+    /// `hadFailures`: whether the limit had failures counted in its window when it decided.
+    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, hadFailures: Bool) {
         while true {
             let now = clock.now()
             // Take a slot first, then read the failures: a check that finishes meanwhile records its
@@ -112,13 +127,13 @@ public struct LoginThrottle: Sendable {
                 let wait = self.wait(after: failures, free: limit.free, now: now)
                 if wait > 0 {
                     try await store.releaseAttempt(key: limit.inFlight)
-                    return .paused(seconds: wait)
+                    return (.paused(seconds: wait), true)
                 }
             }
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
-            if inFlight.failures <= allowance { return .allowed }
+            if inFlight.failures <= allowance { return (.allowed, failures != nil) }
             try await store.releaseAttempt(key: limit.inFlight)
-            guard ContinuousClock.now < deadline else { return .paused(seconds: 1) }
+            guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures != nil) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }
     }

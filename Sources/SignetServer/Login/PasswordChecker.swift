@@ -17,7 +17,8 @@ struct PasswordChecker: Sendable {
     ///   `id_token_hint`, or remembered). Any other name is answered as a wrong password, so
     ///   the check cannot be used to confirm another account's password.
     func check(username: String, password: String, address: String, clientID: String, requiredUserID: String? = nil) async throws -> PasswordCheck {
-        if case .paused(let seconds) = try await throttle.reserve(username: username, address: address) {
+        let reservation = try await throttle.reserveSlots(username: username, address: address)
+        if case .paused(let seconds) = reservation.decision {
             return .paused(seconds: seconds)
         }
         var user: UserRecord?
@@ -34,7 +35,7 @@ struct PasswordChecker: Sendable {
             logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
             return .rejected
         }
-        try await throttle.recordSuccess(username: username, address: address)
+        try await throttle.recordSuccess(username: username, address: address, accountHadFailures: reservation.accountHadFailures)
         if user.locked { return .locked }
         return .accepted(userID: user.id, phoneNumber: user.phoneNumber, securityStamp: user.securityStamp)
     }

@@ -114,6 +114,15 @@ public protocol ThrottleStore: Sendable {
     func resetThrottle(key: String) async throws
     /// Gives one counted attempt back (never below zero).
     func releaseAttempt(key: String) async throws
+    /// Gives one counted attempt back under each of `keys` (distinct), never below zero. A store
+    /// may do it in one write; by default, one key after the other.
+    func releaseAttempts(keys: [String]) async throws
+}
+
+extension ThrottleStore {
+    public func releaseAttempts(keys: [String]) async throws {
+        for key in keys { try await releaseAttempt(key: key) }
+    }
 }
 
 /// Pushed authorization requests (RFC 9126).

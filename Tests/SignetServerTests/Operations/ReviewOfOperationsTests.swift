@@ -40,6 +40,33 @@ struct ReviewOfOperationsTests {
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("other"))?.failures == 1)
     }
 
+    @Test("a right password clears the name's failures it saw; with none seen it writes nothing, and a failure counted meanwhile stays")
+    func successClearsOnlyWhatItSaw() async throws {
+        let clock = TestClock()
+        let store = MemoryStore()
+        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        // No failures when reserved: a wrong guess counted meanwhile (another device) is kept.
+        let clean = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        #expect(clean.decision == .allowed)
+        #expect(!clean.accountHadFailures)
+        try await throttle.recordFailure(username: "user", address: "10.0.0.2")
+        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", accountHadFailures: clean.accountHadFailures)
+        #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
+        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
+        #expect(await store.throttle(key: LoginThrottle.inFlightKey("10.0.0.1"))?.failures == 0)
+        // Failures seen when reserved: the right password clears them.
+        let seen = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        #expect(seen.decision == .allowed)
+        #expect(seen.accountHadFailures)
+        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", accountHadFailures: seen.accountHadFailures)
+        #expect(await store.throttle(key: LoginThrottle.accountKey("user")) == nil)
+        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
+        // Failures older than the window count as none.
+        try await throttle.recordFailure(username: "stale", address: "10.0.0.3")
+        clock.advance(by: ThrottlePolicy().window + 1)
+        #expect(try await throttle.reserveSlots(username: "stale", address: "10.0.0.3").accountHadFailures == false)
+    }
+
     @Test("a replaced registration must state its method and every protection the client has; nothing is dropped by omission")
     func noSilentDowngrade() async throws {
         try await withAdminAPI { provider, api in
