@@ -36,6 +36,21 @@ struct LoginPageTests {
         }
     }
 
+    @Test("a login_hint cannot end the username's attribute: a quote is escaped even when a combining mark follows it")
+    func loginHintQuoteWithCombiningMark() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let hint = "a\"\u{301} autofocus x=\"\u{301}"
+            let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", hint)]))
+            #expect(response.status == 200)
+            // Built outside the expectations: a quote and a combining mark in one literal trip the macro.
+            let escaped = "value=" + "\"" + "a&quot;\u{301} autofocus x=&quot;\u{301}" + "\""
+            let rawQuoteWithMark = "\"" + "\u{301}"
+            #expect(response.body.contains(escaped))
+            #expect(!response.body.contains(rawQuoteWithMark))
+        }
+    }
+
     @Test("a right password redirects with code, state and iss, and sets an HttpOnly SameSite session cookie")
     func success() async throws {
         try await withTestProvider { provider in

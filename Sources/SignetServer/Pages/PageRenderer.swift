@@ -12,11 +12,14 @@ public struct PageRenderer: Sendable {
     /// - Parameter issuer: reads the issuer when a page is rendered (it may be learned only once the port is bound).
     public init(issuer: @escaping @Sendable () -> String) {
         self.issuer = issuer
+        // Values are escaped by Signet's own escaping (PageHTMLContentType), named in every
+        // template: a partial starts again from the library's default.
+        MustacheContentTypes.register(PageHTMLContentType(), named: PageHTMLContentType.name)
         // The templates are constants written above; failing to parse them is a programming error.
-        let layout = try! MustacheTemplate(string: PageTemplates.layout)
+        let layout = try! MustacheTemplate(string: PageHTMLContentType.pragma + PageTemplates.layout)
         var libraries: [String: MustacheLibrary] = [:]
         for (name, text) in [("login", PageTemplates.login), ("sms", PageTemplates.sms), ("message", PageTemplates.message), ("logout", PageTemplates.logoutConfirm), ("continue", PageTemplates.continueAs), ("return", PageTemplates.returnToApp)] {
-            libraries[name] = MustacheLibrary(templates: ["layout": layout, "content": try! MustacheTemplate(string: text)])
+            libraries[name] = MustacheLibrary(templates: ["layout": layout, "content": try! MustacheTemplate(string: PageHTMLContentType.pragma + text)])
         }
         self.libraries = libraries
     }
