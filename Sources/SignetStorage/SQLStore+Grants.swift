@@ -6,9 +6,12 @@ import SignetServer
 
 extension SQLStore: GrantStore {
     public func insertLoginSession(_ session: LoginSessionRecord) async throws {
-        try await database.raw(
-            "INSERT INTO signet_login_sessions (id, version, expires_at, data) VALUES (\(bind: session.id), \(bind: Int64(session.version)), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
-        ).run()
+        // Not binding (WriteBinding): a login just begun.
+        try await WriteBinding.notBinding {
+            try await database.raw(
+                "INSERT INTO signet_login_sessions (id, version, expires_at, data) VALUES (\(bind: session.id), \(bind: Int64(session.version)), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
+            ).run()
+        }
     }
 
     public func loginSession(id: String) async throws -> LoginSessionRecord? {
@@ -16,19 +19,29 @@ extension SQLStore: GrantStore {
     }
 
     public func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool {
-        try await database.raw(
-            "UPDATE signet_login_sessions SET version = \(bind: Int64(session.version)), expires_at = \(bind: Self.millis(session.expiresAt)), data = \(bind: try Self.json(session)) WHERE id = \(bind: session.id) AND version = \(bind: Int64(expectedVersion)) RETURNING id"
-        ).first() != nil
+        // Not binding (WriteBinding): a login's step; the checks it records bind elsewhere.
+        return try await WriteBinding.notBinding {
+            try await database.raw(
+                "UPDATE signet_login_sessions SET version = \(bind: Int64(session.version)), expires_at = \(bind: Self.millis(session.expiresAt)), data = \(bind: try Self.json(session)) WHERE id = \(bind: session.id) AND version = \(bind: Int64(expectedVersion)) RETURNING id"
+            ).first() != nil
+        }
     }
 
     public func consumeLoginSession(id: String) async throws -> LoginSessionRecord? {
-        try Self.record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
+        // Not binding (WriteBinding): a login ended. Lost, it is lost with what its end made (a
+        // code); the checks that end a login early (failures, locks) bind on their own.
+        return try await WriteBinding.notBinding {
+            try Self.record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
+        }
     }
 
     public func insertGrant(_ grant: GrantRecord) async throws {
-        try await database.raw(
-            "INSERT INTO signet_grants (id, user_id, device_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: grant.deviceID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
-        ).run()
+        // Not binding (WriteBinding): a new grant, usable only through a code or token that binds.
+        try await WriteBinding.notBinding {
+            try await database.raw(
+                "INSERT INTO signet_grants (id, user_id, device_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: grant.deviceID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
+            ).run()
+        }
     }
 
     public func grant(id: String) async throws -> GrantRecord? {
@@ -58,9 +71,12 @@ extension SQLStore: GrantStore {
     }
 
     public func insertCode(_ code: AuthorizationCodeRecord) async throws {
-        try await database.raw(
-            "INSERT INTO signet_codes (code_hash, grant_id, expires_at, redeemed_at, data) VALUES (\(bind: code.codeHash), \(bind: code.grantID), \(bind: Self.millis(code.expiresAt)), NULL, \(bind: try Self.json(code)))"
-        ).run()
+        // Not binding (WriteBinding): a new code; its redemption binds.
+        try await WriteBinding.notBinding {
+            try await database.raw(
+                "INSERT INTO signet_codes (code_hash, grant_id, expires_at, redeemed_at, data) VALUES (\(bind: code.codeHash), \(bind: code.grantID), \(bind: Self.millis(code.expiresAt)), NULL, \(bind: try Self.json(code)))"
+            ).run()
+        }
     }
 
     public func code(hash: String) async throws -> AuthorizationCodeRecord? {

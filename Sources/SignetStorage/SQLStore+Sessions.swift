@@ -32,9 +32,12 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     public func insertSession(_ session: BrowserSessionRecord) async throws {
-        try await database.raw(
-            "INSERT INTO signet_sessions (id_hash, user_id, expires_at, data) VALUES (\(bind: session.idHash), \(bind: session.userID), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
-        ).run()
+        // Not binding (WriteBinding): a new browser session.
+        try await WriteBinding.notBinding {
+            try await database.raw(
+                "INSERT INTO signet_sessions (id_hash, user_id, expires_at, data) VALUES (\(bind: session.idHash), \(bind: session.userID), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
+            ).run()
+        }
     }
 
     public func session(idHash: String) async throws -> BrowserSessionRecord? {

@@ -83,6 +83,61 @@ struct SQLiteDurabilityTests {
         }
     }
 
+    @Test("an answer whose writes do not bind is given before they are on disk; outside an answer such a write still waits")
+    func nonBindingAnswerDoesNotWait() async throws {
+        try await withStore { store, database, _ in
+            try await store.durableWrites {
+                try await WriteBinding.notBinding { try await store.insertClient(client("new")) }
+            }
+            let after = database.commits
+            #expect(after.durable < after.made)
+            // Outside an answer the write itself waits, binding or not.
+            try await WriteBinding.notBinding { try await store.insertClient(client("alone")) }
+            let alone = database.commits
+            #expect(alone.durable >= alone.made)
+        }
+    }
+
+    @Test("one binding write makes the answer wait for all of its writes and every commit before its end; an answer that only reads does not wait")
+    func bindingWriteWaitsForAll() async throws {
+        try await withStore { store, database, _ in
+            try await store.durableWrites {
+                try await WriteBinding.notBinding { try await store.insertClient(client("first")) }
+            }
+            #expect(database.commits.durable < database.commits.made)
+            // Reading does not bind: the earlier commit is still not on disk.
+            try await store.durableWrites { _ = try await store.client(id: "first") }
+            #expect(database.commits.durable < database.commits.made)
+            try await store.durableWrites {
+                try await WriteBinding.notBinding { try await store.insertClient(client("second")) }
+                try await store.insertClient(client("binding"))
+            }
+            let after = database.commits
+            #expect(after.durable >= after.made)
+        }
+    }
+
+    @Test("a refusal after a binding write waits too; after non-binding writes only, it does not")
+    func refusalsFollowTheirWrites() async throws {
+        struct Refused: Error {}
+        try await withStore { store, database, _ in
+            await #expect(throws: Refused.self) {
+                try await store.durableWrites {
+                    try await WriteBinding.notBinding { try await store.insertClient(client("made")) }
+                    throw Refused()
+                }
+            }
+            #expect(database.commits.durable < database.commits.made)
+            await #expect(throws: Refused.self) {
+                try await store.durableWrites {
+                    try await store.insertClient(client("spent"))
+                    throw Refused()
+                }
+            }
+            #expect(database.commits.durable >= database.commits.made)
+        }
+    }
+
     @Test("under steady writes from several tasks the log is copied whole and starts again from its beginning, so it stays small")
     func logStartsAgainUnderSteadyWrites() async throws {
         try await withStore { store, database, path in

@@ -77,7 +77,7 @@ public struct LoginThrottle: Sendable {
         let now = clock.now()
         _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
         _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
-        try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
+        try await releaseSlots(username: username, address: address)
     }
 
     /// After a right password: clears the name's count and frees both slots.
@@ -85,9 +85,20 @@ public struct LoginThrottle: Sendable {
     /// - Parameter accountHadFailures: whether the reservation saw failures of the name. When it
     ///   saw none there is nothing to clear, and the write is skipped: a failure counted since by
     ///   a concurrent wrong guess then stays counted (only ever stricter).
+    ///
+    /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
+    /// power failure leaves a count higher, never lower.
     public func recordSuccess(username: String, address: String, accountHadFailures: Bool = true) async throws {
-        if accountHadFailures { try await store.resetThrottle(key: Self.accountKey(username)) }
-        try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
+        if accountHadFailures { try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username)) } }
+        try await releaseSlots(username: username, address: address)
+    }
+
+    /// Frees a check's two slots, in one write where the store can. Not binding: a slot lost in a
+    /// power failure stays taken until it is forgotten (a higher count, never a lower one).
+    private func releaseSlots(username: String, address: String) async throws {
+        try await WriteBinding.notBinding {
+            try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
+        }
     }
 
     /// How long a request waits for an in-flight slot before it is answered with a short pause:
@@ -120,7 +131,11 @@ public struct LoginThrottle: Sendable {
             let now = clock.now()
             // Take a slot first, then read the failures: a check that finishes meanwhile records its
             // failure before it frees its slot, so failures + slots never count fewer than run.
-            let inFlight = try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-limit.slotLife))
+            // Not binding (WriteBinding): a slot stands for a check until its failure is counted,
+            // and a failure binds; a slot lost in a power failure was lost with every later write.
+            let inFlight = try await WriteBinding.notBinding {
+                try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-limit.slotLife))
+            }
             let failures = try await store.throttle(key: limit.failures).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
             if let failures, failures.failures >= limit.free {
                 // Past the free failures: pauses, and after each pause one more check at a time.

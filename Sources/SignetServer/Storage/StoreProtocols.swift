@@ -198,9 +198,11 @@ public protocol ReadinessStore: Sendable {
 
 /// When writes reach the disk.
 public protocol WriteDurabilityStore: Sendable {
-    /// Runs `body`, the answering of one request. Its writes may be reported done once committed;
-    /// all of them are on disk before this returns or throws, so no answer tells of a write that a
-    /// crash could still undo, and the writes of one request (and of its neighbours) share one flush.
+    /// Runs `body`, the answering of one request. Its writes may be reported done once committed.
+    /// If one of them binds (``WriteBinding``), all of them, and every commit made before the end,
+    /// are on disk before this returns or throws, so no answer tells of a binding write that a
+    /// crash could still undo, and the writes of one request (and of its neighbours) share one
+    /// flush. An answer that made no binding write does not wait.
     func durableWrites<T>(_ body: () async throws -> T) async throws -> T
 }
 

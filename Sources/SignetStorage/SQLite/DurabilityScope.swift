@@ -12,24 +12,28 @@ final class DurabilityScope: Sendable {
 
     private struct State {
         var latest = 0
+        var binds = false
         var ended = false
     }
     private let state = Mutex(State())
 
-    /// Adds the commit numbered `sequence`; `false` when the scope has ended.
-    func cover(_ sequence: Int) -> Bool {
+    /// Adds the commit numbered `sequence`, a binding write or not (``WriteBinding``); `false`
+    /// when the scope has ended.
+    func cover(_ sequence: Int, binding: Bool) -> Bool {
         state.withLock { state in
             guard !state.ended else { return false }
             state.latest = max(state.latest, sequence)
+            state.binds = state.binds || binding
             return true
         }
     }
 
-    /// Ends the scope: the latest commit to wait for (0 when it wrote nothing).
-    func end() -> Int {
+    /// Ends the scope: the latest commit it made, or `nil` when it made no binding write and so
+    /// need not wait for the disk.
+    func end() -> Int? {
         state.withLock { state in
             state.ended = true
-            return state.latest
+            return state.binds ? state.latest : nil
         }
     }
 }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
+import SignetServer
 import SQLiteKit
 import Synchronization
 import VaporCSQLite
@@ -154,9 +155,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Why writes cannot be made durable any more (a failed flush), for readiness.
     var flushFailure: String? { flusher.flushFailure }
 
-    /// Runs `body`, whose writes wait for their commit only; before it returns (or throws), one
-    /// flush puts all of them on disk. Writes of tasks `body` leaves running after it returns
-    /// wait for the disk themselves.
+    /// Runs `body`, whose writes wait for their commit only. If one of them binds
+    /// (``WriteBinding``), one flush puts all of them on disk before it returns (or throws); an
+    /// answer that made no binding write does not wait. Writes of tasks `body` leaves running
+    /// after it returns wait for the disk themselves.
     func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
         guard waitsForDisk else { return try await body() }
         let scope = DurabilityScope()
@@ -168,8 +170,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         // Also every commit made by anyone before the end: the answer may tell of what its reads
         // saw (a code already used, a grant revoked). Free when those are on disk already.
-        let latest = max(scope.end(), flusher.commitCounter.load(ordering: .acquiring))
-        if latest > 0 { try await flusher.waitUntilDurable(latest) }
+        if let own = scope.end() {
+            let latest = max(own, flusher.commitCounter.load(ordering: .acquiring))
+            if latest > 0 { try await flusher.waitUntilDurable(latest) }
+        }
         return try outcome.get()
     }
 
@@ -193,7 +197,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
             }
         }
         if commit % Self.commitsPerCheckpoint == 0 { flusher.requestCheckpoint() }
-        if waitsForDisk, DurabilityScope.current?.cover(commit) != true {
+        if waitsForDisk, DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
             try await flusher.waitUntilDurable(commit)
         }
         return result

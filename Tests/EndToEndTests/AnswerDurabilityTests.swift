@@ -1,0 +1,57 @@
+// Which answers of a sign-in wait for the disk (SQLite, `sqlite.synchronous: full`).
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+@testable import SignetStorage
+
+/// A login page and a right password's redirect make only writes that do not bind (a login
+/// begun, its step, a code and grant, a browser session, the throttle's slots): they are answered
+/// before those are on disk. A wrong password counts a failure, and the token endpoint spends a
+/// code: both are answered only once everything committed before them is on disk, the sign-in's
+/// earlier writes included (docs/operations.md, WriteBinding).
+@Suite("End to end: which sign-in answers wait for the disk")
+struct AnswerDurabilityTests {
+    @Test("the login page and a right password's redirect do not wait; a wrong password and the code's redemption wait for everything before them")
+    func signInAnswers() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await SQLStore.sqlite(path: path)
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+            _ = try await provider.admin.addUser(username: "carol", password: "a long passphrase", name: "Carol")
+            #expect(database.commits.durable >= database.commits.made)
+
+            // A wrong password: the failure is on disk before the answer tells of it.
+            let wrong = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
+            let refused = try await provider.submitLogin(wrong, browser: TestBrowser(), username: "carol", password: "not the passphrase")
+            #expect(refused.status != 303)
+            #expect(database.commits.durable >= database.commits.made)
+
+            // The login page: its login session is not yet on disk when the page is given.
+            let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
+            let browser = TestBrowser()
+            let page = try await browser.get(authorization.url(issuer: provider.issuer))
+            #expect(page.status == 200)
+            #expect(database.commits.durable < database.commits.made)
+
+            // The right password: the redirect with the code is given before the code is on disk.
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let redirect = try await browser.post(
+                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "a long passphrase")])
+            #expect(redirect.status == 303)
+            let code = try #require(redirect.locationParameters?["code"])
+            #expect(database.commits.durable < database.commits.made)
+
+            // Redeeming it spends it: the tokens come once the code, its grant, the login and the
+            // spending are all on disk.
+            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")])
+            #expect(tokens.status == 200)
+            #expect(database.commits.durable >= database.commits.made)
+        }
+    }
+}
