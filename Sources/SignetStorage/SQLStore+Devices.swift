@@ -143,15 +143,12 @@ extension SQLStore: DeviceStore {
 
 extension SQLStore: AuditStore {
     public func appendAuditEvent(_ event: AuditEventRecord) async throws {
-        // Not binding (WriteBinding): an event goes to disk with the binding write it tells of.
-        try await WriteBinding.notBinding {
-            try await database.raw(
-                """
-                INSERT INTO signet_audit_events (id, at, user_id, client_id, kind, data)
-                VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.clientID), \(bind: event.kind), \(bind: try Self.json(event)))
-                """
-            ).run()
-        }
+        try await database.raw(
+            """
+            INSERT INTO signet_audit_events (id, at, user_id, client_id, kind, data)
+            VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.clientID), \(bind: event.kind), \(bind: try Self.json(event)))
+            """
+        ).run()
     }
 
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {

@@ -1,5 +1,6 @@
 // Which answers of a sign-in wait for the disk (SQLite, `sqlite.synchronous: full`).
 import Foundation
+import Synchronization
 import SignetCore
 import SignetServer
 import SignetTesting
@@ -52,6 +53,52 @@ struct AnswerDurabilityTests {
             let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")])
             #expect(tokens.status == 200)
             #expect(database.commits.durable >= database.commits.made)
+        }
+    }
+
+    @Test("an SMS code goes out only once its send is charged on disk, though the page that shows the SMS step is an answer of its own")
+    func smsSendIsChargedBeforeItGoesOut() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await SQLStore.sqlite(path: path)
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        defer { Task { try? await store.close() } }
+        // Commits made but not on disk when the message goes out: only the login's SMS step, saved
+        // after the send was charged (without the charge's own flush, the whole request's writes).
+        final class Seen: Sendable { let notDurableAtSend = Mutex<[Int]>([]) }
+        let seen = Seen()
+        let outbox = MemoryOutbox()
+        await outbox.whenSending { _ in
+            let commits = database.commits
+            seen.notDurableAtSend.withLock { $0.append(commits.made - commits.durable) }
+        }
+        try await withTestProvider(store: store, outbox: outbox) { provider in
+            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+            _ = try await provider.admin.addUser(username: "dana", password: "a long passphrase", name: "Dana", phoneNumber: "+4522222222")
+            let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
+            let code = try await provider.signInTwoFactor(authorization, username: "dana", password: "a long passphrase")
+            #expect(!code.isEmpty)
+        }
+        #expect(seen.notDurableAtSend.withLock { $0 } == [1])
+    }
+
+    @Test("a right password for a locked account is refused only once its audit event, the only record of it, is on disk")
+    func lockedAccountEventBinds() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await SQLStore.sqlite(path: path)
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+            _ = try await provider.admin.addUser(username: "erin", password: "a long passphrase", name: "Erin")
+            try await provider.admin.setLocked(username: "erin", true)
+            let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
+            let refused = try await provider.submitLogin(authorization, browser: TestBrowser(), username: "erin", password: "a long passphrase")
+            #expect(refused.status != 303)
+            #expect(database.commits.durable >= database.commits.made)
+            let events = try await store.auditEvents(AuditQuery(userID: nil, clientID: "app", since: nil, limit: 10)).map(\.kind)
+            #expect(events.contains("login.locked"))
         }
     }
 }

@@ -158,9 +158,11 @@ struct SQLiteDurabilityTests {
             }
             let rows = try await database.raw("SELECT count(*) AS n FROM churn").first()?.decode(column: "n", as: Int.self)
             #expect(rows == 10_000)
-            // A checkpoint every 256 commits: the log's high-water mark is a few hundred pages.
+            // A checkpoint every 256 commits: the log's high-water mark is 3-5 MB here, even with the
+            // cores busy elsewhere (the flusher's checkpoints lag behind then). Never started again,
+            // it holds every commit: 72 MB with the checkpoint this replaced.
             let logSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
-            #expect(logSize < 8 << 20, "the log grew to \(logSize) bytes")
+            #expect(logSize < 16 << 20, "the log grew to \(logSize) bytes")
         }
     }
 

@@ -42,9 +42,14 @@ extension LoginRunner {
         case .finished(let done):
             provider.metrics.login(channel: done.session.channel.rawValue, outcome: .success)
             provider.metrics.issued("code", grantType: "authorization_code", clientID: done.session.request.clientID)
-            try await provider.audit.record(
-                "login.succeeded", userID: done.authentication.userID, clientID: done.session.request.clientID, actor: .user,
-                reason: "\(done.session.channel.rawValue) acr=\(done.authentication.acr)")
+            // Not binding (WriteBinding): lost in a power failure, it is lost with the login's code
+            // and grant, and the code's redemption flushes it first. Refusals' events bind: for
+            // some (a locked account, a login ended) the event is the only record.
+            try await WriteBinding.notBinding {
+                try await provider.audit.record(
+                    "login.succeeded", userID: done.authentication.userID, clientID: done.session.request.clientID, actor: .user,
+                    reason: "\(done.session.channel.rawValue) acr=\(done.authentication.acr)")
+            }
         case .refused(let refusal, let session), .abandoned(let refusal, let session):
             guard let classified = LoginObservation.classify(refusal) else { return }
             provider.metrics.login(channel: session.channel.rawValue, outcome: classified.outcome)

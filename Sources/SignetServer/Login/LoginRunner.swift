@@ -158,7 +158,10 @@ struct LoginRunner: Sendable {
                     phoneNumber = phoneNumber ?? user.phoneNumber
                 }
                 guard let phoneNumber else { return try await abandon(.noSecondFactor) }
-                if case .spent(let retryAfter) = try await limits.take(.codeSends, userID: userID) {
+                // The send is charged on disk before the message goes out (its own flush, not the
+                // answer's): a power loss cannot give back a send that was made.
+                let charge = try await provider.store.durableWrites { try await limits.take(.codeSends, userID: userID) }
+                if case .spent(let retryAfter) = charge {
                     return .refused(.accountLimit(.codeSends, retryAfter: retryAfter), current)
                 }
                 sendTaken = true

@@ -64,10 +64,10 @@ public struct LoginThrottle: Sendable {
         do {
             forAccount = try await reserveSlot(accountLimit, until: deadline)
         } catch {
-            try? await store.releaseAttempt(key: addressLimit.inFlight)
+            try? await releaseSlot(addressLimit.inFlight)
             throw error
         }
-        if forAccount.decision != .allowed { try await store.releaseAttempt(key: addressLimit.inFlight) }
+        if forAccount.decision != .allowed { try await releaseSlot(addressLimit.inFlight) }
         return Reservation(decision: forAccount.decision, accountHadFailures: forAccount.hadFailures)
     }
 
@@ -99,6 +99,11 @@ public struct LoginThrottle: Sendable {
         try await WriteBinding.notBinding {
             try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
         }
+    }
+
+    /// Frees one slot that no check used (paused, or no room). Not binding, as above.
+    private func releaseSlot(_ key: String) async throws {
+        try await WriteBinding.notBinding { try await store.releaseAttempt(key: key) }
     }
 
     /// How long a request waits for an in-flight slot before it is answered with a short pause:
@@ -141,13 +146,13 @@ public struct LoginThrottle: Sendable {
                 // Past the free failures: pauses, and after each pause one more check at a time.
                 let wait = self.wait(after: failures, free: limit.free, now: now)
                 if wait > 0 {
-                    try await store.releaseAttempt(key: limit.inFlight)
+                    try await releaseSlot(limit.inFlight)
                     return (.paused(seconds: wait), true)
                 }
             }
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
             if inFlight.failures <= allowance { return (.allowed, failures != nil) }
-            try await store.releaseAttempt(key: limit.inFlight)
+            try await releaseSlot(limit.inFlight)
             guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures != nil) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }

@@ -40,13 +40,18 @@ public protocol MessageSender: Sendable {
 public actor MemoryOutbox: MessageSender {
     public private(set) var messages: [OutgoingMessage] = []
     private var failuresLeft = 0
+    private var onSend: (@Sendable (OutgoingMessage) -> Void)?
 
     public init() {}
 
     /// Makes the next `count` sends fail.
     public func failNext(_ count: Int) { failuresLeft = count }
 
+    /// Calls `hook` with each message as it is sent (for tests of what holds at that moment).
+    public func whenSending(_ hook: @escaping @Sendable (OutgoingMessage) -> Void) { onSend = hook }
+
     public func send(_ message: OutgoingMessage) async throws {
+        onSend?(message)
         if failuresLeft > 0 {
             failuresLeft -= 1
             throw MessageDeliveryFailure("scripted failure")

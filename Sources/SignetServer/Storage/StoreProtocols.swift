@@ -49,6 +49,10 @@ public enum Redemption<Record: Sendable & Equatable>: Sendable, Equatable {
 
 /// Authorization requests in progress, codes, grants and refresh tokens.
 public protocol GrantStore: Sendable {
+    /// Does not bind the answer to the disk (``WriteBinding``), nor do the two below: a login's
+    /// single use and its counts hold in a power failure only through the binding writes that
+    /// go with them (failures, budgets, a code's redemption). A new caller that relies on these
+    /// alone for a check must make its answer bind.
     func insertLoginSession(_ session: LoginSessionRecord) async throws
     func loginSession(id: String) async throws -> LoginSessionRecord?
     /// Writes `session` (whose version must be `expectedVersion + 1`) if the stored one is still
@@ -57,6 +61,7 @@ public protocol GrantStore: Sendable {
     /// Removes and returns the session; exactly one concurrent caller gets it.
     func consumeLoginSession(id: String) async throws -> LoginSessionRecord?
 
+    /// Does not bind the answer to the disk (``WriteBinding``): a grant is used through a code or token.
     func insertGrant(_ grant: GrantRecord) async throws
     func grant(id: String) async throws -> GrantRecord?
     /// Marks the grant and every refresh token of it revoked.
@@ -64,6 +69,7 @@ public protocol GrantStore: Sendable {
     /// Revokes every grant of a user and their refresh tokens; returns how many grants were live.
     func revokeGrants(userID: String, at: Date) async throws -> Int
 
+    /// Does not bind the answer to the disk (``WriteBinding``): its redemption does.
     func insertCode(_ code: AuthorizationCodeRecord) async throws
     /// The code without using it, so a request can be checked before the code is spent.
     func code(hash: String) async throws -> AuthorizationCodeRecord?
@@ -93,6 +99,7 @@ public protocol SecretStore: Sendable {
 
 /// Signed-in browsers.
 public protocol SessionStore: Sendable {
+    /// Does not bind the answer to the disk (``WriteBinding``); ending a session does.
     func insertSession(_ session: BrowserSessionRecord) async throws
     func session(idHash: String) async throws -> BrowserSessionRecord?
     func deleteSession(idHash: String) async throws

@@ -173,6 +173,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
         if let own = scope.end() {
             let latest = max(own, flusher.commitCounter.load(ordering: .acquiring))
             if latest > 0 { try await flusher.waitUntilDurable(latest) }
+        } else {
+            // Once a flush has failed, no answer is given as if all were well, waiting or not.
+            try flusher.checkNotFailed()
         }
         return try outcome.get()
     }

@@ -111,11 +111,24 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// catches up with it: commits land while it copies, the log is never copied whole, and it
     /// grew by about 50 MB a second in `signet bench`, each new block costing the kernel more to
     /// write than an old one. So the bulk is copied beside the writer, and what came in meanwhile
-    /// (a few pages) with the writer's lock held. Passive both times: a reader still on older
-    /// pages is not waited for, and the log starts again at a later checkpoint.
+    /// (a few pages) with the writer's lock held: writes wait at most for that step's two syncs
+    /// (the log's, then the database file's), once every 256 commits. Passive both times: a reader
+    /// still on older pages is not waited for, and the log starts again at a later checkpoint.
+    ///
+    /// A checkpoint syncs the log through this connection's file handle, the one flushes use, and
+    /// the kernel reports a failed write-back once per handle: an I/O error here is latched as a
+    /// failed flush, so no later flush can report commits durable whose pages were dropped.
     private func copyLogIntoDatabase() {
-        try? connection.checkpointPassively()
-        holdingWriter { [connection] in try? connection.checkpointPassively() }
+        var failure: (any Error)?
+        do { try connection.checkpointPassively() } catch { failure = error }
+        if failure == nil {
+            holdingWriter { [connection] in
+                do { try connection.checkpointPassively() } catch { failure = error }
+            }
+        }
+        if let failure = failure as? SQLiteFailure, failure.code & 0xFF == SQLITE_IOERR {
+            latch(failure, during: "a checkpoint", stranding: [])
+        }
     }
 
     private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
@@ -124,16 +137,26 @@ final class SQLiteFlusher: @unchecked Sendable {
         do {
             try connection.syncLog()
         } catch {
-            let failure = (error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)")
-            let stranded = lock.withLock {
-                self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "a flush to disk failed (\(failure.message)); restart Signet")
-                defer { waiters.removeAll() }
-                return waiters
-            }
-            for waiter in waiting + stranded { waiter.resume(throwing: failure) }
+            latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: "a flush to disk", stranding: waiting)
             return
         }
         lock.withLock { synced = max(synced, covered) }
         for waiter in waiting { waiter.resume() }
+    }
+
+    /// Keeps the first failure for good and fails `waiting` and everyone queued since.
+    private func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>]) {
+        let stranded = lock.withLock {
+            self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "\(what) failed (\(failure.message)); restart Signet")
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in waiting + stranded { waiter.resume(throwing: failure) }
+    }
+
+    /// Throws the latched failure, if a flush or a checkpoint has failed: writes made since may
+    /// never reach the disk.
+    func checkNotFailed() throws {
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 }
