@@ -93,6 +93,12 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await database.raw("DELETE FROM signet_throttle WHERE key = \(bind: key)").run()
     }
 
+    public func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws {
+        try await database.raw(
+            "DELETE FROM signet_throttle WHERE key = \(bind: key) AND failures <= \(bind: Int64(seen.failures)) AND last_failure_at <= \(bind: Self.millis(seen.lastFailureAt))"
+        ).run()
+    }
+
     public func releaseAttempt(key: String) async throws {
         try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key = \(bind: key) AND failures > 0").run()
     }

@@ -288,6 +288,30 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a conditional reset clears a record only if no failure was counted since it was read", arguments: StoreBackend.available)
+    func conditionalReset(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let windowStart = now.addingTimeInterval(-60)
+            _ = try await store.recordFailure(key: "k", at: now, resetBefore: windowStart)
+            let seen = try #require(try await store.throttle(key: "k"))
+            // Counted since: more failures, and a later one.
+            _ = try await store.recordFailure(key: "k", at: now.addingTimeInterval(2), resetBefore: windowStart)
+            try await store.resetThrottle(key: "k", unchangedSince: seen)
+            #expect(try await store.throttle(key: "k")?.failures == 2)
+            // Unchanged since it was read: cleared.
+            let current = try #require(try await store.throttle(key: "k"))
+            try await store.resetThrottle(key: "k", unchangedSince: current)
+            #expect(try await store.throttle(key: "k") == nil)
+            // A record started afresh after the window (one failure, but later) is kept.
+            _ = try await store.recordFailure(key: "w", at: now, resetBefore: windowStart)
+            let old = try #require(try await store.throttle(key: "w"))
+            let later = now.addingTimeInterval(90_000)
+            _ = try await store.recordFailure(key: "w", at: later, resetBefore: later.addingTimeInterval(-86_400))
+            try await store.resetThrottle(key: "w", unchangedSince: old)
+            #expect(try await store.throttle(key: "w")?.failures == 1)
+        }
+    }
+
     @Test("attempts are given back under several keys at once, each once, never below zero; unknown keys are ignored", arguments: StoreBackend.available)
     func releaseAttempts(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -40,27 +40,27 @@ public struct LoginThrottle: Sendable {
 
     /// Decides whether an attempt for this name from this address may check a password, and
     /// reserves a slot of each. Every `.allowed` must be followed by
-    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:accountHadFailures:)``.
+    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
     public func reserve(username: String, address: String) async throws -> Decision {
         try await reserveSlots(username: username, address: address).decision
     }
 
-    /// A reservation's decision, and whether the name had failures counted when it was made.
+    /// A reservation's decision, and the name's failures (in their window) it saw, if any.
     struct Reservation {
         let decision: Decision
-        let accountHadFailures: Bool
+        let accountFailures: ThrottleRecord?
     }
 
-    /// ``reserve(username:address:)``, telling also whether the name had failures to reset.
+    /// ``reserve(username:address:)``, telling also which failures of the name it saw.
     func reserveSlots(username: String, address: String) async throws -> Reservation {
         let deadline = ContinuousClock.now.advanced(by: slotWait)
         let addressLimit = Limit(
             failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
         let forAddress = try await reserveSlot(addressLimit, until: deadline)
-        if case .paused = forAddress.decision { return Reservation(decision: forAddress.decision, accountHadFailures: true) }
+        if case .paused = forAddress.decision { return Reservation(decision: forAddress.decision, accountFailures: nil) }
         let accountLimit = Limit(
             failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
-        let forAccount: (decision: Decision, hadFailures: Bool)
+        let forAccount: (decision: Decision, failures: ThrottleRecord?)
         do {
             forAccount = try await reserveSlot(accountLimit, until: deadline)
         } catch {
@@ -68,7 +68,7 @@ public struct LoginThrottle: Sendable {
             throw error
         }
         if forAccount.decision != .allowed { try await releaseSlot(addressLimit.inFlight) }
-        return Reservation(decision: forAccount.decision, accountHadFailures: forAccount.hadFailures)
+        return Reservation(decision: forAccount.decision, accountFailures: forAccount.failures)
     }
 
     /// After a wrong password: charges the address and the name, then frees both slots (in that
@@ -81,15 +81,21 @@ public struct LoginThrottle: Sendable {
     }
 
     /// After a right password: clears the name's count and frees both slots.
-    ///
-    /// - Parameter accountHadFailures: whether the reservation saw failures of the name. When it
-    ///   saw none there is nothing to clear, and the write is skipped: a failure counted since by
-    ///   a concurrent wrong guess then stays counted (only ever stricter).
+    public func recordSuccess(username: String, address: String) async throws {
+        try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username)) }
+        try await releaseSlots(username: username, address: address)
+    }
+
+    /// After a right password: clears the failures of the name the reservation saw, and only
+    /// those: a failure counted since by a concurrent wrong guess stays counted, and with none
+    /// seen nothing is written. Then frees both slots.
     ///
     /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
     /// power failure leaves a count higher, never lower.
-    public func recordSuccess(username: String, address: String, accountHadFailures: Bool = true) async throws {
-        if accountHadFailures { try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username)) } }
+    func recordSuccess(username: String, address: String, seenFailures: ThrottleRecord?) async throws {
+        if let seenFailures {
+            try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username), unchangedSince: seenFailures) }
+        }
         try await releaseSlots(username: username, address: address)
     }
 
@@ -130,8 +136,8 @@ public struct LoginThrottle: Sendable {
     /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
     /// failures, only after the pause and one check at a time. Without room, waits for a slot
     /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
-    /// `hadFailures`: whether the limit had failures counted in its window when it decided.
-    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, hadFailures: Bool) {
+    /// `failures`: the limit's failures counted in its window when it decided, if any.
+    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, failures: ThrottleRecord?) {
         while true {
             let now = clock.now()
             // Take a slot first, then read the failures: a check that finishes meanwhile records its
@@ -147,13 +153,13 @@ public struct LoginThrottle: Sendable {
                 let wait = self.wait(after: failures, free: limit.free, now: now)
                 if wait > 0 {
                     try await releaseSlot(limit.inFlight)
-                    return (.paused(seconds: wait), true)
+                    return (.paused(seconds: wait), failures)
                 }
             }
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
-            if inFlight.failures <= allowance { return (.allowed, failures != nil) }
+            if inFlight.failures <= allowance { return (.allowed, failures) }
             try await releaseSlot(limit.inFlight)
-            guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures != nil) }
+            guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }
     }

@@ -35,7 +35,7 @@ struct PasswordChecker: Sendable {
             logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
             return .rejected
         }
-        try await throttle.recordSuccess(username: username, address: address, accountHadFailures: reservation.accountHadFailures)
+        try await throttle.recordSuccess(username: username, address: address, seenFailures: reservation.accountFailures)
         if user.locked { return .locked }
         return .accepted(userID: user.id, phoneNumber: user.phoneNumber, securityStamp: user.securityStamp)
     }

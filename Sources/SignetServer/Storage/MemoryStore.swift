@@ -147,6 +147,10 @@ public actor MemoryStore: SignetStore {
         return record
     }
     public func resetThrottle(key: String) { throttles[key] = nil }
+    public func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) {
+        guard let record = throttles[key], record.failures <= seen.failures, record.lastFailureAt <= seen.lastFailureAt else { return }
+        throttles[key] = nil
+    }
     public func releaseAttempt(key: String) {
         if let failures = throttles[key]?.failures, failures > 0 { throttles[key]?.failures = failures - 1 }
     }

@@ -119,6 +119,9 @@ public protocol ThrottleStore: Sendable {
     /// Adds one failure atomically, starting afresh when the last one is older than `resetBefore`.
     func recordFailure(key: String, at: Date, resetBefore: Date) async throws -> ThrottleRecord
     func resetThrottle(key: String) async throws
+    /// Removes the record only if no failure was counted since `seen` was read from it (at most
+    /// `seen.failures`, the last no later than `seen.lastFailureAt`), in one atomic step.
+    func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws
     /// Gives one counted attempt back (never below zero).
     func releaseAttempt(key: String) async throws
     /// Gives one counted attempt back under each of `keys` (distinct), never below zero. A store

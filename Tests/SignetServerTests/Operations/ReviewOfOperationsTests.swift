@@ -40,7 +40,7 @@ struct ReviewOfOperationsTests {
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("other"))?.failures == 1)
     }
 
-    @Test("a right password clears the name's failures it saw; with none seen it writes nothing, and a failure counted meanwhile stays")
+    @Test("a right password clears the name's failures it saw and only those; with none seen it writes nothing, and failures counted meanwhile stay")
     func successClearsOnlyWhatItSaw() async throws {
         let clock = TestClock()
         let store = MemoryStore()
@@ -48,23 +48,30 @@ struct ReviewOfOperationsTests {
         // No failures when reserved: a wrong guess counted meanwhile (another device) is kept.
         let clean = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
         #expect(clean.decision == .allowed)
-        #expect(!clean.accountHadFailures)
+        #expect(clean.accountFailures == nil)
         try await throttle.recordFailure(username: "user", address: "10.0.0.2")
-        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", accountHadFailures: clean.accountHadFailures)
+        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: clean.accountFailures)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
         #expect(await store.throttle(key: LoginThrottle.inFlightKey("10.0.0.1"))?.failures == 0)
-        // Failures seen when reserved: the right password clears them.
+        // One failure seen, another counted before the right password reports: that one stays.
         let seen = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
         #expect(seen.decision == .allowed)
-        #expect(seen.accountHadFailures)
-        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", accountHadFailures: seen.accountHadFailures)
+        #expect(seen.accountFailures?.failures == 1)
+        clock.advance(by: 1)
+        try await throttle.recordFailure(username: "user", address: "10.0.0.3")
+        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: seen.accountFailures)
+        #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 2)
+        // Nothing counted between: the right password clears what it saw.
+        let again = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        #expect(again.accountFailures?.failures == 2)
+        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: again.accountFailures)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user")) == nil)
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
         // Failures older than the window count as none.
-        try await throttle.recordFailure(username: "stale", address: "10.0.0.3")
+        try await throttle.recordFailure(username: "stale", address: "10.0.0.4")
         clock.advance(by: ThrottlePolicy().window + 1)
-        #expect(try await throttle.reserveSlots(username: "stale", address: "10.0.0.3").accountHadFailures == false)
+        #expect(try await throttle.reserveSlots(username: "stale", address: "10.0.0.4").accountFailures == nil)
     }
 
     @Test("a replaced registration must state its method and every protection the client has; nothing is dropped by omission")

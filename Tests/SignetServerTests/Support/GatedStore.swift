@@ -229,6 +229,10 @@ struct GatedStore: SignetStore {
         try await base.resetThrottle(key: key)
     }
 
+    func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws {
+        try await base.resetThrottle(key: key, unchangedSince: seen)
+    }
+
     func releaseAttempt(key: String) async throws {
         try await base.releaseAttempt(key: key)
     }
