@@ -17,13 +17,7 @@ import Testing
 struct AnswerDurabilityTests {
     @Test("the login page and a right password's redirect do not wait; a wrong password and the code's redemption wait for everything before them")
     func signInAnswers() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try await SQLStore.sqlite(path: path)
-        let database = try #require(store.database as? InlineSQLiteDatabase)
-        defer { Task { try? await store.close() } }
-        try await withTestProvider(store: store) { provider in
-            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+        try await withSQLiteProvider { provider, database in
             _ = try await provider.admin.addUser(username: "carol", password: "a long passphrase", name: "Carol")
             #expect(database.commits.durable >= database.commits.made)
 
@@ -58,22 +52,16 @@ struct AnswerDurabilityTests {
 
     @Test("an SMS code goes out only once its send is charged on disk, though the page that shows the SMS step is an answer of its own")
     func smsSendIsChargedBeforeItGoesOut() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try await SQLStore.sqlite(path: path)
-        let database = try #require(store.database as? InlineSQLiteDatabase)
-        defer { Task { try? await store.close() } }
         // Commits made but not on disk when the message goes out: only the login's SMS step, saved
         // after the send was charged (without the charge's own flush, the whole request's writes).
         final class Seen: Sendable { let notDurableAtSend = Mutex<[Int]>([]) }
         let seen = Seen()
         let outbox = MemoryOutbox()
-        await outbox.whenSending { _ in
-            let commits = database.commits
-            seen.notDurableAtSend.withLock { $0.append(commits.made - commits.durable) }
-        }
-        try await withTestProvider(store: store, outbox: outbox) { provider in
-            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+        try await withSQLiteProvider(outbox: outbox) { provider, database in
+            await outbox.whenSending { _ in
+                let commits = database.commits
+                seen.notDurableAtSend.withLock { $0.append(commits.made - commits.durable) }
+            }
             _ = try await provider.admin.addUser(username: "dana", password: "a long passphrase", name: "Dana", phoneNumber: "+4522222222")
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
             let code = try await provider.signInTwoFactor(authorization, username: "dana", password: "a long passphrase")
@@ -84,21 +72,29 @@ struct AnswerDurabilityTests {
 
     @Test("a right password for a locked account is refused only once its audit event, the only record of it, is on disk")
     func lockedAccountEventBinds() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try await SQLStore.sqlite(path: path)
-        let database = try #require(store.database as? InlineSQLiteDatabase)
-        defer { Task { try? await store.close() } }
-        try await withTestProvider(store: store) { provider in
-            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+        try await withSQLiteProvider { provider, database in
             _ = try await provider.admin.addUser(username: "erin", password: "a long passphrase", name: "Erin")
             try await provider.admin.setLocked(username: "erin", true)
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
             let refused = try await provider.submitLogin(authorization, browser: TestBrowser(), username: "erin", password: "a long passphrase")
             #expect(refused.status != 303)
             #expect(database.commits.durable >= database.commits.made)
-            let events = try await store.auditEvents(AuditQuery(userID: nil, clientID: "app", since: nil, limit: 10)).map(\.kind)
+            let events = try await provider.store.auditEvents(AuditQuery(userID: nil, clientID: "app", since: nil, limit: 10)).map(\.kind)
             #expect(events.contains("login.locked"))
+        }
+    }
+
+    /// A test provider on a fresh SQLite file (`sqlite.synchronous: full`) with a public client
+    /// `app`; `body` gets the database to read its commit counts.
+    private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase) async throws -> Void) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await SQLStore.sqlite(path: path)
+        defer { Task { try? await store.close() } }
+        let database = try #require(store.database as? InlineSQLiteDatabase)
+        try await withTestProvider(store: store, outbox: outbox) { provider in
+            _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
+            try await body(provider, database)
         }
     }
 }
