@@ -89,10 +89,6 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         return ThrottleRecord(key: key, failures: Int(failures), lastFailureAt: date)
     }
 
-    public func resetThrottle(key: String) async throws {
-        try await database.raw("DELETE FROM signet_throttle WHERE key = \(bind: key)").run()
-    }
-
     public func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws {
         try await database.raw(
             "DELETE FROM signet_throttle WHERE key = \(bind: key) AND failures <= \(bind: Int64(seen.failures)) AND last_failure_at <= \(bind: Self.millis(seen.lastFailureAt))"

@@ -138,6 +138,20 @@ struct SQLiteDurabilityTests {
         }
     }
 
+    @Test("once a flush has failed every answer is an error, binding or not, reading or not, and readiness says why")
+    func failedFlushFailsEveryAnswer() async throws {
+        try await withStore { store, database, _ in
+            database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a flush to disk")
+            await #expect(throws: SQLiteFailure.self) {
+                try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(client("new")) } }
+            }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { _ = try await store.client(id: "new") } }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("binding")) } }
+            let reason = try #require(await store.unreadiness())
+            #expect(reason.contains("a flush to disk failed (simulated)"))
+        }
+    }
+
     @Test("under steady writes from several tasks the log is copied whole and starts again from its beginning, so it stays small")
     func logStartsAgainUnderSteadyWrites() async throws {
         try await withStore { store, database, path in

@@ -283,7 +283,7 @@ struct StoreContractTests {
             #expect(try await store.throttle(key: "k")?.failures == 2)
             let later = now.addingTimeInterval(90_000)
             #expect(try await store.recordFailure(key: "k", at: later, resetBefore: later.addingTimeInterval(-86_400)).failures == 1)
-            try await store.resetThrottle(key: "k")
+            try await store.resetThrottle(key: "k", unchangedSince: try #require(try await store.throttle(key: "k")))
             #expect(try await store.throttle(key: "k") == nil)
         }
     }

@@ -130,8 +130,6 @@ public struct SignetConfiguration: Sendable {
         self.maxParameterLength = maxParameterLength
     }
 
-    /// How long a retired key stays published: the longest token it can have signed, plus the time
-    /// servers may go on signing with it before they reread keys, plus clock skew.
     /// The first lifetime that is not a finite number of seconds of at most a century, by name;
     /// `nil` when all are. Such a lifetime would put a date no JSON number can hold in a stored
     /// record, so ``Provider`` refuses it at start.
@@ -155,6 +153,8 @@ public struct SignetConfiguration: Sendable {
         ]
     }
 
+    /// How long a retired key stays published: the longest token it can have signed, plus the time
+    /// servers may go on signing with it before they reread keys, plus clock skew.
     public var retiredKeyPublicationTime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) + keyRefreshInterval + clockSkew }
 
 

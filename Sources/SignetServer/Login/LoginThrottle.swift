@@ -38,21 +38,17 @@ public struct LoginThrottle: Sendable {
         case paused(seconds: TimeInterval)
     }
 
+    /// A reservation's decision, and the name's failures (in their window) it saw, if any: a right
+    /// password clears those and no others.
+    public struct Reservation: Sendable {
+        public let decision: Decision
+        public let accountFailures: ThrottleRecord?
+    }
+
     /// Decides whether an attempt for this name from this address may check a password, and
     /// reserves a slot of each. Every `.allowed` must be followed by
-    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:)``.
-    public func reserve(username: String, address: String) async throws -> Decision {
-        try await reserveSlots(username: username, address: address).decision
-    }
-
-    /// A reservation's decision, and the name's failures (in their window) it saw, if any.
-    struct Reservation {
-        let decision: Decision
-        let accountFailures: ThrottleRecord?
-    }
-
-    /// ``reserve(username:address:)``, telling also which failures of the name it saw.
-    func reserveSlots(username: String, address: String) async throws -> Reservation {
+    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:seenFailures:)``.
+    public func reserve(username: String, address: String) async throws -> Reservation {
         let deadline = ContinuousClock.now.advanced(by: slotWait)
         let addressLimit = Limit(
             failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
@@ -80,19 +76,13 @@ public struct LoginThrottle: Sendable {
         try await releaseSlots(username: username, address: address)
     }
 
-    /// After a right password: clears the name's count and frees both slots.
-    public func recordSuccess(username: String, address: String) async throws {
-        try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username)) }
-        try await releaseSlots(username: username, address: address)
-    }
-
-    /// After a right password: clears the failures of the name the reservation saw, and only
-    /// those: a failure counted since by a concurrent wrong guess stays counted, and with none
-    /// seen nothing is written. Then frees both slots.
+    /// After a right password: clears the failures of the name the reservation saw
+    /// (``Reservation/accountFailures``), and only those: a failure counted since by a concurrent
+    /// wrong guess stays counted, and with none seen nothing is written. Then frees both slots.
     ///
     /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
     /// power failure leaves a count higher, never lower.
-    func recordSuccess(username: String, address: String, seenFailures: ThrottleRecord?) async throws {
+    public func recordSuccess(username: String, address: String, seenFailures: ThrottleRecord?) async throws {
         if let seenFailures {
             try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username), unchangedSince: seenFailures) }
         }

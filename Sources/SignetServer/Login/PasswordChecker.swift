@@ -17,7 +17,7 @@ struct PasswordChecker: Sendable {
     ///   `id_token_hint`, or remembered). Any other name is answered as a wrong password, so
     ///   the check cannot be used to confirm another account's password.
     func check(username: String, password: String, address: String, clientID: String, requiredUserID: String? = nil) async throws -> PasswordCheck {
-        let reservation = try await throttle.reserveSlots(username: username, address: address)
+        let reservation = try await throttle.reserve(username: username, address: address)
         if case .paused(let seconds) = reservation.decision {
             return .paused(seconds: seconds)
         }

@@ -146,7 +146,6 @@ public actor MemoryStore: SignetStore {
         throttles[key] = record
         return record
     }
-    public func resetThrottle(key: String) { throttles[key] = nil }
     public func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) {
         guard let record = throttles[key], record.failures <= seen.failures, record.lastFailureAt <= seen.lastFailureAt else { return }
         throttles[key] = nil

@@ -118,7 +118,6 @@ public protocol ThrottleStore: Sendable {
     func throttle(key: String) async throws -> ThrottleRecord?
     /// Adds one failure atomically, starting afresh when the last one is older than `resetBefore`.
     func recordFailure(key: String, at: Date, resetBefore: Date) async throws -> ThrottleRecord
-    func resetThrottle(key: String) async throws
     /// Removes the record only if no failure was counted since `seen` was read from it (at most
     /// `seen.failures`, the last no later than `seen.lastFailureAt`), in one atomic step.
     func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws

@@ -37,7 +37,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     let waitsForDisk: Bool
     private let writer: SharedConnection
     private let readers: [SharedConnection]
-    private let flusher: SQLiteFlusher
+    /// Internal, not private, so tests can make a flush fail.
+    let flusher: SQLiteFlusher
     private let nextReader = Atomic<Int>(0)
     /// Writes waiting for another process's lock, which ``closeAfterWaitingWrites()`` lets finish.
     private let waitingWrites = Atomic<Int>(0)

@@ -103,11 +103,10 @@ final class SQLiteConnectionHandle {
     /// Copies what it can of the write-ahead log into the database without waiting for anyone
     /// (`sqlite3_wal_checkpoint_v2`, passive). Another process's checkpoint running at the same
     /// moment is not an error: that one copies.
-    func checkpointPassively() throws {
+    func checkpointPassively() throws(SQLiteFailure) {
         guard let handle else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed") }
         let result = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        guard result & 0xFF != SQLITE_BUSY else { return }
-        try check(result)
+        guard result == SQLITE_OK || result & 0xFF == SQLITE_BUSY else { throw failure(result) }
     }
 
     /// Whether the connection is open (not yet closed).

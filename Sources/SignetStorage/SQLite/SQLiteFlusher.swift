@@ -119,16 +119,14 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// the kernel reports a failed write-back once per handle: an I/O error here is latched as a
     /// failed flush, so no later flush can report commits durable whose pages were dropped.
     private func copyLogIntoDatabase() {
-        var failure: (any Error)?
+        var failure: SQLiteFailure?
         do { try connection.checkpointPassively() } catch { failure = error }
         if failure == nil {
             holdingWriter { [connection] in
-                do { try connection.checkpointPassively() } catch { failure = error }
+                do throws(SQLiteFailure) { try connection.checkpointPassively() } catch { failure = error }
             }
         }
-        if let failure = failure as? SQLiteFailure, failure.code & 0xFF == SQLITE_IOERR {
-            latch(failure, during: "a checkpoint", stranding: [])
-        }
+        if let failure, failure.code & 0xFF == SQLITE_IOERR { latch(failure, during: "a checkpoint") }
     }
 
     private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
@@ -144,8 +142,9 @@ final class SQLiteFlusher: @unchecked Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// Keeps the first failure for good and fails `waiting` and everyone queued since.
-    private func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>]) {
+    /// Keeps the first failure for good and fails `waiting` and everyone queued since. Internal
+    /// for tests, which cannot make a disk fail.
+    func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) {
         let stranded = lock.withLock {
             self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "\(what) failed (\(failure.message)); restart Signet")
             defer { waiters.removeAll() }

@@ -16,11 +16,11 @@ struct ReviewOfOperationsTests {
         throttle.slotWait = .milliseconds(200)
         // Five checks reserved and not yet reported back (slowed down past a minute).
         for index in 0..<5 {
-            #expect(try await throttle.reserve(username: "victim", address: "10.0.0.\(index)") == .allowed)
+            #expect(try await throttle.reserve(username: "victim", address: "10.0.0.\(index)").decision == .allowed)
         }
         // A minute later their slots still count: a sixth guess waits for one, and gets none.
         clock.advance(by: 61)
-        let sixth = try await throttle.reserve(username: "victim", address: "10.0.1.1")
+        let sixth = try await throttle.reserve(username: "victim", address: "10.0.1.1").decision
         guard case .paused = sixth else {
             Issue.record("a sixth guess was let through: \(sixth)")
             return
@@ -29,14 +29,14 @@ struct ReviewOfOperationsTests {
         // When the five fail, they are counted, and the next guess pauses.
         for index in 0..<5 { try await throttle.recordFailure(username: "victim", address: "10.0.0.\(index)") }
         #expect(await store.throttle(key: LoginThrottle.accountKey("victim"))?.failures == 5)
-        guard case .paused = try await throttle.reserve(username: "victim", address: "10.0.1.2") else {
+        guard case .paused = try await throttle.reserve(username: "victim", address: "10.0.1.2").decision else {
             Issue.record("a guess after five failures was let through")
             return
         }
         // Past the longest pause without reservations, a crashed check's slot is forgotten.
-        #expect(try await throttle.reserve(username: "other", address: "10.0.2.1") == .allowed)
+        #expect(try await throttle.reserve(username: "other", address: "10.0.2.1").decision == .allowed)
         clock.advance(by: LoginThrottle.accountSlotLife + 1)
-        #expect(try await throttle.reserve(username: "other", address: "10.0.2.2") == .allowed)
+        #expect(try await throttle.reserve(username: "other", address: "10.0.2.2").decision == .allowed)
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("other"))?.failures == 1)
     }
 
@@ -46,7 +46,7 @@ struct ReviewOfOperationsTests {
         let store = MemoryStore()
         let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
         // No failures when reserved: a wrong guess counted meanwhile (another device) is kept.
-        let clean = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        let clean = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(clean.decision == .allowed)
         #expect(clean.accountFailures == nil)
         try await throttle.recordFailure(username: "user", address: "10.0.0.2")
@@ -55,7 +55,7 @@ struct ReviewOfOperationsTests {
         #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
         #expect(await store.throttle(key: LoginThrottle.inFlightKey("10.0.0.1"))?.failures == 0)
         // One failure seen, another counted before the right password reports: that one stays.
-        let seen = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        let seen = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(seen.decision == .allowed)
         #expect(seen.accountFailures?.failures == 1)
         clock.advance(by: 1)
@@ -63,7 +63,7 @@ struct ReviewOfOperationsTests {
         try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: seen.accountFailures)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 2)
         // Nothing counted between: the right password clears what it saw.
-        let again = try await throttle.reserveSlots(username: "user", address: "10.0.0.1")
+        let again = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(again.accountFailures?.failures == 2)
         try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: again.accountFailures)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user")) == nil)
@@ -71,7 +71,7 @@ struct ReviewOfOperationsTests {
         // Failures older than the window count as none.
         try await throttle.recordFailure(username: "stale", address: "10.0.0.4")
         clock.advance(by: ThrottlePolicy().window + 1)
-        #expect(try await throttle.reserveSlots(username: "stale", address: "10.0.0.4").accountFailures == nil)
+        #expect(try await throttle.reserve(username: "stale", address: "10.0.0.4").accountFailures == nil)
     }
 
     @Test("a replaced registration must state its method and every protection the client has; nothing is dropped by omission")

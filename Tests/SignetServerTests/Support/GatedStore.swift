@@ -225,10 +225,6 @@ struct GatedStore: SignetStore {
         return try await base.recordFailure(key: key, at: at, resetBefore: resetBefore)
     }
 
-    func resetThrottle(key: String) async throws {
-        try await base.resetThrottle(key: key)
-    }
-
     func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws {
         try await base.resetThrottle(key: key, unchangedSince: seen)
     }
