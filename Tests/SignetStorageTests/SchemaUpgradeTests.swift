@@ -6,9 +6,10 @@ import SignetServer
 @testable import SignetStorage
 import Testing
 
-/// Migration 9 rebuilds SQLite's replay keys WITHOUT ROWID: a store written by the schema before it
-/// keeps every key and every rule, and the audit trail beside it is untouched.
-@Suite("SQLite schema upgrade to version 9")
+/// Migration 9 rebuilds SQLite's replay keys WITHOUT ROWID, and migration 10 the audit trail
+/// without AUTOINCREMENT and without an index on the event id: a store written by the schema
+/// before them keeps every key, every event and every rule.
+@Suite("SQLite schema upgrades to versions 9 and 10")
 struct SchemaUpgradeTests {
     @Test("replay keys and audit events written at version 8 are all there after the upgrade, and a live key still refuses a replay")
     func upgradeKeepsRows() async throws {
@@ -32,6 +33,9 @@ struct SchemaUpgradeTests {
         #expect(try await oldStore.recordOnce(key: "expired", expiresAt: start.addingTimeInterval(10), now: start))
         let oldSchema = try await tableSQL(old)
         #expect(oldSchema["signet_replay"]?.contains("WITHOUT ROWID") == false)
+        // Migration 9 itself leaves the audit trail as it was (migration 10 rebuilds it).
+        try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
+        #expect(try await tableSQL(old)["signet_audit_events"] == oldSchema["signet_audit_events"])
         try await oldStore.close()
 
         let store = try await SQLStore.sqlite(path: path)
@@ -50,11 +54,63 @@ struct SchemaUpgradeTests {
         defer { reopened.close() }
         let schema = try await tableSQL(reopened)
         #expect(schema["signet_replay"]?.contains("WITHOUT ROWID") == true)
-        #expect(schema["signet_audit_events"] == oldSchema["signet_audit_events"])
         #expect(schema["signet_replay_new"] == nil)
-        let indexes = try await reopened.raw("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'signet_audit_events' AND sql IS NOT NULL").all()
+    }
+
+    @Test("audit events written at version 9 keep their order after migration 10 rebuilds the table without AUTOINCREMENT and the id index; later events come after them")
+    func auditRebuildKeepsEvents() async throws {
+        try await withTemporarySQLitePath("audit-rebuild") { path in try await rebuildAudit(path) }
+    }
+
+    private func rebuildAudit(_ path: String) async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        func event(_ index: Int, user: String = "u1", client: String = "c1") -> AuditEventRecord {
+            // Two events per second: the pairs share their time, and only `seq` orders them.
+            AuditEventRecord(
+                id: "event-\(index)", at: start.addingTimeInterval(Double(index / 2)), kind: "token.issued", userID: user, clientID: client, actor: "client",
+                target: nil, reason: nil)
+        }
+        let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+        try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
+        let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+        for index in 0..<8 { try await oldStore.appendAuditEvent(event(index, user: index % 2 == 0 ? "u1" : "u2")) }
+        // The newest events deleted by hand: the rebuilt table may hand their numbers out again
+        // (nothing refers to them), but a new event always numbers after every kept one.
+        try await old.raw("DELETE FROM signet_audit_events WHERE id IN ('event-6', 'event-7')").run()
+        let oldSeqs = try await seqs(old)
+        #expect(try await tableSQL(old)["signet_audit_events"]?.contains("AUTOINCREMENT") == true)
+        try await oldStore.close()
+
+        let store = try await SQLStore.sqlite(path: path)
+        #expect(try await store.auditEvents(userID: "u1", limit: 10).map(\.id) == ["event-4", "event-2", "event-0"])
+        #expect(try await store.auditEvents(AuditQuery(clientID: "c1", limit: 10)).map(\.id) == ["event-5", "event-4", "event-3", "event-2", "event-1", "event-0"])
+        #expect(try await store.auditEvents(AuditQuery(since: start.addingTimeInterval(2), limit: 10)).map(\.id) == ["event-5", "event-4"])
+        // A new event in the same second as the newest kept ones still lists first.
+        try await store.appendAuditEvent(event(5, user: "u1"))
+        #expect(try await store.auditEvents(userID: "u1", limit: 2).map(\.id) == ["event-5", "event-4"])
+        #expect(try await store.purgeAuditEvents(before: start.addingTimeInterval(1)) == 2)
+        #expect(try await store.auditEvents(AuditQuery(limit: 10)).map(\.id) == ["event-5", "event-5", "event-4", "event-3", "event-2"])
+        try await store.close()
+
+        let reopened = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+        defer { reopened.close() }
+        let table = try #require(try await tableSQL(reopened)["signet_audit_events"])
+        #expect(!table.contains("AUTOINCREMENT"))
+        #expect(!table.contains("UNIQUE"))
+        #expect(try await tableSQL(reopened)["signet_audit_events_new"] == nil)
+        let newSeqs = try await seqs(reopened)
+        // The kept events keep their numbers; the new one comes after them.
+        #expect(Array(newSeqs.dropLast()) == oldSeqs.filter { $0 >= 3 })
+        #expect(newSeqs.last.map { $0 > oldSeqs.max()! } == true)
+        let indexes = try await reopened.raw("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'signet_audit_events'").all()
             .map { try $0.decode(column: "name", as: String.self) }
         #expect(Set(indexes) == ["signet_audit_events_user", "signet_audit_events_client", "signet_audit_events_at"])
+        let counters = try await reopened.raw("SELECT count(*) AS n FROM sqlite_sequence WHERE name = 'signet_audit_events'").all()
+        #expect(try counters.first?.decode(column: "n", as: Int.self) == 0)
+    }
+
+    private func seqs(_ database: InlineSQLiteDatabase) async throws -> [Int] {
+        try await database.raw("SELECT seq FROM signet_audit_events ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) }
     }
 
     private func tableSQL(_ database: InlineSQLiteDatabase) async throws -> [String: String] {
