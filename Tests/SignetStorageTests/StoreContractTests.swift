@@ -238,6 +238,42 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a code or refresh token is read with its grant as the two reads apart give them: spent or not, revoked or not, bound to a device or not, grant gone or not", arguments: StoreBackend.available)
+    func readsWithGrant(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g3"))
+            try await store.insertCode(code("h3", grantID: "g3"))
+            try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "r3", grantID: "g3", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            try await store.insertCode(code("orphan", grantID: "no-such-grant"))
+
+            let fresh = try #require(try await store.codeWithGrant(hash: "h3"))
+            #expect(fresh.code == (try await store.code(hash: "h3")))
+            #expect(fresh.grant == (try await store.grant(id: "g3")))
+            #expect(fresh.grant?.revokedAt == nil && fresh.grant?.deviceID == nil)
+
+            // What statements change beside the records' JSON shows in the joined read too.
+            _ = try await store.redeemCode(hash: "h3", at: now)
+            _ = try await store.useRefreshToken(hash: "r3", at: now)
+            #expect(try await store.bindGrant(id: "g3", toDevice: "device-1", replacing: nil))
+            try await store.revokeGrant(id: "g3", at: now)
+            let spent = try #require(try await store.codeWithGrant(hash: "h3"))
+            #expect(spent.code.redeemedAt == now)
+            #expect(spent.grant?.revokedAt == now)
+            #expect(spent.grant?.deviceID == "device-1")
+            #expect(spent.grant == (try await store.grant(id: "g3")))
+            let token = try #require(try await store.refreshTokenWithGrant(hash: "r3"))
+            #expect(token.token == (try await store.refreshToken(hash: "r3")))
+            #expect(token.token.usedAt != nil)
+            #expect(token.grant == spent.grant)
+
+            let orphan = try #require(try await store.codeWithGrant(hash: "orphan"))
+            #expect(orphan.code.grantID == "no-such-grant")
+            #expect(orphan.grant == nil)
+            #expect(try await store.codeWithGrant(hash: "unknown") == nil)
+            #expect(try await store.refreshTokenWithGrant(hash: "unknown") == nil)
+        }
+    }
+
     @Test("signing keys behave alike in every store: duplicates ignored, unknown updates refused", arguments: StoreBackend.available)
     func signingKeyParity(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

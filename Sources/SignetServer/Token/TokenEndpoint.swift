@@ -70,7 +70,7 @@ struct TokenEndpoint: Sendable {
         let hash = SecretDigest.hex(code)
         // Check everything before spending the code, so a refused request (a thief without the
         // verifier, a typo in redirect_uri) cannot burn it for the rightful client.
-        guard let stored = try await provider.store.code(hash: hash) else { throw OAuthHTTPError.invalidGrant("the code is invalid") }
+        guard let (stored, storedGrant) = try await provider.store.codeWithGrant(hash: hash) else { throw OAuthHTTPError.invalidGrant("the code is invalid") }
         if stored.redeemedAt == nil {
             guard stored.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
@@ -83,7 +83,7 @@ struct TokenEndpoint: Sendable {
             }
             // The resources asked for, and a device login's certificate, are checked before the code
             // is spent too, so a request without them cannot burn the device's code.
-            if let grant = try await provider.store.grant(id: stored.grantID) {
+            if let grant = storedGrant {
                 if parameters[OAuthParameter.resource] != nil { _ = try Self.audiences(parameters, grant: grant, client: client) }
                 try requireDeviceCertificate(grant, presented: device)
             }
@@ -126,13 +126,14 @@ struct TokenEndpoint: Sendable {
         let now = provider.now()
         let hash = SecretDigest.hex(token)
         // Requests that are wrong on their face are refused before the token is spent.
-        let stored = try await provider.store.refreshToken(hash: hash)
+        let read = try await provider.store.refreshTokenWithGrant(hash: hash)
+        let stored = read?.token
         if let stored, stored.usedAt == nil {
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
             if let bound = stored.dpopJKT, bound != proof?.jkt {
                 throw OAuthHTTPError.invalidGrant("the refresh token is bound to another DPoP key")
             }
-            if let grant = try await provider.store.grant(id: stored.grantID) {
+            if let grant = read?.grant {
                 _ = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
                 _ = try Self.audiences(parameters, grant: grant, client: client)
                 // A device's grant is refreshed only with its certificate: a refresh token copied off the phone is spent for nothing.

@@ -55,7 +55,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// - Parameter readers: how many reader connections (reads beyond that many wait for one).
     init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, logger: Logger) throws {
         // Connections never flush at commit: the flusher does, when someone waits.
-        let settings = ["PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL"]
+        let settings = ["PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON", "PRAGMA synchronous=NORMAL", "PRAGMA mmap_size=1073741824"]
         // The first connection switches the file to WAL; the others then open it in WAL mode.
         // Checkpoints are made by the flusher's thread, not in the writer's commits. When the
         // writer starts the log again from its beginning, a log that grew past 32 MiB (a long
@@ -149,6 +149,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
+
+    /// How many times the connections' cached statements were prepared again (for tests).
+    var repreparations: Int {
+        ([writer] + readers).reduce(0) { total, shared in total + shared.connection.withLock { $0.repreparations } }
+    }
 
     /// Whether a statement holds the writer connection right now (for tests).
     var writerIsHeld: Bool { writer.connection.withLockIfAvailable { _ in false } ?? true }

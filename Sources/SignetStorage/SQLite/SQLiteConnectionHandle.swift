@@ -109,6 +109,12 @@ final class SQLiteConnectionHandle {
         guard result == SQLITE_OK || result & 0xFF == SQLITE_BUSY else { throw failure(result) }
     }
 
+    /// How many times SQLite has prepared this connection's cached statements again (after a
+    /// schema change, or when a statement's plan depends on the values bound), for tests.
+    var repreparations: Int {
+        statements.values.reduce(0) { $0 + Int(sqlite_nio_sqlite3_stmt_status($1.pointer, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+    }
+
     /// Whether the connection is open (not yet closed).
     var isOpen: Bool { handle != nil }
 

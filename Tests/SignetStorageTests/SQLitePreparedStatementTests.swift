@@ -1,0 +1,38 @@
+import Foundation
+import SQLKit
+import SignetServer
+@testable import SignetStorage
+import Testing
+
+/// Statements stay prepared across calls. SQLite plans some statements by the value bound to them
+/// (a bare parameter compared in a join, or in an index scan ordered by another column); once such
+/// a statement has been prepared again (after any schema change, such as the migrations at start),
+/// SQLite prepares it again at every new value. The store casts those parameters.
+@Suite("SQLite: cached statements are not prepared again at every call")
+struct SQLitePreparedStatementTests {
+    @Test("after a schema change, look-ups by a new key each time are prepared again once, not at every call")
+    func notPreparedAgainPerCall() async throws {
+        try await withTemporarySQLitePath("reprepare") { path in
+            let store = try await SQLStore.sqlite(path: path)
+            do {
+                let database = try #require(store.database as? InlineSQLiteDatabase)
+                func lookUps(_ round: Int) async throws {
+                    _ = try await store.codeWithGrant(hash: "code-\(round)")
+                    _ = try await store.refreshTokenWithGrant(hash: "token-\(round)")
+                    _ = try await store.authenticators(instanceID: "instance-\(round)")
+                }
+                try await lookUps(0)
+                try await database.raw("CREATE TABLE schema_change (id INTEGER PRIMARY KEY)").run()
+                let before = database.repreparations
+                for round in 1...20 { try await lookUps(round) }
+                // At most once per statement and connection (a writer and two readers), not once per call.
+                let again = database.repreparations - before
+                #expect(again <= 3 * 3, "prepared again \(again) times in 60 calls")
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            try await store.close()
+        }
+    }
+}
