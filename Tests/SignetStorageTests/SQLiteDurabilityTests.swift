@@ -152,30 +152,9 @@ struct SQLiteDurabilityTests {
         }
     }
 
-    @Test("a write's flush is made by the request itself while flushes are quick, and by the flusher's thread once they are slow")
-    func whoFlushes() async throws {
+    @Test("many writers waiting for flushes at once all return, each only once its own commit is on disk")
+    func manyWaiters() async throws {
         try await withStore { store, database, _ in
-            database.flusher.assumeRecentFlushes(took: 0)
-            let quick = database.flusher.flushCounts
-            try await store.insertClient(client("quick-disk"))
-            #expect(database.flusher.flushCounts.inPlace == quick.inPlace + 1)
-            #expect(database.flusher.flushCounts.onThread == quick.onThread)
-            #expect(database.commits.durable >= database.commits.made)
-
-            // Flushes of 5 ms: no event loop may be held that long; the flusher's thread flushes.
-            database.flusher.assumeRecentFlushes(took: 5_000_000)
-            let slow = database.flusher.flushCounts
-            try await store.insertClient(client("slow-disk"))
-            #expect(database.flusher.flushCounts.inPlace == slow.inPlace)
-            #expect(database.flusher.flushCounts.onThread == slow.onThread + 1)
-            #expect(database.commits.durable >= database.commits.made)
-        }
-    }
-
-    @Test("writers that come while a request flushes all return, each only once its own commit is on disk")
-    func waitersDuringAFlush() async throws {
-        try await withStore { store, database, _ in
-            database.flusher.assumeRecentFlushes(took: 0)
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<64 {
                     group.addTask {
