@@ -1,8 +1,6 @@
 // The thread that puts committed writes on disk, one flush for all who wait.
 import Foundation
 import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
 import Synchronization
 import VaporCSQLite
 
@@ -23,7 +21,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// The number of the latest commit, counted by the writer after each one.
     let commitCounter = Atomic<Int>(0)
     private let lock = NIOLock()
-    private var waiters: [Waiter] = []
+    private var waiters: [UnsafeContinuation<Void, any Error>] = []
     private var synced = 0
     private var closed = false
     /// The first flush that failed. It stays: after a failed fsync the kernel may have dropped the
@@ -53,7 +51,7 @@ final class SQLiteFlusher: @unchecked Sendable {
                 if let failure { return .failed(failure) }
                 guard synced < commit else { return .done }
                 guard !closed else { return .failed(SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed")) }
-                waiters.append(Waiter(continuation: continuation, eventLoop: MultiThreadedEventLoopGroup.currentEventLoop))
+                waiters.append(continuation)
                 return .queued
             }
             switch verdict {
@@ -131,7 +129,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         if let failure, failure.code & 0xFF == SQLITE_IOERR { latch(failure, during: "a checkpoint") }
     }
 
-    private func flush(for waiting: [Waiter]) {
+    private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
         // Every commit counted before the flush starts has written its pages to the log.
         let covered = commitCounter.load(ordering: .acquiring)
         do {
@@ -141,38 +139,23 @@ final class SQLiteFlusher: @unchecked Sendable {
             return
         }
         lock.withLock { synced = max(synced, covered) }
-        for waiter in waiting { waiter.resume(with: .success(())) }
+        for waiter in waiting { waiter.resume() }
     }
 
     /// Keeps the first failure for good and fails `waiting` and everyone queued since. Internal
     /// for tests, which cannot make a disk fail.
-    func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [Waiter] = []) {
+    func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) {
         let stranded = lock.withLock {
             self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "\(what) failed (\(failure.message)); restart Signet")
             defer { waiters.removeAll() }
             return waiters
         }
-        for waiter in waiting + stranded { waiter.resume(with: .failure(failure)) }
+        for waiter in waiting + stranded { waiter.resume(throwing: failure) }
     }
 
     /// Throws the latched failure, if a flush or a checkpoint has failed: writes made since may
     /// never reach the disk.
     func checkNotFailed() throws {
         if let failure = lock.withLock({ failure }) { throw failure }
-    }
-
-    /// A request waiting for a flush, and the event loop it waits from (`nil` off the loops).
-    ///
-    /// It is resumed on that loop: resumed from the flusher's thread, its task would go to
-    /// whichever loop came next, and its answer, written on its connection's loop, would hop back
-    /// there, one more thread woken per answer.
-    struct Waiter {
-        let continuation: UnsafeContinuation<Void, any Error>
-        let eventLoop: (any EventLoop)?
-
-        func resume(with result: Result<Void, any Error>) {
-            guard let eventLoop else { return continuation.resume(with: result) }
-            eventLoop.execute { continuation.resume(with: result) }
-        }
     }
 }
