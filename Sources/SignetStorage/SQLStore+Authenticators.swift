@@ -67,7 +67,7 @@ extension SQLStore: AuthenticatorStore {
     }
 
     public func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] {
-        // Cast for the reason `codeWithGrant(hash:)` gives: with a bare parameter SQLite prepared
+        // Cast for the reason `withGrant` (SQLStore+Grants.swift) gives: with a bare parameter SQLite prepared
         // this statement again at every call (an index scan ordered by its second column).
         try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot").all()
             .compactMap { try Self.authenticator(from: $0) }

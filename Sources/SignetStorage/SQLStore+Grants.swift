@@ -92,24 +92,11 @@ extension SQLStore: GrantStore {
         return code
     }
 
-    /// One statement instead of two: the token endpoint checks both before spending the code.
-    ///
-    /// The key is compared as `CAST(? AS TEXT)`, not as a bare parameter: in a join, SQLite then
-    /// plans by the value bound (constant propagation), and once such a statement has been
-    /// prepared again (after any schema change, such as the migrations at start) it is prepared
-    /// again at every new value, about 75,000 instructions a time (found with callgrind).
     public func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)? {
-        guard
-            let row = try await database.raw(
-                """
-                SELECT c.data AS data, c.redeemed_at AS redeemed_at, g.data AS grant_data, g.revoked_at AS revoked_at, g.device_id AS device_id
-                FROM signet_codes c LEFT JOIN signet_grants g ON g.id = c.grant_id WHERE c.code_hash = CAST(\(bind: hash) AS TEXT)
-                """
-            ).first(),
-            var code = try Self.record(AuthorizationCodeRecord.self, from: row)
-        else { return nil }
-        code.redeemedAt = try row.decode(column: "redeemed_at", as: Int64?.self).map(Self.date)
-        return (code, try Self.grant(from: row))
+        guard let read = try await withGrant(AuthorizationCodeRecord.self, Self.selectCodeWithGrant, key: hash) else { return nil }
+        var code = read.record
+        code.redeemedAt = read.usedAt
+        return (code, read.grant)
     }
 
     public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
@@ -136,20 +123,11 @@ extension SQLStore: GrantStore {
         return token
     }
 
-    /// One statement instead of two: the token endpoint checks both before spending the token.
-    /// The key is cast for the reason ``codeWithGrant(hash:)`` gives.
     public func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)? {
-        guard
-            let row = try await database.raw(
-                """
-                SELECT t.data AS data, t.used_at AS used_at, g.data AS grant_data, g.revoked_at AS revoked_at, g.device_id AS device_id
-                FROM signet_refresh_tokens t LEFT JOIN signet_grants g ON g.id = t.grant_id WHERE t.token_hash = CAST(\(bind: hash) AS TEXT)
-                """
-            ).first(),
-            var token = try Self.record(RefreshTokenRecord.self, from: row)
-        else { return nil }
-        token.usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
-        return (token, try Self.grant(from: row))
+        guard let read = try await withGrant(RefreshTokenRecord.self, Self.selectRefreshTokenWithGrant, key: hash) else { return nil }
+        var token = read.record
+        token.usedAt = read.usedAt
+        return (token, read.grant)
     }
 
     public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
@@ -161,6 +139,33 @@ extension SQLStore: GrantStore {
         case .unknown: return .unknown
         }
     }
+
+    /// A single-use row (a code or a refresh token), when it was used, and its grant (`nil` when
+    /// there is none), in one statement instead of two: the token endpoint checks both before
+    /// spending the row.
+    ///
+    /// The key is compared as `CAST(? AS TEXT)`, not as a bare parameter: in a join SQLite plans by
+    /// the value bound (constant propagation), and once such a statement has been prepared again
+    /// (after any schema change, such as the migrations at start) it is prepared again at every new
+    /// value, about 75,000 instructions a time (found with callgrind).
+    private func withGrant<Record: Decodable & Sendable>(
+        _ type: Record.Type, _ select: String, key: String
+    ) async throws -> (record: Record, usedAt: Date?, grant: GrantRecord?)? {
+        guard let row = try await database.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try Self.record(Record.self, from: row)
+        else { return nil }
+        return (record, try row.decode(column: "used_at", as: Int64?.self).map(Self.date), try Self.grant(from: row))
+    }
+
+    /// ``withGrant(_:_:key:)``'s statement for a table, up to the key's comparison (made once).
+    private static func selectWithGrant(table: String, keyColumn: String, usedColumn: String) -> String {
+        """
+        SELECT r.data AS data, r.\(usedColumn) AS used_at, g.data AS grant_data, g.revoked_at AS revoked_at, g.device_id AS device_id \
+        FROM \(table) r LEFT JOIN signet_grants g ON g.id = r.grant_id WHERE r.\(keyColumn)
+        """
+    }
+
+    private static let selectCodeWithGrant = selectWithGrant(table: "signet_codes", keyColumn: "code_hash", usedColumn: "redeemed_at")
+    private static let selectRefreshTokenWithGrant = selectWithGrant(table: "signet_refresh_tokens", keyColumn: "token_hash", usedColumn: "used_at")
 
     /// Marks a single-use row used in one statement, so exactly one concurrent caller wins;
     /// tells the others whether it was a replay (and of which grant) or never existed.
