@@ -40,19 +40,28 @@ extension SQLStore {
                 throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
             }
             let unready = await store.unreadiness()
-            do { _ = try await store.listClients() } catch {
+            do {
+                _ = try await store.listClients()
+                // What the migrations wrote is in the log (a rebuilt audit trail can be hundreds of
+                // megabytes): the file is moved into place without it, so it must hold everything.
+                guard let database = store.database as? InlineSQLiteDatabase else { throw SignetError(.storageFailure, "not an SQLite store") }
+                do { try database.copyLogIntoDatabaseCompletely() } catch {
+                    throw SignetError(.storageFailure, "the restored store could not be written out whole (is the disk full?): \(error)")
+                }
+            } catch {
                 try? await store.close()
                 throw error
             }
             try await store.close()
             if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
+            // Empty now: everything is in the file.
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
             guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }
         } catch let error as SignetError {
-            try? FileManager.default.removeItem(atPath: staging)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
             throw error
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
             throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \(String(reflecting: error))")
         }
     }

@@ -140,9 +140,9 @@ extension SQLStore: GrantStore {
         }
     }
 
-    /// A single-use row (a code or a refresh token), when it was used, and its grant (`nil` when
-    /// there is none), in one statement instead of two: the token endpoint checks both before
-    /// spending the row.
+    /// A single-use row (a code or a refresh token), when it was used, and, while it is unused,
+    /// its grant (`nil` when there is none), in one statement instead of two: the token endpoint
+    /// checks both before spending the row.
     ///
     /// The key is compared as `CAST(? AS TEXT)`, not as a bare parameter: in a join SQLite plans by
     /// the value bound (constant propagation), and once such a statement has been prepared again
@@ -153,7 +153,10 @@ extension SQLStore: GrantStore {
     ) async throws -> (record: Record, usedAt: Date?, grant: GrantRecord?)? {
         guard let row = try await database.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try Self.record(Record.self, from: row)
         else { return nil }
-        return (record, try row.decode(column: "used_at", as: Int64?.self).map(Self.date), try Self.grant(from: row))
+        let usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
+        // A spent row's grant is not decoded: it is not needed, and a grant that could not be read
+        // must not stop a replay from being answered as one (and its grant revoked).
+        return (record, usedAt, usedAt == nil ? try Self.grant(from: row) : nil)
     }
 
     /// ``withGrant(_:_:key:)``'s statement for a table, up to the key's comparison (made once).

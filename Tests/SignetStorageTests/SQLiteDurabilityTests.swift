@@ -152,7 +152,7 @@ struct SQLiteDurabilityTests {
         }
     }
 
-    @Test("many writers waiting for flushes at once all return, each only once its own commit is on disk")
+    @Test("many writers waiting for flushes at once all return, each after a flush that covered a commit made after it began; at the end every commit is on disk")
     func manyWaiters() async throws {
         try await withStore { store, database, _ in
             try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -109,6 +109,34 @@ struct SchemaUpgradeTests {
         #expect(try counters.first?.decode(column: "n", as: Int.self) == 0)
     }
 
+    @Test("a backup made at version 9 is restored migrated, and the restored file alone, without a log beside it, holds the rebuilt audit trail")
+    func restoreOfAnOlderBackup() async throws {
+        try await withTemporarySQLitePath("restore-source") { source in
+            try await withTemporarySQLitePath("restore-destination") { destination in
+                let old = try InlineSQLiteDatabase(path: source, waitsForDisk: true, logger: Logger(label: "test"))
+                try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
+                let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+                for index in 0..<50 {
+                    try await oldStore.appendAuditEvent(
+                        AuditEventRecord(id: "event-\(index)", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)), kind: "token.issued", userID: "u1",
+                            clientID: "c1", actor: "client", target: nil, reason: nil))
+                }
+                try await oldStore.close()
+
+                try await SQLStore.restore(from: source, to: destination)
+                #expect(!FileManager.default.fileExists(atPath: destination + "-wal"))
+                #expect(!FileManager.default.fileExists(atPath: destination + ".restoring"))
+                // Opened without migrating: the file itself is at version 10.
+                let restored = try InlineSQLiteDatabase(path: destination, waitsForDisk: true, logger: Logger(label: "test"))
+                defer { restored.close() }
+                let version = try await restored.raw("SELECT max(version) AS v FROM signet_schema_migrations").first()?.decode(column: "v", as: Int.self)
+                #expect(version == SchemaMigrations.all.count)
+                #expect(try await tableSQL(restored)["signet_audit_events"]?.contains("AUTOINCREMENT") == false)
+                #expect(try await seqs(restored) == Array(1...50))
+            }
+        }
+    }
+
     private func seqs(_ database: InlineSQLiteDatabase) async throws -> [Int] {
         try await database.raw("SELECT seq FROM signet_audit_events ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) }
     }

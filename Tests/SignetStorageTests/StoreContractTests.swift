@@ -238,7 +238,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a code or refresh token is read with its grant as the two reads apart give them: spent or not, revoked or not, bound to a device or not, grant gone or not", arguments: StoreBackend.available)
+    @Test("a code or refresh token is read with its grant as the two reads apart give it (revoked or not, bound to a device or not, grant gone or not); once spent, without its grant", arguments: StoreBackend.available)
     func readsWithGrant(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             try await store.insertGrant(grant("g3"))
@@ -252,25 +252,41 @@ struct StoreContractTests {
             #expect(fresh.grant?.revokedAt == nil && fresh.grant?.deviceID == nil)
 
             // What statements change beside the records' JSON shows in the joined read too.
-            _ = try await store.redeemCode(hash: "h3", at: now)
-            _ = try await store.useRefreshToken(hash: "r3", at: now)
             #expect(try await store.bindGrant(id: "g3", toDevice: "device-1", replacing: nil))
+            try await store.insertCode(code("h4", grantID: "g3"))
             try await store.revokeGrant(id: "g3", at: now)
+            let unspent = try #require(try await store.codeWithGrant(hash: "h4"))
+            #expect(unspent.code.redeemedAt == nil)
+            #expect(unspent.grant?.revokedAt == now)
+            #expect(unspent.grant?.deviceID == "device-1")
+            #expect(unspent.grant == (try await store.grant(id: "g3")))
+
+            // Spent (the grant's revocation spent the refresh token too): read without the grant.
+            _ = try await store.redeemCode(hash: "h3", at: now)
             let spent = try #require(try await store.codeWithGrant(hash: "h3"))
             #expect(spent.code.redeemedAt == now)
-            #expect(spent.grant?.revokedAt == now)
-            #expect(spent.grant?.deviceID == "device-1")
-            #expect(spent.grant == (try await store.grant(id: "g3")))
+            #expect(spent.grant == nil)
             let token = try #require(try await store.refreshTokenWithGrant(hash: "r3"))
             #expect(token.token == (try await store.refreshToken(hash: "r3")))
             #expect(token.token.usedAt != nil)
-            #expect(token.grant == spent.grant)
+            #expect(token.grant == nil)
 
             let orphan = try #require(try await store.codeWithGrant(hash: "orphan"))
             #expect(orphan.code.grantID == "no-such-grant")
             #expect(orphan.grant == nil)
             #expect(try await store.codeWithGrant(hash: "unknown") == nil)
             #expect(try await store.refreshTokenWithGrant(hash: "unknown") == nil)
+        }
+    }
+
+    @Test("an unused refresh token is read with its grant", arguments: StoreBackend.available)
+    func refreshTokenReadWithGrant(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g5"))
+            try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "r5", grantID: "g5", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            let read = try #require(try await store.refreshTokenWithGrant(hash: "r5"))
+            #expect(read.token.usedAt == nil)
+            #expect(read.grant == (try await store.grant(id: "g5")))
         }
     }
 

@@ -73,16 +73,17 @@ public protocol GrantStore: Sendable {
     func insertCode(_ code: AuthorizationCodeRecord) async throws
     /// The code without using it, so a request can be checked before the code is spent.
     func code(hash: String) async throws -> AuthorizationCodeRecord?
-    /// The code and its grant (`nil` when there is none), read together; as ``code(hash:)``
-    /// then ``grant(id:)``, which the default does.
+    /// The code and, while it is unredeemed, its grant (`nil` when there is none), read together;
+    /// as ``code(hash:)`` then ``grant(id:)``, which the default does. A redeemed code's grant is
+    /// not read: a replay is answered (and its grant revoked) even if that grant cannot be read.
     func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)?
     /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`.
     func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord>
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
-    /// The refresh token and its grant (`nil` when there is none), read together; as
-    /// ``refreshToken(hash:)`` then ``grant(id:)``, which the default does.
+    /// The refresh token and, while it is unused, its grant (`nil` when there is none), read
+    /// together; as ``refreshToken(hash:)`` then ``grant(id:)``, which the default does.
     func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)?
     /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`.
     func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord>
@@ -91,12 +92,12 @@ public protocol GrantStore: Sendable {
 extension GrantStore {
     public func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)? {
         guard let code = try await code(hash: hash) else { return nil }
-        return (code, try await grant(id: code.grantID))
+        return (code, code.redeemedAt == nil ? try await grant(id: code.grantID) : nil)
     }
 
     public func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)? {
         guard let token = try await refreshToken(hash: hash) else { return nil }
-        return (token, try await grant(id: token.grantID))
+        return (token, token.usedAt == nil ? try await grant(id: token.grantID) : nil)
     }
 }
 

@@ -124,6 +124,13 @@ final class InlineSQLiteDatabase: SQLDatabase {
         close()
     }
 
+    /// Copies the whole log into the database file and empties it, so the file alone holds every
+    /// commit (a restore moves the file without its log). Throws when that cannot be done, the
+    /// disk being full, say: the log is then the only copy of what it holds.
+    func copyLogIntoDatabaseCompletely() throws {
+        try writer.connection.withLock { try $0.checkpointCompletely() }
+    }
+
     /// A view of this database that runs every statement on the writer, transaction control
     /// included, for the schema migrations' own `BEGIN` … `COMMIT`. Only for use before serving.
     var migrationSession: any SQLDatabase { WriterSession(database: self) }

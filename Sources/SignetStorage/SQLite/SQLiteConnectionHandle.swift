@@ -100,6 +100,19 @@ final class SQLiteConnectionHandle {
         try check(sync(file, SQLITE_SYNC_NORMAL))
     }
 
+    /// Copies the whole write-ahead log into the database, syncs it and empties the log
+    /// (`sqlite3_wal_checkpoint_v2`, truncating); throws unless every frame was copied.
+    func checkpointCompletely() throws(SQLiteFailure) {
+        guard let handle else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed") }
+        var logFrames: Int32 = 0
+        var copied: Int32 = 0
+        let result = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copied)
+        guard result == SQLITE_OK else { throw failure(result) }
+        guard copied == logFrames else {
+            throw SQLiteFailure(code: SQLITE_BUSY, message: "only \(copied) of the log's \(logFrames) frames were copied into the database")
+        }
+    }
+
     /// Copies what it can of the write-ahead log into the database without waiting for anyone
     /// (`sqlite3_wal_checkpoint_v2`, passive). Another process's checkpoint running at the same
     /// moment is not an error: that one copies.
