@@ -1,5 +1,10 @@
 // A consistent copy of an SQLite store while the server runs, and putting one back.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SQLKit
 import SignetCore
 import SignetServer
@@ -21,6 +26,18 @@ extension SQLStore {
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
+    /// Flushes a file or a folder (its entries) to disk.
+    private static func sync(_ path: String) throws {
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(path.isEmpty ? "." : path, O_RDONLY)
+        #else
+        let descriptor = Darwin.open(path.isEmpty ? "." : path, O_RDONLY)
+        #endif
+        guard descriptor >= 0 else { throw SignetError(.storageFailure, "cannot open \(path) to flush it (errno \(errno))") }
+        defer { _ = Foundation.close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw SignetError(.storageFailure, "cannot flush \(path) to disk (errno \(errno))") }
+    }
+
     /// Checks that `path` is a Signet SQLite store this build can open (migrating it if it is
     /// older), then puts it at `destination`, which must not exist (or the server would be
     /// running on it). The copy is made next to `destination` and renamed into place.
@@ -30,7 +47,8 @@ extension SQLStore {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
         let staging = destination + ".restoring"
-        try? FileManager.default.removeItem(atPath: staging)
+        // An interrupted restore's log would be replayed onto this copy: remove all of it.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
         do {
             try FileManager.default.copyItem(atPath: path, toPath: staging)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
@@ -46,7 +64,7 @@ extension SQLStore {
                 // megabytes): the file is moved into place without it, so it must hold everything.
                 guard let database = store.database as? InlineSQLiteDatabase else { throw SignetError(.storageFailure, "not an SQLite store") }
                 do { try database.copyLogIntoDatabaseCompletely() } catch {
-                    throw SignetError(.storageFailure, "the restored store could not be written out whole (is the disk full?): \(error)")
+                    throw SignetError(.storageFailure, "the restored store could not be written out whole (a full disk, or another process using it): \(error)")
                 }
             } catch {
                 try? await store.close()
@@ -56,7 +74,10 @@ extension SQLStore {
             if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
             // Empty now: everything is in the file.
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            // On disk before it is in place, and its new name on disk before the restore says done.
+            try Self.sync(staging)
             guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }
+            try Self.sync((destination as NSString).deletingLastPathComponent)
         } catch let error as SignetError {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
             throw error

@@ -284,8 +284,10 @@ struct StoreContractTests {
         try await withStore(backend) { store in
             try await store.insertGrant(grant("g5"))
             try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "r5", grantID: "g5", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            #expect(try await store.bindGrant(id: "g5", toDevice: "device-5", replacing: nil))
             let read = try #require(try await store.refreshTokenWithGrant(hash: "r5"))
             #expect(read.token.usedAt == nil)
+            #expect(read.grant?.deviceID == "device-5")
             #expect(read.grant == (try await store.grant(id: "g5")))
         }
     }
