@@ -37,14 +37,30 @@ public final class SQLStore: Sendable {
         case normal, full
     }
 
+    /// What opening a store does about its schema.
+    public enum MigrationPolicy: Sendable {
+        /// Brings the schema up to this build's version (`signet serve`, `signet restore`).
+        case upgrade
+        /// Creates the schema of a new store, and refuses one whose schema is older than this
+        /// build's, which only `signet serve` upgrades: a command run against a store that an
+        /// older server still uses must not migrate it under that server (the administrative
+        /// commands).
+        case refuseOlder
+        /// Creates the schema of a new store and leaves any other as it is (`signet backup`, which
+        /// copies a store of any version).
+        case asItIs
+    }
+
     /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
-    public static func sqlite(path: String, synchronous: Synchronous = .full, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func sqlite(
+        path: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+    ) async throws -> SQLStore {
         let database: InlineSQLiteDatabase
         do { database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, logger: logger) } catch {
             throw SignetError(.storageFailure, "cannot open the SQLite store at \(path): \(error)")
         }
         do {
-            try await SchemaMigrations.run(on: database.migrationSession, lock: false)
+            try await SchemaMigrations.run(on: database.migrationSession, lock: false, policy: migrations)
         } catch {
             // A file that is no database (or a failed migration): close before giving up.
             database.close()
@@ -57,7 +73,9 @@ public final class SQLStore: Sendable {
     ///
     /// - Parameter schema: a schema to keep Signet's tables in (created if missing), so one
     ///   database can hold several deployments; default the database's search path.
-    public static func postgres(url: String, schema: String? = nil, maxConnections: Int = 8, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func postgres(
+        url: String, schema: String? = nil, maxConnections: Int = 8, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+    ) async throws -> SQLStore {
         var configuration: SQLPostgresConfiguration
         do { configuration = try SQLPostgresConfiguration(url: url) } catch {
             throw SignetError(.invalidConfiguration, "the database URL is not a valid postgres:// URL")
@@ -81,7 +99,7 @@ public final class SQLStore: Sendable {
                 try await migrationConnection.sql(queryLogLevel: nil).raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
                 try await migrationConnection.sql(queryLogLevel: nil).raw("SET search_path TO \(unsafeRaw: schema)").run()
             }
-            try await SchemaMigrations.run(on: migrationConnection.sql(queryLogLevel: nil), lock: true)
+            try await SchemaMigrations.run(on: migrationConnection.sql(queryLogLevel: nil), lock: true, policy: migrations)
             try await migrationConnection.close()
         } catch {
             try? await migrationConnection.close()
@@ -96,12 +114,14 @@ public final class SQLStore: Sendable {
     }
 
     /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.
-    public static func open(_ location: String, synchronous: Synchronous = .full, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    public static func open(
+        _ location: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+    ) async throws -> SQLStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            return try await postgres(url: location, logger: logger)
+            return try await postgres(url: location, migrations: migrations, logger: logger)
         }
         let path = location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
-        return try await sqlite(path: path, synchronous: synchronous, logger: logger)
+        return try await sqlite(path: path, synchronous: synchronous, migrations: migrations, logger: logger)
     }
 
     /// Closes the connections.

@@ -139,6 +139,31 @@ enum SchemaMigrations {
         ],
     ]
 
+    /// Migrates as `policy` says: all the way (``SQLStore/MigrationPolicy/upgrade``), or only a
+    /// store that has no schema yet, refusing one that is behind
+    /// (``SQLStore/MigrationPolicy/refuseOlder``), or not at all for a store that has a schema
+    /// (``SQLStore/MigrationPolicy/asItIs``).
+    static func run(on database: any SQLDatabase, lock: Bool, policy: SQLStore.MigrationPolicy) async throws {
+        if policy != .upgrade {
+            let applied: Int
+            do {
+                let tables = try await database.raw("SELECT count(*) AS n FROM signet_schema_migrations").all()
+                applied = tables.isEmpty ? 0 : try tables[0].decode(column: "n", as: Int.self)
+            } catch {
+                // No such table: a new store, which gets the whole schema.
+                return try await run(on: database, lock: lock)
+            }
+            if applied == 0 { return try await run(on: database, lock: lock) }
+            if policy == .refuseOlder, applied < all.count {
+                throw SignetError(
+                    .invalidConfiguration,
+                    "the store is at schema version \(applied) and this build needs version \(all.count): stop the server that uses it, then start this build's `signet serve` once to upgrade it (docs/operations.md)")
+            }
+            return
+        }
+        try await run(on: database, lock: lock)
+    }
+
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).
     /// `version`: migrate only that far (tests of an upgrade start from an older schema).
     static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count) async throws {

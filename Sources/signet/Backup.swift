@@ -12,7 +12,8 @@ struct Backup: AsyncParsableCommand {
     func run() async throws {
         let target = URL(fileURLWithPath: to).standardizedFileURL.path
         let location = try await store.location()
-        let opened = try await location.openStore()
+        // A store of any version is copied as it is: a backup never migrates the store it copies.
+        let opened = try await location.openStore(migrations: .asItIs)
         do { try await opened.backup(to: target) } catch {
             try? await opened.close()
             throw error

@@ -125,7 +125,7 @@ struct Serve: AsyncParsableCommand {
         let logging = try ServeSettings.logging(settings)
         let logger = logging.makeLogger(label: "signet")
 
-        let store = try await location.openStore(logger: logger)
+        let store = try await location.openStore(migrations: .upgrade, logger: logger)
         do {
             try await run(store: store, location: location, settings: settings, configuration: configuration, logger: logger)
         } catch {

@@ -40,14 +40,10 @@ struct StoreOptions: ParsableArguments {
     /// Where the store is, from the settings.
     func location() async throws -> StoreLocation { StoreLocation(settings: try await settings()) }
 
-    /// Creates the data folder (owner-only) and opens the store.
-    func openStore(logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
-        try await location().openStore(logger: logger)
-    }
-
-    /// Runs `body` with the store open, closing it afterwards.
+    /// Runs `body` with the store open, closing it afterwards. An administrative command: it
+    /// creates a new store's schema but refuses an older one, which only `signet serve` upgrades.
     func withStore<T>(_ body: (SQLStore) async throws -> T) async throws -> T {
-        let store = try await openStore()
+        let store = try await location().openStore(migrations: .refuseOlder)
         do {
             let result = try await body(store)
             try? await store.close()
@@ -89,12 +85,12 @@ struct StoreLocation: Sendable {
         return "PostgreSQL \(components.string ?? "")"
     }
 
-    /// Creates the data folder (owner-only) and opens the store.
-    func openStore(logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
+    /// Creates the data folder (owner-only) and opens the store, migrating it as `migrations` says.
+    func openStore(migrations: SQLStore.MigrationPolicy, logger: Logger = Logger(label: "signet.storage")) async throws -> SQLStore {
         try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         guard let synchronous else { throw ValidationError("sqlite.synchronous must be normal or full") }
         do {
-            return try await SQLStore.open(databaseLocation, synchronous: synchronous, logger: logger)
+            return try await SQLStore.open(databaseLocation, synchronous: synchronous, migrations: migrations, logger: logger)
         } catch {
             throw ValidationError("cannot open the database (\(databaseDescription)): \(error)")
         }

@@ -8,6 +8,22 @@ import Testing
 
 @Suite("Backup and restore of the SQLite store")
 struct BackupTests {
+    @Test("against a store an older build made, administrative commands refuse to run (only serve upgrades it), and a backup copies it as it is")
+    func olderStoreIsNotMigratedByCommands() async throws {
+        let data = try SignetCommand.dataFolder()
+        let path = data + "/signet.sqlite"
+        try await SchemaMigrationFixture.makeStore(at: path, version: 9)
+
+        let users = try SignetCommand.run(["users", "list", "--data-dir", data])
+        #expect(users.status != 0)
+        #expect(users.all.contains("schema version 9"), "\(users.all)")
+        let backupFile = data + "/backup.sqlite"
+        let backup = try SignetCommand.run(["backup", "--to", backupFile, "--data-dir", data])
+        #expect(backup.status == 0, "\(backup.all)")
+        #expect(try await SchemaMigrationFixture.version(at: path) == 9)
+        #expect(try await SchemaMigrationFixture.version(at: backupFile) == 9)
+    }
+
     static let redirect = "com.example.app:/cb"
 
     /// One browser login of `username` and its code redeemed: the grant id of its access token.

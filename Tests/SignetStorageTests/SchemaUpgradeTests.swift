@@ -137,6 +137,41 @@ struct SchemaUpgradeTests {
         }
     }
 
+    @Test("opened to refuse an older schema, a store at version 9 is refused and left at 9; opened as it is, it is left at 9; a new store gets the whole schema either way")
+    func migrationPolicies() async throws {
+        try await withTemporarySQLitePath("policy") { path in
+            let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+            try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
+            old.close()
+
+            let error = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .refuseOlder) }
+            #expect(error?.reason.contains("schema version 9") == true)
+            #expect(error?.reason.contains("signet serve") == true)
+            #expect(try await version(path) == 9)
+
+            let asItIs = try await SQLStore.sqlite(path: path, migrations: .asItIs)
+            #expect(try await asItIs.listClients().isEmpty)
+            try await asItIs.close()
+            #expect(try await version(path) == 9)
+
+            try await SQLStore.sqlite(path: path, migrations: .upgrade).close()
+            #expect(try await version(path) == SchemaMigrations.all.count)
+            try await SQLStore.sqlite(path: path, migrations: .refuseOlder).close()
+        }
+        for policy in [SQLStore.MigrationPolicy.refuseOlder, .asItIs] {
+            try await withTemporarySQLitePath("policy-new") { path in
+                try await SQLStore.sqlite(path: path, migrations: policy).close()
+                #expect(try await version(path) == SchemaMigrations.all.count)
+            }
+        }
+    }
+
+    private func version(_ path: String) async throws -> Int? {
+        let database = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+        defer { database.close() }
+        return try await database.raw("SELECT max(version) AS v FROM signet_schema_migrations").first()?.decode(column: "v", as: Int?.self)
+    }
+
     private func seqs(_ database: InlineSQLiteDatabase) async throws -> [Int] {
         try await database.raw("SELECT seq FROM signet_audit_events ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) }
     }
