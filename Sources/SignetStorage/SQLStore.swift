@@ -51,7 +51,8 @@ public final class SQLStore: Sendable {
         case asItIs
     }
 
-    /// Opens (creating if needed) an SQLite file in WAL mode and migrates it.
+    /// Opens (creating if needed) an SQLite file in WAL mode, and creates or migrates its schema
+    /// as `migrations` says.
     public static func sqlite(
         path: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
@@ -69,7 +70,8 @@ public final class SQLStore: Sendable {
         return SQLStore(database: database, isSQLite: true) { await database.closeAfterWaitingWrites() }
     }
 
-    /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection pool, and migrates.
+    /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection
+    /// pool, and creates or migrates the schema as `migrations` says.
     ///
     /// - Parameter schema: a schema to keep Signet's tables in (created if missing), so one
     ///   database can hold several deployments; default the database's search path.

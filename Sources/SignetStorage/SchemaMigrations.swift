@@ -139,40 +139,27 @@ enum SchemaMigrations {
         ],
     ]
 
-    /// Migrates as `policy` says: all the way (``SQLStore/MigrationPolicy/upgrade``), or only a
-    /// store that has no schema yet, refusing one that is behind
-    /// (``SQLStore/MigrationPolicy/refuseOlder``), or not at all for a store that has a schema
-    /// (``SQLStore/MigrationPolicy/asItIs``).
-    static func run(on database: any SQLDatabase, lock: Bool, policy: SQLStore.MigrationPolicy) async throws {
-        if policy != .upgrade {
-            let applied: Int
-            do {
-                let tables = try await database.raw("SELECT count(*) AS n FROM signet_schema_migrations").all()
-                applied = tables.isEmpty ? 0 : try tables[0].decode(column: "n", as: Int.self)
-            } catch {
-                // No such table: a new store, which gets the whole schema.
-                return try await run(on: database, lock: lock)
-            }
-            if applied == 0 { return try await run(on: database, lock: lock) }
-            if policy == .refuseOlder, applied < all.count {
-                throw SignetError(
-                    .invalidConfiguration,
-                    "the store is at schema version \(applied) and this build needs version \(all.count): stop the server that uses it, then start this build's `signet serve` once to upgrade it (docs/operations.md)")
-            }
-            return
-        }
-        try await run(on: database, lock: lock)
-    }
-
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).
     /// `version`: migrate only that far (tests of an upgrade start from an older schema).
-    static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count) async throws {
+    /// `policy`: a store with a schema is brought up to date only with ``SQLStore/MigrationPolicy/upgrade``;
+    /// ``SQLStore/MigrationPolicy/refuseOlder`` refuses one whose version is not this build's, and
+    /// ``SQLStore/MigrationPolicy/asItIs`` leaves it as it is. Decided with the lock held, from the
+    /// versions recorded, so a store another process is creating meanwhile is seen as it is.
+    static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count, policy: SQLStore.MigrationPolicy = .upgrade) async throws {
         do {
             // Session-level lock, released when the dedicated migration connection closes.
             if lock { try await database.raw("SELECT pg_advisory_lock(7212031)").run() }
             try await database.raw("CREATE TABLE IF NOT EXISTS signet_schema_migrations (version BIGINT PRIMARY KEY)").run()
             let applied = try await database.raw("SELECT version FROM signet_schema_migrations").all()
                 .map { try $0.decode(column: "version", as: Int64.self) }
+            if let current = applied.max().map(Int.init), policy != .upgrade {
+                guard policy == .refuseOlder, current != all.count else { return }
+                throw SignetError(
+                    .invalidConfiguration,
+                    current < all.count
+                        ? "the store is at schema version \(current) and this build needs version \(all.count): stop the server that uses it, then start this build's `signet serve` once to upgrade it (docs/operations.md)"
+                        : "the store is at schema version \(current), newer than this build's \(all.count): use the build that upgraded it")
+            }
             // Each migration and its version row commit together (both databases have transactional DDL).
             for (index, statements) in all.prefix(version).enumerated() where !applied.contains(Int64(index + 1)) {
                 try await database.raw("BEGIN").run()

@@ -12,6 +12,10 @@ struct Backup: AsyncParsableCommand {
     func run() async throws {
         let target = URL(fileURLWithPath: to).standardizedFileURL.path
         let location = try await store.location()
+        // A mistyped --data-dir must not back up a store made for the occasion.
+        if !location.databaseLocation.hasPrefix("postgres"), !FileManager.default.fileExists(atPath: location.databaseLocation) {
+            throw ValidationError("there is no store at \(location.databaseLocation)")
+        }
         // A store of any version is copied as it is: a backup never migrates the store it copies.
         let opened = try await location.openStore(migrations: .asItIs)
         do { try await opened.backup(to: target) } catch {

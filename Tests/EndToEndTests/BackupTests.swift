@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Backup and restore of the SQLite store")
 struct BackupTests {
-    @Test("against a store an older build made, administrative commands refuse to run (only serve upgrades it), and a backup copies it as it is")
+    @Test("against a store an older build made, an administrative command refuses to run and leaves it as it is, and a backup copies it as it is; a backup of a missing store is refused")
     func olderStoreIsNotMigratedByCommands() async throws {
         let data = try SignetCommand.dataFolder()
         let path = data + "/signet.sqlite"
@@ -22,6 +22,14 @@ struct BackupTests {
         #expect(backup.status == 0, "\(backup.all)")
         #expect(try await SchemaMigrationFixture.version(at: path) == 9)
         #expect(try await SchemaMigrationFixture.version(at: backupFile) == 9)
+
+        // A mistyped data folder: no store is made for the occasion and backed up.
+        let empty = try SignetCommand.dataFolder()
+        let none = try SignetCommand.run(["backup", "--to", empty + "/backup.sqlite", "--data-dir", empty])
+        #expect(none.status != 0)
+        #expect(none.all.contains("no store"), "\(none.all)")
+        #expect(!FileManager.default.fileExists(atPath: empty + "/signet.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: empty + "/backup.sqlite"))
     }
 
     static let redirect = "com.example.app:/cb"

@@ -137,7 +137,7 @@ struct SchemaUpgradeTests {
         }
     }
 
-    @Test("opened to refuse an older schema, a store at version 9 is refused and left at 9; opened as it is, it is left at 9; a new store gets the whole schema either way")
+    @Test("opened to refuse another schema version, a store at version 9 (or a newer one) is refused and left as it is; opened as it is, it is left at 9; a new store gets the whole schema either way")
     func migrationPolicies() async throws {
         try await withTemporarySQLitePath("policy") { path in
             let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
@@ -157,6 +157,13 @@ struct SchemaUpgradeTests {
             try await SQLStore.sqlite(path: path, migrations: .upgrade).close()
             #expect(try await version(path) == SchemaMigrations.all.count)
             try await SQLStore.sqlite(path: path, migrations: .refuseOlder).close()
+
+            // A store a newer build upgraded is refused too.
+            let newer = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+            try await newer.migrationSession.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: SchemaMigrations.all.count + 1))").run()
+            newer.close()
+            let refusal = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .refuseOlder) }
+            #expect(refusal?.reason.contains("newer than this build's") == true)
         }
         for policy in [SQLStore.MigrationPolicy.refuseOlder, .asItIs] {
             try await withTemporarySQLitePath("policy-new") { path in
