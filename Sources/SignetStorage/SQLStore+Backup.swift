@@ -1,10 +1,5 @@
 // A consistent copy of an SQLite store while the server runs, and putting one back.
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SQLKit
 import SignetCore
 import SignetServer
@@ -28,14 +23,9 @@ extension SQLStore {
 
     /// Flushes a file or a folder (its entries) to disk.
     private static func sync(_ path: String) throws {
-        #if canImport(Glibc)
-        let descriptor = Glibc.open(path.isEmpty ? "." : path, O_RDONLY)
-        #else
-        let descriptor = Darwin.open(path.isEmpty ? "." : path, O_RDONLY)
-        #endif
-        guard descriptor >= 0 else { throw SignetError(.storageFailure, "cannot open \(path) to flush it (errno \(errno))") }
-        defer { _ = Foundation.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw SignetError(.storageFailure, "cannot flush \(path) to disk (errno \(errno))") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw SignetError(.storageFailure, "cannot open \(path) to flush it") }
+        defer { try? handle.close() }
+        do { try handle.synchronize() } catch { throw SignetError(.storageFailure, "cannot flush \(path) to disk: \(error)") }
     }
 
     /// Checks that `path` is a Signet SQLite store this build can open (migrating it if it is
@@ -47,8 +37,10 @@ extension SQLStore {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
         let staging = destination + ".restoring"
-        // An interrupted restore's log would be replayed onto this copy: remove all of it.
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+        /// The staged copy with its log and shared memory. An interrupted restore's log would be
+        /// replayed onto a new copy, so it goes first too.
+        func removeStaging() { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) } }
+        removeStaging()
         do {
             try FileManager.default.copyItem(atPath: path, toPath: staging)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
@@ -77,12 +69,12 @@ extension SQLStore {
             // On disk before it is in place, and its new name on disk before the restore says done.
             try Self.sync(staging)
             guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }
-            try Self.sync((destination as NSString).deletingLastPathComponent)
+            try Self.sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
         } catch let error as SignetError {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            removeStaging()
             throw error
         } catch {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            removeStaging()
             throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \(String(reflecting: error))")
         }
     }

@@ -41,11 +41,11 @@ public final class SQLStore: Sendable {
     public enum MigrationPolicy: Sendable {
         /// Brings the schema up to this build's version (`signet serve`, `signet restore`).
         case upgrade
-        /// Creates the schema of a new store, and refuses one whose schema is older than this
-        /// build's, which only `signet serve` upgrades: a command run against a store that an
-        /// older server still uses must not migrate it under that server (the administrative
-        /// commands).
-        case refuseOlder
+        /// Creates the schema of a new store, and refuses one whose schema version is not this
+        /// build's: an older one only `signet serve` upgrades (a command run against a store that
+        /// an older server still uses must not migrate it under that server), and a newer one is
+        /// not this build's to write (the administrative commands).
+        case requireCurrent
         /// Creates the schema of a new store and leaves any other as it is (`signet backup`, which
         /// copies a store of any version).
         case asItIs
@@ -119,11 +119,15 @@ public final class SQLStore: Sendable {
     public static func open(
         _ location: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            return try await postgres(url: location, migrations: migrations, logger: logger)
-        }
-        let path = location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
+        guard let path = sqlitePath(of: location) else { return try await postgres(url: location, migrations: migrations, logger: logger) }
         return try await sqlite(path: path, synchronous: synchronous, migrations: migrations, logger: logger)
+    }
+
+    /// The SQLite file a `--database` value names (a path, or `sqlite://` and a path); `nil` for a
+    /// `postgres://` or `postgresql://` URL.
+    public static func sqlitePath(of location: String) -> String? {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") { return nil }
+        return location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
     }
 
     /// Closes the connections.

@@ -142,7 +142,7 @@ enum SchemaMigrations {
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).
     /// `version`: migrate only that far (tests of an upgrade start from an older schema).
     /// `policy`: a store with a schema is brought up to date only with ``SQLStore/MigrationPolicy/upgrade``;
-    /// ``SQLStore/MigrationPolicy/refuseOlder`` refuses one whose version is not this build's, and
+    /// ``SQLStore/MigrationPolicy/requireCurrent`` refuses one whose version is not this build's, and
     /// ``SQLStore/MigrationPolicy/asItIs`` leaves it as it is. Decided with the lock held, from the
     /// versions recorded, so a store another process is creating meanwhile is seen as it is.
     static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count, policy: SQLStore.MigrationPolicy = .upgrade) async throws {
@@ -153,7 +153,7 @@ enum SchemaMigrations {
             let applied = try await database.raw("SELECT version FROM signet_schema_migrations").all()
                 .map { try $0.decode(column: "version", as: Int64.self) }
             if let current = applied.max().map(Int.init), policy != .upgrade {
-                guard policy == .refuseOlder, current != all.count else { return }
+                guard policy == .requireCurrent, current != all.count else { return }
                 throw SignetError(
                     .invalidConfiguration,
                     current < all.count

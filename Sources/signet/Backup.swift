@@ -13,8 +13,8 @@ struct Backup: AsyncParsableCommand {
         let target = URL(fileURLWithPath: to).standardizedFileURL.path
         let location = try await store.location()
         // A mistyped --data-dir must not back up a store made for the occasion.
-        if !location.databaseLocation.hasPrefix("postgres"), !FileManager.default.fileExists(atPath: location.databaseLocation) {
-            throw ValidationError("there is no store at \(location.databaseLocation)")
+        if let path = SQLStore.sqlitePath(of: location.databaseLocation), !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("there is no store at \(path)")
         }
         // A store of any version is copied as it is: a backup never migrates the store it copies.
         let opened = try await location.openStore(migrations: .asItIs)
@@ -35,9 +35,9 @@ struct Restore: AsyncParsableCommand {
 
     func run() async throws {
         let location = try await store.location()
-        guard !location.databaseLocation.hasPrefix("postgres") else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
+        guard let destination = SQLStore.sqlitePath(of: location.databaseLocation) else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
         try FileManager.default.createDirectory(at: location.dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: location.databaseLocation)
+        try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: destination)
         print("Restored \(from) as \(location.databaseDescription).")
     }
 }

@@ -43,7 +43,7 @@ struct StoreOptions: ParsableArguments {
     /// Runs `body` with the store open, closing it afterwards. An administrative command: it
     /// creates a new store's schema but refuses an older one, which only `signet serve` upgrades.
     func withStore<T>(_ body: (SQLStore) async throws -> T) async throws -> T {
-        let store = try await location().openStore(migrations: .refuseOlder)
+        let store = try await location().openStore(migrations: .requireCurrent)
         do {
             let result = try await body(store)
             try? await store.close()
@@ -67,7 +67,7 @@ struct StoreLocation: Sendable {
         synchronous = SQLStore.Synchronous(rawValue: (settings.string(.sqliteSynchronous) ?? "full").lowercased())
         dataURL = URL(fileURLWithPath: settings.string(.dataDirectory) ?? ".signet")
         var location = settings.string(.database) ?? dataURL.appendingPathComponent("signet.sqlite").path
-        if let password = settings.string(.databasePassword), location.hasPrefix("postgres"), var components = URLComponents(string: location),
+        if let password = settings.string(.databasePassword), SQLStore.sqlitePath(of: location) == nil, var components = URLComponents(string: location),
             components.password == nil
         {
             components.password = password
@@ -78,7 +78,7 @@ struct StoreLocation: Sendable {
 
     /// A description of the database for people, without any password.
     var databaseDescription: String {
-        guard databaseLocation.hasPrefix("postgres") else { return "SQLite \(databaseLocation)" }
+        if let path = SQLStore.sqlitePath(of: databaseLocation) { return "SQLite \(path)" }
         // A URL that does not parse is never echoed: it may hold a password.
         guard var components = URLComponents(string: databaseLocation) else { return "PostgreSQL <a URL that does not parse>" }
         if components.password != nil { components.password = "****" }

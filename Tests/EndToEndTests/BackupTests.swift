@@ -22,6 +22,9 @@ struct BackupTests {
         #expect(backup.status == 0, "\(backup.all)")
         #expect(try await SchemaMigrationFixture.version(at: path) == 9)
         #expect(try await SchemaMigrationFixture.version(at: backupFile) == 9)
+        // The store named as an `sqlite://` location is the same file.
+        let named = try SignetCommand.run(["backup", "--to", data + "/named.sqlite", "--database", "sqlite://" + path, "--data-dir", data])
+        #expect(named.status == 0, "\(named.all)")
 
         // A mistyped data folder: no store is made for the occasion and backed up.
         let empty = try SignetCommand.dataFolder()

@@ -11,15 +11,7 @@ import Testing
 @Suite("SQLite: one flush per answer, no transactions on shared connections")
 struct SQLiteDurabilityTests {
     private func withStore(_ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
-        try await withTemporarySQLitePath("durability") { path in
-            let store = try await SQLStore.sqlite(path: path)
-            let database = try #require(store.database as? InlineSQLiteDatabase)
-            do { try await body(store, database, path) } catch {
-                try? await store.close()
-                throw error
-            }
-            try await store.close()
-        }
+        try await withTemporarySQLiteStore("durability", body)
     }
 
     private func client(_ id: String) -> ClientRecord {
@@ -197,6 +189,28 @@ struct SQLiteDurabilityTests {
             let logSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
             #expect(logSize < 16 << 20, "the log grew to \(logSize) bytes")
         }
+    }
+
+    @Test("the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them)")
+    func completeCopyOrRefusal() async throws {
+        try await withStore { store, database, path in
+            try await store.insertClient(client("before-the-reader"))
+            let reader = try SQLiteConnectionHandle(path: path, settings: [])
+            _ = try reader.run("BEGIN", binds: [], mayOpenTransaction: true)
+            _ = try reader.run("SELECT count(*) FROM signet_clients", binds: [], mayOpenTransaction: true)
+            try await store.insertClient(client("after-the-reader"))
+            #expect(throws: SQLiteFailure.self) { try database.copyLogIntoDatabaseCompletely() }
+            #expect(try logSize(path) > 0)
+            _ = try reader.run("ROLLBACK", binds: [], mayOpenTransaction: true)
+            reader.close()
+            try database.copyLogIntoDatabaseCompletely()
+            #expect(try logSize(path) == 0)
+            #expect(try await store.client(id: "after-the-reader") != nil)
+        }
+    }
+
+    private func logSize(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
     }
 
     @Test("a file that cannot be put in WAL mode or is no database is refused with a storage failure")

@@ -12,27 +12,19 @@ import Testing
 struct SQLitePreparedStatementTests {
     @Test("after a schema change, look-ups by a new key each time are prepared again once, not at every call")
     func notPreparedAgainPerCall() async throws {
-        try await withTemporarySQLitePath("reprepare") { path in
-            let store = try await SQLStore.sqlite(path: path)
-            do {
-                let database = try #require(store.database as? InlineSQLiteDatabase)
-                func lookUps(_ round: Int) async throws {
-                    _ = try await store.codeWithGrant(hash: "code-\(round)")
-                    _ = try await store.refreshTokenWithGrant(hash: "token-\(round)")
-                    _ = try await store.authenticators(instanceID: "instance-\(round)")
-                }
-                try await lookUps(0)
-                try await database.raw("CREATE TABLE schema_change (id INTEGER PRIMARY KEY)").run()
-                let before = database.repreparations
-                for round in 1...20 { try await lookUps(round) }
-                // At most once per statement and connection (a writer and two readers), not once per call.
-                let again = database.repreparations - before
-                #expect(again <= 3 * 3, "prepared again \(again) times in 60 calls")
-            } catch {
-                try? await store.close()
-                throw error
+        try await withTemporarySQLiteStore("reprepare") { store, database, _ in
+            func lookUps(_ round: Int) async throws {
+                _ = try await store.codeWithGrant(hash: "code-\(round)")
+                _ = try await store.refreshTokenWithGrant(hash: "token-\(round)")
+                _ = try await store.authenticators(instanceID: "instance-\(round)")
             }
-            try await store.close()
+            try await lookUps(0)
+            try await database.raw("CREATE TABLE schema_change (id INTEGER PRIMARY KEY)").run()
+            let before = database.repreparations
+            for round in 1...20 { try await lookUps(round) }
+            // At most once per statement and connection (a writer and two readers), not once per call.
+            let again = database.repreparations - before
+            #expect(again <= 3 * 3, "prepared again \(again) times in 60 calls")
         }
     }
 }

@@ -144,7 +144,7 @@ struct SchemaUpgradeTests {
             try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
             old.close()
 
-            let error = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .refuseOlder) }
+            let error = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .requireCurrent) }
             #expect(error?.reason.contains("schema version 9") == true)
             #expect(error?.reason.contains("signet serve") == true)
             #expect(try await version(path) == 9)
@@ -156,16 +156,16 @@ struct SchemaUpgradeTests {
 
             try await SQLStore.sqlite(path: path, migrations: .upgrade).close()
             #expect(try await version(path) == SchemaMigrations.all.count)
-            try await SQLStore.sqlite(path: path, migrations: .refuseOlder).close()
+            try await SQLStore.sqlite(path: path, migrations: .requireCurrent).close()
 
             // A store a newer build upgraded is refused too.
             let newer = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
             try await newer.migrationSession.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: SchemaMigrations.all.count + 1))").run()
             newer.close()
-            let refusal = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .refuseOlder) }
+            let refusal = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .requireCurrent) }
             #expect(refusal?.reason.contains("newer than this build's") == true)
         }
-        for policy in [SQLStore.MigrationPolicy.refuseOlder, .asItIs] {
+        for policy in [SQLStore.MigrationPolicy.requireCurrent, .asItIs] {
             try await withTemporarySQLitePath("policy-new") { path in
                 try await SQLStore.sqlite(path: path, migrations: policy).close()
                 #expect(try await version(path) == SchemaMigrations.all.count)
