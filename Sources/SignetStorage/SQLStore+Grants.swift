@@ -100,13 +100,15 @@ extension SQLStore: GrantStore {
     }
 
     public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
-        switch try await redeemOnce(AuthorizationCodeRecord.self, table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", at: date) {
-        case .redeemed(var code):
-            code.redeemedAt = date
-            return .redeemed(code)
-        case .alreadyUsed(let grantID): return .alreadyUsed(grantID: grantID)
-        case .unknown: return .unknown
-        }
+        try await spendCode(hash: hash, at: date, returningGrant: nil).redemption
+    }
+
+    public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        try await spendCode(hash: hash, at: date, returningGrant: Self.returningCodeWithGrant)
+    }
+
+    private func spendCode(hash: String, at date: Date, returningGrant: String?) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        try await redeemOnce(table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date, returningGrant: returningGrant)
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
@@ -131,13 +133,15 @@ extension SQLStore: GrantStore {
     }
 
     public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
-        switch try await redeemOnce(RefreshTokenRecord.self, table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", at: date) {
-        case .redeemed(var token):
-            token.usedAt = date
-            return .redeemed(token)
-        case .alreadyUsed(let grantID): return .alreadyUsed(grantID: grantID)
-        case .unknown: return .unknown
-        }
+        try await spendRefreshToken(hash: hash, at: date, returningGrant: nil).redemption
+    }
+
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        try await spendRefreshToken(hash: hash, at: date, returningGrant: Self.returningRefreshTokenWithGrant)
+    }
+
+    private func spendRefreshToken(hash: String, at date: Date, returningGrant: String?) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        try await redeemOnce(table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", usedAt: \.usedAt, at: date, returningGrant: returningGrant)
     }
 
     /// A single-use row (a code or a refresh token), when it was used, and, while it is unused,
@@ -170,18 +174,36 @@ extension SQLStore: GrantStore {
     private static let selectCodeWithGrant = selectWithGrant(table: "signet_codes", keyColumn: "code_hash", usedColumn: "redeemed_at")
     private static let selectRefreshTokenWithGrant = selectWithGrant(table: "signet_refresh_tokens", keyColumn: "token_hash", usedColumn: "used_at")
 
-    /// Marks a single-use row used in one statement, so exactly one concurrent caller wins;
-    /// tells the others whether it was a replay (and of which grant) or never existed.
+    /// Marks a single-use row used (at `date`, in the row and in the record returned) in one
+    /// statement, so exactly one concurrent caller wins;
+    /// tells the others whether it was a replay (and of which grant) or never existed. With
+    /// `returningGrant` (``returningWithGrant(table:)``), the same statement returns the winner's
+    /// grant as it stands at the spend: one statement fewer than reading it after.
     private func redeemOnce<Record: Decodable & Sendable & Equatable>(
-        _ type: Record.Type, table: String, key: (column: String, value: String), usedColumn: String, at date: Date
-    ) async throws -> Redemption<Record> {
+        table: String, key: (column: String, value: String), usedColumn: String, usedAt: WritableKeyPath<Record, Date?>, at date: Date,
+        returningGrant: String?
+    ) async throws -> (redemption: Redemption<Record>, grant: GrantRecord?) {
+        let returning = returningGrant ?? "data"
         let won = try await database.raw(
-            "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING data"
+            "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING \(unsafeRaw: returning)"
         ).first()
-        if let record = try Self.record(Record.self, from: won) { return .redeemed(record) }
-        guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
-            return .unknown
+        if var record = try Self.record(Record.self, from: won) {
+            record[keyPath: usedAt] = date
+            return (.redeemed(record), returningGrant != nil ? try Self.grant(from: won) : nil)
         }
-        return .alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self))
+        guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
+            return (.unknown, nil)
+        }
+        return (.alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self)), nil)
     }
+
+    /// The `RETURNING` list of a spend that reads its row's grant too, in the columns
+    /// ``grant(from:)`` reads (made once per table).
+    private static func returningWithGrant(table: String) -> String {
+        let grant = "FROM signet_grants g WHERE g.id = \(table).grant_id"
+        return "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id"
+    }
+
+    private static let returningCodeWithGrant = returningWithGrant(table: "signet_codes")
+    private static let returningRefreshTokenWithGrant = returningWithGrant(table: "signet_refresh_tokens")
 }

@@ -292,6 +292,62 @@ struct StoreContractTests {
         }
     }
 
+    @Test("spending a code or refresh token with its grant gives the winner the grant as it stands at the spend (revoked, bound to a device, gone), and losers none", arguments: StoreBackend.available)
+    func spendsWithGrant(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertGrant(grant("g6"))
+            try await store.insertCode(code("h6", grantID: "g6"))
+            try await store.insertCode(code("h7", grantID: "g6"))
+            try await store.insertCode(code("orphan6", grantID: "no-such-grant"))
+            for hash in ["r6", "r7"] {
+                try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: hash, grantID: "g6", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            }
+
+            let first = try await store.redeemCodeWithGrant(hash: "h6", at: now)
+            guard case .redeemed(let redeemed) = first.redemption else {
+                Issue.record("the first spend should win")
+                return
+            }
+            #expect(redeemed.redeemedAt == now && redeemed.nonce == "n")
+            #expect(first.grant == (try await store.grant(id: "g6")))
+            #expect(first.grant?.revokedAt == nil && first.grant?.deviceID == nil)
+            let again = try await store.redeemCodeWithGrant(hash: "h6", at: now)
+            #expect(again.redemption == .alreadyUsed(grantID: "g6") && again.grant == nil)
+            let unknown = try await store.redeemCodeWithGrant(hash: "nope", at: now)
+            #expect(unknown.redemption == .unknown && unknown.grant == nil)
+            let orphan = try await store.redeemCodeWithGrant(hash: "orphan6", at: now)
+            guard case .redeemed = orphan.redemption else {
+                Issue.record("a code whose grant is gone is still spent")
+                return
+            }
+            #expect(orphan.grant == nil)
+
+            // A refresh token spent: its grant, then a device binding made before the next spend shows.
+            let token = try await store.useRefreshTokenWithGrant(hash: "r6", at: now)
+            guard case .redeemed(let used) = token.redemption else {
+                Issue.record("the first use should win")
+                return
+            }
+            #expect(used.usedAt == now)
+            #expect(token.grant == (try await store.grant(id: "g6")))
+            #expect(try await store.bindGrant(id: "g6", toDevice: "device-6", replacing: nil))
+            let bound = try await store.useRefreshTokenWithGrant(hash: "r7", at: now)
+            #expect(bound.grant?.deviceID == "device-6")
+            #expect(bound.grant == (try await store.grant(id: "g6")))
+            let reused = try await store.useRefreshTokenWithGrant(hash: "r6", at: now)
+            #expect(reused.redemption == .alreadyUsed(grantID: "g6") && reused.grant == nil)
+
+            // A revocation made before the spend is in the grant the winner gets.
+            try await store.revokeGrant(id: "g6", at: now)
+            let late = try await store.redeemCodeWithGrant(hash: "h7", at: now.addingTimeInterval(1))
+            guard case .redeemed = late.redemption else {
+                Issue.record("an unspent code of a revoked grant is still spent once")
+                return
+            }
+            #expect(late.grant?.revokedAt == now)
+        }
+    }
+
     @Test("signing keys behave alike in every store: duplicates ignored, unknown updates refused", arguments: StoreBackend.available)
     func signingKeyParity(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

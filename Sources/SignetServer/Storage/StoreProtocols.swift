@@ -79,6 +79,10 @@ public protocol GrantStore: Sendable {
     func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)?
     /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`.
     func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord>
+    /// ``redeemCode(hash:at:)``, and for the winner the code's grant as it stands once the code is
+    /// spent (`nil` when there is none), so a revocation made before the spend is seen; as
+    /// ``redeemCode(hash:at:)`` then ``grant(id:)``, which the default does.
+    func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?)
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
@@ -87,6 +91,9 @@ public protocol GrantStore: Sendable {
     func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)?
     /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`.
     func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord>
+    /// ``useRefreshToken(hash:at:)``, and for the winner the token's grant as it stands once the
+    /// token is spent; as ``useRefreshToken(hash:at:)`` then ``grant(id:)``, which the default does.
+    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?)
 }
 
 extension GrantStore {
@@ -98,6 +105,18 @@ extension GrantStore {
     public func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)? {
         guard let token = try await refreshToken(hash: hash) else { return nil }
         return (token, token.usedAt == nil ? try await grant(id: token.grantID) : nil)
+    }
+
+    public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        let redemption = try await redeemCode(hash: hash, at: date)
+        guard case .redeemed(let code) = redemption else { return (redemption, nil) }
+        return (redemption, try await grant(id: code.grantID))
+    }
+
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        let redemption = try await useRefreshToken(hash: hash, at: date)
+        guard case .redeemed(let token) = redemption else { return (redemption, nil) }
+        return (redemption, try await grant(id: token.grantID))
     }
 }
 

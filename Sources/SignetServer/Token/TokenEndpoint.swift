@@ -89,7 +89,8 @@ struct TokenEndpoint: Sendable {
             }
         }
         let record: AuthorizationCodeRecord
-        switch try await provider.store.redeemCode(hash: hash, at: now) {
+        let spent = try await provider.store.redeemCodeWithGrant(hash: hash, at: now)
+        switch spent.redemption {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the code is invalid")
         case .alreadyUsed(let grantID):
@@ -102,9 +103,10 @@ struct TokenEndpoint: Sendable {
         case .redeemed(let redeemed):
             record = redeemed
         }
-        // A replay racing this redemption revokes the grant after we won; this request still
-        // answers (exactly one success), and the tokens it issues are born revoked.
-        guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now else {
+        // The grant as it stood when the code was spent: one revoked before is refused. A replay
+        // racing this redemption revokes the grant after we won; this request still answers
+        // (exactly one success), and the tokens it issues are born revoked.
+        guard let grant = spent.grant, (grant.revokedAt ?? .distantFuture) >= now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
         try requireMinimumAssurance(grant, client: client)
@@ -141,12 +143,16 @@ struct TokenEndpoint: Sendable {
             }
         }
         let record: RefreshTokenRecord
+        let spentGrant: GrantRecord?
         if !client.rotatesRefreshTokens {
             // Revoking a grant spends its refresh tokens, so an unspent one is still live.
             guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
             record = stored
+            spentGrant = try await provider.store.grant(id: record.grantID)
         } else {
-            switch try await provider.store.useRefreshToken(hash: hash, at: now) {
+            let spent = try await provider.store.useRefreshTokenWithGrant(hash: hash, at: now)
+            spentGrant = spent.grant
+            switch spent.redemption {
             case .unknown:
                 throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
             case .alreadyUsed(let grantID):
@@ -165,8 +171,9 @@ struct TokenEndpoint: Sendable {
         }
         guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
-        // As with codes: a reuse racing this rotation may revoke the family after we won.
-        guard let grant = try await provider.store.grant(id: record.grantID), (grant.revokedAt ?? .distantFuture) >= now, grant.expiresAt > now else {
+        // As with codes: the grant as it stood at the spend; a reuse racing this rotation may
+        // revoke the family after we won.
+        guard let grant = spentGrant, (grant.revokedAt ?? .distantFuture) >= now, grant.expiresAt > now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
