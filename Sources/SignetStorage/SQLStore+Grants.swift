@@ -58,10 +58,12 @@ extension SQLStore: GrantStore {
         return grant
     }
 
-    public func revokeGrant(id: String, at date: Date) async throws {
+    @discardableResult
+    public func revokeGrant(id: String, at date: Date) async throws -> Bool {
         let now = Self.millis(date)
-        try await database.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE id = \(bind: id)").run()
+        let revoked = try await database.raw("UPDATE signet_grants SET revoked_at = \(bind: now) WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id").first()
         try await database.raw("UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE grant_id = \(bind: id) AND used_at IS NULL").run()
+        return revoked != nil
     }
 
     public func revokeGrants(userID: String, at date: Date) async throws -> Int {

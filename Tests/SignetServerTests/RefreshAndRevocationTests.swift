@@ -32,6 +32,27 @@ struct RefreshAndRevocationTests {
         }
     }
 
+    @Test("a reused refresh token revokes its family even when its grant cannot be read (an invalid_grant answer, not a server error)")
+    func reuseWithUnreadableGrant() async throws {
+        let store = GatedStore()
+        try await withTestProvider(store: store) { provider in
+            let fixture = try await Fixture.make(provider)
+            let first = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            let rotated = try await refresh(fixture, first.refreshToken!).decode(TokenResponse.self)
+
+            store.failGrantReads.set(true)
+            let reuse = try await refresh(fixture, first.refreshToken!)
+            #expect(reuse.status == 400)
+            #expect(reuse.oauthError == "invalid_grant")
+            store.failGrantReads.set(false)
+            // The family was revoked all the same: the rotated token is spent and its grant revoked.
+            #expect(try await refresh(fixture, rotated.refreshToken!).oauthError == "invalid_grant")
+            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
+            #expect(userInfo.status == 401)
+            #expect(try await store.base.revokeGrants(userID: fixture.user.id, at: provider.clock.now) == 0, "no grant of the user is left live")
+        }
+    }
+
     @Test("50 concurrent refreshes with one refresh token yield exactly one success")
     func concurrentRefresh() async throws {
         try await withTestProvider { provider in

@@ -176,7 +176,9 @@ struct StoreContractTests {
                 return
             }
             #expect(try await store.useRefreshToken(hash: "r1", at: now) == .alreadyUsed(grantID: "g1"))
-            try await store.revokeGrant(id: "g1", at: now)
+            #expect(try await store.revokeGrant(id: "g1", at: now), "a live grant is revoked now")
+            #expect(try await store.revokeGrant(id: "g1", at: now.addingTimeInterval(5)) == false, "revoking again changes nothing")
+            #expect(try await store.revokeGrant(id: "no-such-grant", at: now) == false)
             #expect(try await store.grant(id: "g1")?.revokedAt == now)
             #expect(try await store.refreshToken(hash: "r2")?.usedAt != nil)
             #expect(try await store.useRefreshToken(hash: "r2", at: now) == .alreadyUsed(grantID: "g1"))

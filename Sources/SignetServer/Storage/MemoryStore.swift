@@ -95,11 +95,14 @@ public actor MemoryStore: SignetStore {
         for id in live { revokeGrant(id: id, at: date) }
         return live.count
     }
-    public func revokeGrant(id: String, at date: Date) {
-        if grants[id]?.revokedAt == nil { grants[id]?.revokedAt = date }
+    @discardableResult
+    public func revokeGrant(id: String, at date: Date) -> Bool {
+        let live = grants[id] != nil && grants[id]?.revokedAt == nil
+        if live { grants[id]?.revokedAt = date }
         for (hash, token) in refreshTokens where token.grantID == id && token.usedAt == nil {
             refreshTokens[hash]?.usedAt = date
         }
+        return live
     }
 
     public func insertCode(_ code: AuthorizationCodeRecord) { codes[code.codeHash] = code }

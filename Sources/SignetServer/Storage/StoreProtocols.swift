@@ -64,8 +64,10 @@ public protocol GrantStore: Sendable {
     /// Does not bind the answer to the disk (``WriteBinding``): a grant is used through a code or token.
     func insertGrant(_ grant: GrantRecord) async throws
     func grant(id: String) async throws -> GrantRecord?
-    /// Marks the grant and every refresh token of it revoked.
-    func revokeGrant(id: String, at: Date) async throws
+    /// Marks the grant and every refresh token of it revoked; `true` when the grant was live
+    /// until now (revoking again, or an unknown id, changes nothing).
+    @discardableResult
+    func revokeGrant(id: String, at: Date) async throws -> Bool
     /// Revokes every grant of a user and their refresh tokens; returns how many grants were live.
     func revokeGrants(userID: String, at: Date) async throws -> Int
 

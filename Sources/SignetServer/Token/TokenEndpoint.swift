@@ -156,12 +156,11 @@ struct TokenEndpoint: Sendable {
             case .unknown:
                 throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
             case .alreadyUsed(let grantID):
-                // Tokens of a revoked grant are spent too; only a live family's reuse by its own client is an alarm.
-                guard let grant = try await provider.store.grant(id: grantID), grant.clientID == client.id else {
-                    throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
-                }
-                if grant.revokedAt == nil {
-                    try await provider.store.revokeGrant(id: grantID, at: now)
+                // Only its own client's reuse counts. The token names its client, so its grant is
+                // not read: a grant that cannot be read is revoked all the same. Tokens of a revoked
+                // grant are spent too; only a live family's reuse is an alarm.
+                guard let stored, stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid") }
+                if try await provider.store.revokeGrant(id: grantID, at: now) {
                     provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
                 }
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")

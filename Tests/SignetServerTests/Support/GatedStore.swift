@@ -68,13 +68,15 @@ final class TestSwitch: Sendable {
     func set(_ on: Bool) { state.withLock { $0 = on } }
 }
 
-/// A ``MemoryStore`` whose login writes pass through a ``LoginWriteGate``, and whose device
-/// inserts can be made to fail (a database that goes away mid-activation).
+/// A ``MemoryStore`` whose login writes pass through a ``LoginWriteGate``, whose device
+/// inserts can be made to fail (a database that goes away mid-activation), and whose grants can
+/// be made unreadable (a row that no longer decodes).
 struct GatedStore: SignetStore {
     let base: any SignetStore = MemoryStore()
     let loginWrites = LoginWriteGate()
     let failDeviceInserts = TestSwitch()
     let failReadiness = TestSwitch()
+    let failGrantReads = TestSwitch()
 
     func client(id: String) async throws -> ClientRecord? {
         return try await base.client(id: id)
@@ -150,10 +152,11 @@ struct GatedStore: SignetStore {
     }
 
     func grant(id: String) async throws -> GrantRecord? {
+        if failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
         return try await base.grant(id: id)
     }
 
-    func revokeGrant(id: String, at: Date) async throws {
+    func revokeGrant(id: String, at: Date) async throws -> Bool {
         try await base.revokeGrant(id: id, at: at)
     }
 
