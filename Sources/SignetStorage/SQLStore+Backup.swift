@@ -33,6 +33,10 @@ extension SQLStore {
     /// running on it). The copy is made next to `destination` and renamed into place.
     public static func restore(from path: String, to destination: String) async throws {
         guard FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "no backup at \(path)") }
+        // One restore into a folder at a time: two would share the staging file below. Checked
+        // again under the lock, so a restore that finished meanwhile is not replaced.
+        let folder = try RestoreLock(folderOf: destination)
+        defer { folder.release() }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
@@ -55,7 +59,7 @@ extension SQLStore {
                 // What the migrations wrote is in the log (a rebuilt audit trail can be hundreds of
                 // megabytes): the file is moved into place without it, so it must hold everything.
                 guard let database = store.database as? InlineSQLiteDatabase else { throw SignetError(.storageFailure, "not an SQLite store") }
-                do { try database.copyLogIntoDatabaseCompletely() } catch {
+                do { try await database.copyLogIntoDatabaseCompletely() } catch {
                     throw SignetError(.storageFailure, "the restored store could not be written out whole (a full disk, or another process using it): \(error)")
                 }
             } catch {
@@ -78,4 +82,24 @@ extension SQLStore {
             throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \(String(reflecting: error))")
         }
     }
+}
+
+/// An exclusive lock on the folder a store is restored into (`flock` on the folder itself), held
+/// until released or the process ends: the kernel lets go of it if a restore is interrupted, so
+/// no stale lock is ever left behind.
+private struct RestoreLock {
+    private let descriptor: Int32
+
+    /// Takes the lock, or throws at once when another restore holds it.
+    init(folderOf destination: String) throws {
+        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SignetError(.invalidConfiguration, "cannot open the folder \(folder) (errno \(errno))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw SignetError(.invalidConfiguration, "another restore into \(folder) is running; wait for it to finish")
+        }
+    }
+
+    func release() { close(descriptor) }
 }

@@ -191,7 +191,7 @@ struct SQLiteDurabilityTests {
         }
     }
 
-    @Test("the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them)")
+    @Test("the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them past the patience); a reader that lets go in time is waited for")
     func completeCopyOrRefusal() async throws {
         try await withStore { store, database, path in
             try await store.insertClient(client("before-the-reader"))
@@ -199,11 +199,14 @@ struct SQLiteDurabilityTests {
             _ = try reader.run("BEGIN", binds: [], mayOpenTransaction: true)
             _ = try reader.run("SELECT count(*) FROM signet_clients", binds: [], mayOpenTransaction: true)
             try await store.insertClient(client("after-the-reader"))
-            #expect(throws: SQLiteFailure.self) { try database.copyLogIntoDatabaseCompletely() }
+            await #expect(throws: SQLiteFailure.self) { try await database.copyLogIntoDatabaseCompletely(patience: .milliseconds(50)) }
             #expect(try logSize(path) > 0)
+            // A reader that lets go while the copy waits for it: the copy is made.
+            let copy = Task { try await database.copyLogIntoDatabaseCompletely() }
+            try await Task.sleep(for: .milliseconds(100))
             _ = try reader.run("ROLLBACK", binds: [], mayOpenTransaction: true)
             reader.close()
-            try database.copyLogIntoDatabaseCompletely()
+            try await copy.value
             #expect(try logSize(path) == 0)
             #expect(try await store.client(id: "after-the-reader") != nil)
         }

@@ -137,6 +137,45 @@ struct SchemaUpgradeTests {
         }
     }
 
+    @Test("of two restores into one folder at once, one puts its backup in place whole and the other is refused; the restored store is one backup, not a mix")
+    func concurrentRestores() async throws {
+        try await withTemporarySQLitePath("restore-first") { first in
+            try await withTemporarySQLitePath("restore-second") { second in
+                try await withTemporarySQLitePath("restore-target") { destination in
+                    for (path, client) in [(first, "first"), (second, "second")] {
+                        let store = try await SQLStore.sqlite(path: path)
+                        for index in 0..<200 {
+                            try await store.insertClient(ClientRecord(id: "\(client)-\(index)", name: client, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date()))
+                        }
+                        try await store.close()
+                    }
+                    let outcomes = await withTaskGroup(of: String?.self) { group in
+                        for source in [first, second] {
+                            group.addTask {
+                                do {
+                                    try await SQLStore.restore(from: source, to: destination)
+                                    return nil
+                                } catch {
+                                    return (error as? SignetError)?.reason ?? "\(error)"
+                                }
+                            }
+                        }
+                        return await group.reduce(into: [String?]()) { $0.append($1) }
+                    }
+                    #expect(outcomes.filter { $0 == nil }.count == 1, "exactly one restore is made: \(outcomes)")
+                    let refusal = try #require(outcomes.compactMap { $0 }.first)
+                    #expect(refusal.contains("another restore") || refusal.contains("exists"))
+                    #expect(!FileManager.default.fileExists(atPath: destination + ".restoring"))
+                    let restored = try await SQLStore.sqlite(path: destination, migrations: .requireCurrent)
+                    let clients = try await restored.listClients()
+                    try await restored.close()
+                    #expect(Set(clients.map(\.name)).count == 1, "one backup's clients, not a mix")
+                    #expect(clients.count == 200)
+                }
+            }
+        }
+    }
+
     @Test("opened to refuse another schema version, a store at version 9 (or a newer one) is refused and left as it is; opened as it is, it is left at 9; a new store gets the whole schema either way")
     func migrationPolicies() async throws {
         try await withTemporarySQLitePath("policy") { path in

@@ -125,10 +125,19 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     /// Copies the whole log into the database file and empties it, so the file alone holds every
-    /// commit (a restore moves the file without its log). Throws when that cannot be done, the
-    /// disk being full, say: the log is then the only copy of what it holds.
-    func copyLogIntoDatabaseCompletely() throws {
-        try writer.connection.withLock { try $0.checkpointCompletely() }
+    /// commit (a restore moves the file without its log). While another connection is in the way
+    /// (a reader on older pages, the flusher's own checkpoint) it tries again for up to `patience`.
+    /// Throws when it cannot be done, the disk being full, say: the log is then the only copy of
+    /// what it holds.
+    func copyLogIntoDatabaseCompletely(patience: Duration = .seconds(5)) async throws {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                return try writer.connection.withLock { try $0.checkpointCompletely() }
+            } catch let failure as SQLiteFailure where failure.isBusy && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
     }
 
     /// A view of this database that runs every statement on the writer, transaction control
