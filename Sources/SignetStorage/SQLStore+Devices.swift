@@ -152,17 +152,25 @@ extension SQLStore: AuditStore {
     }
 
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {
-        try await database.raw("SELECT data FROM signet_audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, seq DESC LIMIT \(bind: limit)").all()
-            .compactMap { try Self.record(AuditEventRecord.self, from: $0) }
+        try await auditEvents(AuditQuery(userID: userID, limit: limit))
     }
 
+    /// Each parameter is cast to its column's type: SQLite plans these listings (an index scan
+    /// ordered by another column) by the values bound to bare parameters, and prepared them again
+    /// at every call once any schema change had made them be prepared again (``withGrant``).
     public func auditEvents(_ query: AuditQuery) async throws -> [AuditEventRecord] {
         var sql = SQLQueryString("SELECT data FROM signet_audit_events WHERE 1 = 1")
-        if let userID = query.userID { sql.appendInterpolation(unsafeRaw: " AND user_id = "); sql.appendInterpolation(bind: userID) }
-        if let clientID = query.clientID { sql.appendInterpolation(unsafeRaw: " AND client_id = "); sql.appendInterpolation(bind: clientID) }
-        if let since = query.since { sql.appendInterpolation(unsafeRaw: " AND at >= "); sql.appendInterpolation(bind: Self.millis(since)) }
-        sql.appendInterpolation(unsafeRaw: " ORDER BY at DESC, seq DESC LIMIT ")
+        func condition(_ text: String, _ value: any Encodable & Sendable, as type: String) {
+            sql.appendInterpolation(unsafeRaw: " AND \(text) CAST(")
+            sql.appendInterpolation(bind: value)
+            sql.appendInterpolation(unsafeRaw: " AS \(type))")
+        }
+        if let userID = query.userID { condition("user_id =", userID, as: "TEXT") }
+        if let clientID = query.clientID { condition("client_id =", clientID, as: "TEXT") }
+        if let since = query.since { condition("at >=", Self.millis(since), as: "BIGINT") }
+        sql.appendInterpolation(unsafeRaw: " ORDER BY at DESC, seq DESC LIMIT CAST(")
         sql.appendInterpolation(bind: query.limit)
+        sql.appendInterpolation(unsafeRaw: " AS BIGINT)")
         return try await database.raw(sql).all().compactMap { try Self.record(AuditEventRecord.self, from: $0) }
     }
 

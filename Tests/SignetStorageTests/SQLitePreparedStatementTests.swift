@@ -29,4 +29,23 @@ struct SQLitePreparedStatementTests {
             #expect(again <= 7 * 3, "prepared again \(again) times in 100 calls")
         }
     }
+
+    @Test("after a schema change, audit listings by a new user, client, time and limit each time are prepared again once, not at every call")
+    func auditListingsNotPreparedAgainPerCall() async throws {
+        try await withTemporarySQLiteStore("reprepare-audit") { store, database, _ in
+            func listings(_ round: Int) async throws {
+                let since = Date(timeIntervalSince1970: 1_800_000_000 + Double(round))
+                _ = try await store.auditEvents(userID: "user-\(round)", limit: round)
+                _ = try await store.auditEvents(AuditQuery(userID: "user-\(round)", limit: round))
+                _ = try await store.auditEvents(AuditQuery(clientID: "client-\(round)", since: since, limit: round))
+                _ = try await store.auditEvents(AuditQuery(since: since, limit: round))
+            }
+            try await listings(1)
+            try await database.raw("CREATE TABLE schema_change (id INTEGER PRIMARY KEY)").run()
+            let before = database.repreparations
+            for round in 2...21 { try await listings(round) }
+            let again = database.repreparations - before
+            #expect(again <= 4 * 3, "prepared again \(again) times in 80 calls")
+        }
+    }
 }
