@@ -43,6 +43,8 @@ public struct AuditTrail: Sendable {
             id: random.token(byteCount: 16), at: clock.now(), kind: kind, userID: userID, clientID: clientID, actor: actor.rawValue, target: target,
             reason: reason.map { String($0.prefix(Self.maximumReasonLength)) })
         try await store.appendAuditEvent(event)
+        // The line's fields are built only when it will be written.
+        guard logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = ["event": .string(kind), "actor": .string(actor.rawValue)]
         if let userID { metadata["sub"] = .string(userID) }
         if let clientID { metadata["client_id"] = .string(clientID) }
