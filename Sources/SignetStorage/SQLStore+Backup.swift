@@ -36,7 +36,7 @@ extension SQLStore {
         // One restore into a folder at a time: two would share the staging file below. Checked
         // again under the lock, so a restore that finished meanwhile is not replaced.
         let folder = try RestoreLock(folderOf: destination)
-        defer { folder.release() }
+        defer { folder?.release() }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
@@ -90,14 +90,18 @@ extension SQLStore {
 private struct RestoreLock {
     private let descriptor: Int32
 
-    /// Takes the lock, or throws at once when another restore holds it.
-    init(folderOf destination: String) throws {
+    /// Takes the lock; throws at once when another restore holds it. `nil` where the folder
+    /// cannot be opened for reading or its file system has no such locks (some network file
+    /// systems): the lock only guards against two restores at once, so the restore goes on.
+    init?(folderOf destination: String) throws {
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SignetError(.invalidConfiguration, "cannot open the folder \(folder) (errno \(errno))") }
+        guard descriptor >= 0 else { return nil }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = errno
             close(descriptor)
-            throw SignetError(.invalidConfiguration, "another restore into \(folder) is running; wait for it to finish")
+            if failure == EWOULDBLOCK { throw SignetError(.invalidConfiguration, "another restore into \(folder) is running; wait for it to finish") }
+            return nil
         }
     }
 

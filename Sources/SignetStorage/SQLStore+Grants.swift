@@ -200,7 +200,10 @@ extension SQLStore: GrantStore {
     }
 
     /// The `RETURNING` list of a spend that reads its row's grant too, in the columns
-    /// ``grant(from:)`` reads (made once per table).
+    /// ``grant(from:)`` reads (made once per table). On PostgreSQL (read committed) the subqueries
+    /// see the database as the statement began: a revocation committed while it runs is missed,
+    /// as one committed just after the spend is, and the tokens then issued are born revoked
+    /// (their refresh and userinfo look at the grant again).
     private static func returningWithGrant(table: String) -> String {
         let grant = "FROM signet_grants g WHERE g.id = \(table).grant_id"
         return "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id"

@@ -53,6 +53,25 @@ struct RefreshAndRevocationTests {
         }
     }
 
+    @Test("a grant revoked before its code is redeemed or its refresh token used gives no tokens, even revoked at the same instant as the request")
+    func revokedAtTheSameInstant() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let authorization = fixture.backendAuthorization
+            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            // The test clock stands still: the revocation and the redemption carry the same time.
+            #expect(try await provider.store.revokeGrants(userID: fixture.user.id, at: provider.clock.now) == 1)
+            let redeemed = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
+            #expect(redeemed.status == 400)
+            #expect(redeemed.oauthError == "invalid_grant")
+
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            #expect(try await provider.store.revokeGrants(userID: fixture.user.id, at: provider.clock.now) == 1)
+            let refreshed = try await refresh(fixture, tokens.refreshToken!)
+            #expect(refreshed.oauthError == "invalid_grant")
+        }
+    }
+
     @Test("50 concurrent refreshes with one refresh token yield exactly one success")
     func concurrentRefresh() async throws {
         try await withTestProvider { provider in

@@ -115,6 +115,13 @@ public actor MemoryStore: SignetStore {
         return .redeemed(code)
     }
 
+    /// In one step of the actor: the grant as it stands at the spend.
+    public func redeemCodeWithGrant(hash: String, at date: Date) -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        let redemption = redeemCode(hash: hash, at: date)
+        guard case .redeemed(let code) = redemption else { return (redemption, nil) }
+        return (redemption, grants[code.grantID])
+    }
+
     public func insertRefreshToken(_ token: RefreshTokenRecord) { refreshTokens[token.tokenHash] = token }
     public func refreshToken(hash: String) -> RefreshTokenRecord? { refreshTokens[hash] }
     public func useRefreshToken(hash: String, at date: Date) -> Redemption<RefreshTokenRecord> {
@@ -123,6 +130,13 @@ public actor MemoryStore: SignetStore {
         token.usedAt = date
         refreshTokens[hash] = token
         return .redeemed(token)
+    }
+
+    /// In one step of the actor: the grant as it stands at the spend.
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        let redemption = useRefreshToken(hash: hash, at: date)
+        guard case .redeemed(let token) = redemption else { return (redemption, nil) }
+        return (redemption, grants[token.grantID])
     }
 
     public func insertSession(_ session: BrowserSessionRecord) { sessions[session.idHash] = session }

@@ -81,9 +81,11 @@ public protocol GrantStore: Sendable {
     func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)?
     /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`.
     func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord>
-    /// ``redeemCode(hash:at:)``, and for the winner the code's grant as it stands once the code is
-    /// spent (`nil` when there is none), so a revocation made before the spend is seen; as
-    /// ``redeemCode(hash:at:)`` then ``grant(id:)``, which the default does.
+    /// ``redeemCode(hash:at:)``, and for the winner the code's grant as it stands at the spend
+    /// (`nil` when there is none), so a revocation made before the spend is seen. The stores here
+    /// do both in one step. The default reads the grant after the spend: a replay racing it may
+    /// revoke the grant in between, and the winner is then refused too (no success in that race,
+    /// as RFC 6749 §10.4 allows).
     func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?)
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
@@ -93,8 +95,8 @@ public protocol GrantStore: Sendable {
     func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)?
     /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`.
     func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord>
-    /// ``useRefreshToken(hash:at:)``, and for the winner the token's grant as it stands once the
-    /// token is spent; as ``useRefreshToken(hash:at:)`` then ``grant(id:)``, which the default does.
+    /// ``useRefreshToken(hash:at:)``, and for the winner the token's grant as it stands at the
+    /// spend; in one step, as ``redeemCodeWithGrant(hash:at:)``, whose default it shares.
     func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?)
 }
 

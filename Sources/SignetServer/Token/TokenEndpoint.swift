@@ -97,16 +97,18 @@ struct TokenEndpoint: Sendable {
             // RFC 6749 §4.1.2: a code used twice revokes every token issued from it; only its own
             // client's replay counts, so another client holding a used code cannot end the grant.
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
-            try await provider.store.revokeGrant(id: grantID, at: now)
-            provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
+            if try await provider.store.revokeGrant(id: grantID, at: now) {
+                provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
+            }
             throw OAuthHTTPError.invalidGrant("the code was already used")
         case .redeemed(let redeemed):
             record = redeemed
         }
-        // The grant as it stood when the code was spent: one revoked before is refused. A replay
-        // racing this redemption revokes the grant after we won; this request still answers
-        // (exactly one success), and the tokens it issues are born revoked.
-        guard let grant = spent.grant, (grant.revokedAt ?? .distantFuture) >= now else {
+        // The grant as it stood when the code was spent (read in the same step): one revoked by
+        // then is refused, whenever that was. A replay of the code can revoke it only after this
+        // spend; this request still answers, and the tokens it issues are born revoked (their
+        // refresh and userinfo are refused).
+        guard let grant = spent.grant, grant.revokedAt == nil else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
         try requireMinimumAssurance(grant, client: client)
@@ -170,9 +172,9 @@ struct TokenEndpoint: Sendable {
         }
         guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
-        // As with codes: the grant as it stood at the spend; a reuse racing this rotation may
-        // revoke the family after we won.
-        guard let grant = spentGrant, (grant.revokedAt ?? .distantFuture) >= now, grant.expiresAt > now else {
+        // As with codes: the grant as it stood at the spend (or, unrotated, as read now), refused
+        // once revoked; a reuse racing this rotation can revoke the family only after it.
+        guard let grant = spentGrant, grant.revokedAt == nil, grant.expiresAt > now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)

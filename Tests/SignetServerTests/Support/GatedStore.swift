@@ -172,6 +172,19 @@ struct GatedStore: SignetStore {
         return try await base.redeemCode(hash: hash, at: at)
     }
 
+    /// As the SQL stores: the grant is read (and may fail to decode) only for the winner.
+    func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        let spent = try await base.redeemCodeWithGrant(hash: hash, at: at)
+        if case .redeemed = spent.redemption, failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
+        return spent
+    }
+
+    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        let spent = try await base.useRefreshTokenWithGrant(hash: hash, at: at)
+        if case .redeemed = spent.redemption, failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
+        return spent
+    }
+
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
         try await base.insertRefreshToken(token)
     }
