@@ -132,8 +132,11 @@ public enum JSONMemberNames: Sendable, Equatable {
             case invalid
         }
 
-        /// Scans a string's bytes up to its closing `"`, the fast way when it has no escapes.
+        /// Scans a string's bytes up to its closing `"`, the fast way when it has no escapes:
+        /// eight plain bytes at a time (``JSONPlainBytes``), then byte by byte.
         mutating func plainRun() -> Run {
+            let start = index
+            index = bytes.withUnsafeBytes { JSONPlainBytes.plainPrefixEnd(in: $0, from: start) }
             var asciiOnly = true
             while index < bytes.count {
                 let byte = bytes[index]

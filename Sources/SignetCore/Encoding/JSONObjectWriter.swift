@@ -137,7 +137,9 @@ public struct JSONObjectWriter: Sendable {
         var value = value
         value.withUTF8 { utf8 in
             var runStart = 0
-            for index in utf8.indices {
+            // Plain bytes eight at a time, then byte by byte from the first word that may need a look.
+            let plainEnd = JSONPlainBytes.plainPrefixEnd(in: UnsafeRawBufferPointer(utf8), from: 0)
+            for index in plainEnd..<utf8.count {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
