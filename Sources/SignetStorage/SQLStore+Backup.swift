@@ -90,18 +90,24 @@ extension SQLStore {
 private struct RestoreLock {
     private let descriptor: Int32
 
-    /// Takes the lock; throws at once when another restore holds it. `nil` where the folder
-    /// cannot be opened for reading or its file system has no such locks (some network file
-    /// systems): the lock only guards against two restores at once, so the restore goes on.
+    /// Takes the lock; throws at once when another restore holds it, or the folder is not there.
+    /// `nil` only where the folder may be written but not read, or its file system has no such
+    /// locks (some network file systems): the lock guards against two restores at once, which
+    /// there the operator must avoid, so the restore goes on as before the lock existed.
     init?(folderOf destination: String) throws {
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else {
+            let failure = errno
+            if failure == EACCES { return nil }
+            throw SignetError(.invalidConfiguration, "cannot open the folder \(folder) (errno \(failure)): does it exist?")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let failure = errno
             close(descriptor)
             if failure == EWOULDBLOCK { throw SignetError(.invalidConfiguration, "another restore into \(folder) is running; wait for it to finish") }
-            return nil
+            if failure == ENOLCK || failure == EOPNOTSUPP || failure == EINVAL { return nil }
+            throw SignetError(.invalidConfiguration, "cannot lock the folder \(folder) (errno \(failure))")
         }
     }
 

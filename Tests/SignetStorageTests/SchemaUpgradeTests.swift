@@ -176,6 +176,18 @@ struct SchemaUpgradeTests {
         }
     }
 
+    @Test("a restore into a folder that is not there says so, and does not blame the backup")
+    func restoreIntoMissingFolder() async throws {
+        try await withTemporarySQLitePath("restore-backup") { source in
+            let store = try await SQLStore.sqlite(path: source)
+            try await store.close()
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("signet-missing-\(UUID().uuidString)/signet.sqlite").path
+            let error = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: source, to: destination) }
+            #expect(error?.reason.contains("does it exist") == true, "\(String(describing: error))")
+            #expect(error?.reason.contains("not a Signet SQLite store") == false)
+        }
+    }
+
     @Test("opened to refuse another schema version, a store at version 9 (or a newer one) is refused and left as it is; opened as it is, it is left at 9; a new store gets the whole schema either way")
     func migrationPolicies() async throws {
         try await withTemporarySQLitePath("policy") { path in

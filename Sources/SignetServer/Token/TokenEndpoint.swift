@@ -99,6 +99,8 @@ struct TokenEndpoint: Sendable {
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
             if try await provider.store.revokeGrant(id: grantID, at: now) {
                 provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
+            } else {
+                provider.logger.info("authorization code replayed; grant already revoked", metadata: ["event": "code.replayed_again", "client_id": .string(client.id)])
             }
             throw OAuthHTTPError.invalidGrant("the code was already used")
         case .redeemed(let redeemed):
@@ -164,6 +166,8 @@ struct TokenEndpoint: Sendable {
                 guard let stored, stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid") }
                 if try await provider.store.revokeGrant(id: grantID, at: now) {
                     provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
+                } else {
+                    provider.logger.info("spent refresh token used; family already revoked", metadata: ["event": "refresh.reused_again", "client_id": .string(client.id)])
                 }
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
             case .redeemed(let redeemed):
