@@ -101,16 +101,9 @@ extension SQLStore: GrantStore {
         return (code, read.grant)
     }
 
-    public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
-        try await spendCode(hash: hash, at: date, returningGrant: nil).redemption
-    }
-
     public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
-        try await spendCode(hash: hash, at: date, returningGrant: Self.returningCodeWithGrant)
-    }
-
-    private func spendCode(hash: String, at date: Date, returningGrant: String?) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
-        try await redeemOnce(table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date, returningGrant: returningGrant)
+        try await redeemOnce(
+            table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date, returning: Self.returningCodeWithGrant)
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
@@ -134,16 +127,10 @@ extension SQLStore: GrantStore {
         return (token, read.grant)
     }
 
-    public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
-        try await spendRefreshToken(hash: hash, at: date, returningGrant: nil).redemption
-    }
-
     public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
-        try await spendRefreshToken(hash: hash, at: date, returningGrant: Self.returningRefreshTokenWithGrant)
-    }
-
-    private func spendRefreshToken(hash: String, at date: Date, returningGrant: String?) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
-        try await redeemOnce(table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", usedAt: \.usedAt, at: date, returningGrant: returningGrant)
+        try await redeemOnce(
+            table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", usedAt: \.usedAt, at: date,
+            returning: Self.returningRefreshTokenWithGrant)
     }
 
     /// A single-use row (a code or a refresh token), when it was used, and, while it is unused,
@@ -177,21 +164,19 @@ extension SQLStore: GrantStore {
     private static let selectRefreshTokenWithGrant = selectWithGrant(table: "signet_refresh_tokens", keyColumn: "token_hash", usedColumn: "used_at")
 
     /// Marks a single-use row used (at `date`, in the row and in the record returned) in one
-    /// statement, so exactly one concurrent caller wins;
-    /// tells the others whether it was a replay (and of which grant) or never existed. With
-    /// `returningGrant` (``returningWithGrant(table:)``), the same statement returns the winner's
-    /// grant as it stands at the spend: one statement fewer than reading it after.
+    /// statement, so exactly one concurrent caller wins, and returns the winner's grant as it
+    /// stands at the spend from the same statement (`returning`, ``returningWithGrant(table:)``);
+    /// tells the others whether it was a replay (and of which grant) or never existed.
     private func redeemOnce<Record: Decodable & Sendable & Equatable>(
         table: String, key: (column: String, value: String), usedColumn: String, usedAt: WritableKeyPath<Record, Date?>, at date: Date,
-        returningGrant: String?
+        returning: String
     ) async throws -> (redemption: Redemption<Record>, grant: GrantRecord?) {
-        let returning = returningGrant ?? "data"
         let won = try await database.raw(
             "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING \(unsafeRaw: returning)"
         ).first()
         if var record = try Self.record(Record.self, from: won) {
             record[keyPath: usedAt] = date
-            return (.redeemed(record), returningGrant != nil ? try Self.grant(from: won) : nil)
+            return (.redeemed(record), try Self.grant(from: won))
         }
         guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
             return (.unknown, nil)

@@ -199,7 +199,7 @@ struct SQLiteDurabilityTests {
             _ = try reader.run("BEGIN", binds: [], mayOpenTransaction: true)
             _ = try reader.run("SELECT count(*) FROM signet_clients", binds: [], mayOpenTransaction: true)
             try await store.insertClient(client("after-the-reader"))
-            await #expect(throws: SQLiteFailure.self) { try await database.copyLogIntoDatabaseCompletely(patience: .milliseconds(50)) }
+            await #expect(throws: SQLiteFailure.self) { try await database.copyLogIntoDatabaseCompletely(patience: 50) }
             #expect(try logSize(path) > 0)
             // A reader that lets go while the copy waits for it: the copy is made.
             let copy = Task { try await database.copyLogIntoDatabaseCompletely() }

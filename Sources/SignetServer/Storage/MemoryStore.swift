@@ -107,36 +107,22 @@ public actor MemoryStore: SignetStore {
 
     public func insertCode(_ code: AuthorizationCodeRecord) { codes[code.codeHash] = code }
     public func code(hash: String) -> AuthorizationCodeRecord? { codes[hash] }
-    public func redeemCode(hash: String, at date: Date) -> Redemption<AuthorizationCodeRecord> {
-        guard var code = codes[hash] else { return .unknown }
-        if code.redeemedAt != nil { return .alreadyUsed(grantID: code.grantID) }
+    public func redeemCodeWithGrant(hash: String, at date: Date) -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+        guard var code = codes[hash] else { return (.unknown, nil) }
+        if code.redeemedAt != nil { return (.alreadyUsed(grantID: code.grantID), nil) }
         code.redeemedAt = date
         codes[hash] = code
-        return .redeemed(code)
-    }
-
-    /// In one step of the actor: the grant as it stands at the spend.
-    public func redeemCodeWithGrant(hash: String, at date: Date) -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
-        let redemption = redeemCode(hash: hash, at: date)
-        guard case .redeemed(let code) = redemption else { return (redemption, nil) }
-        return (redemption, grants[code.grantID])
+        return (.redeemed(code), grants[code.grantID])
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) { refreshTokens[token.tokenHash] = token }
     public func refreshToken(hash: String) -> RefreshTokenRecord? { refreshTokens[hash] }
-    public func useRefreshToken(hash: String, at date: Date) -> Redemption<RefreshTokenRecord> {
-        guard var token = refreshTokens[hash] else { return .unknown }
-        if token.usedAt != nil { return .alreadyUsed(grantID: token.grantID) }
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+        guard var token = refreshTokens[hash] else { return (.unknown, nil) }
+        if token.usedAt != nil { return (.alreadyUsed(grantID: token.grantID), nil) }
         token.usedAt = date
         refreshTokens[hash] = token
-        return .redeemed(token)
-    }
-
-    /// In one step of the actor: the grant as it stands at the spend.
-    public func useRefreshTokenWithGrant(hash: String, at date: Date) -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
-        let redemption = useRefreshToken(hash: hash, at: date)
-        guard case .redeemed(let token) = redemption else { return (redemption, nil) }
-        return (redemption, grants[token.grantID])
+        return (.redeemed(token), grants[token.grantID])
     }
 
     public func insertSession(_ session: BrowserSessionRecord) { sessions[session.idHash] = session }

@@ -79,13 +79,9 @@ public protocol GrantStore: Sendable {
     /// as ``code(hash:)`` then ``grant(id:)``, which the default does. A redeemed code's grant is
     /// not read: a replay is answered (and its grant revoked) even if that grant cannot be read.
     func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)?
-    /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`.
-    func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord>
-    /// ``redeemCode(hash:at:)``, and for the winner the code's grant as it stands at the spend
-    /// (`nil` when there is none), so a revocation made before the spend is seen. The stores here
-    /// do both in one step. The default reads the grant after the spend: a replay racing it may
-    /// revoke the grant in between, and the winner is then refused too (no success in that race,
-    /// as RFC 6749 §10.4 allows).
+    /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`, and with it, read
+    /// in the same step, the code's grant as it stands at the spend (`nil` when there is none), so
+    /// a revocation made before the spend is seen and none made by a replay after it can be.
     func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?)
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
@@ -93,10 +89,8 @@ public protocol GrantStore: Sendable {
     /// The refresh token and, while it is unused, its grant (`nil` when there is none), read
     /// together; as ``refreshToken(hash:)`` then ``grant(id:)``, which the default does.
     func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)?
-    /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`.
-    func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord>
-    /// ``useRefreshToken(hash:at:)``, and for the winner the token's grant as it stands at the
-    /// spend; in one step, as ``redeemCodeWithGrant(hash:at:)``, whose default it shares.
+    /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`, with the
+    /// token's grant as it stands at the spend, as ``redeemCodeWithGrant(hash:at:)``.
     func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?)
 }
 
@@ -111,16 +105,14 @@ extension GrantStore {
         return (token, token.usedAt == nil ? try await grant(id: token.grantID) : nil)
     }
 
-    public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
-        let redemption = try await redeemCode(hash: hash, at: date)
-        guard case .redeemed(let code) = redemption else { return (redemption, nil) }
-        return (redemption, try await grant(id: code.grantID))
+    /// ``redeemCodeWithGrant(hash:at:)`` without the grant.
+    public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
+        try await redeemCodeWithGrant(hash: hash, at: date).redemption
     }
 
-    public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
-        let redemption = try await useRefreshToken(hash: hash, at: date)
-        guard case .redeemed(let token) = redemption else { return (redemption, nil) }
-        return (redemption, try await grant(id: token.grantID))
+    /// ``useRefreshTokenWithGrant(hash:at:)`` without the grant.
+    public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
+        try await useRefreshTokenWithGrant(hash: hash, at: date).redemption
     }
 }
 

@@ -152,7 +152,7 @@ struct TokenEndpoint: Sendable {
             // Revoking a grant spends its refresh tokens, so an unspent one is still live.
             guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
             record = stored
-            spentGrant = try await provider.store.grant(id: record.grantID)
+            spentGrant = read?.grant
         } else {
             let spent = try await provider.store.useRefreshTokenWithGrant(hash: hash, at: now)
             spentGrant = spent.grant
@@ -176,8 +176,8 @@ struct TokenEndpoint: Sendable {
         }
         guard record.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
         guard record.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the refresh token has expired") }
-        // As with codes: the grant as it stood at the spend (or, unrotated, as read now), refused
-        // once revoked; a reuse racing this rotation can revoke the family only after it.
+        // As with codes: the grant as it stood at the spend (or, unrotated, as read with the
+        // token), refused once revoked; a reuse racing this rotation can revoke the family only after it.
         guard let grant = spentGrant, grant.revokedAt == nil, grant.expiresAt > now else {
             throw OAuthHTTPError.invalidGrant("the grant was revoked or has expired")
         }

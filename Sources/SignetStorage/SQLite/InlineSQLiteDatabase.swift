@@ -126,16 +126,17 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// Copies the whole log into the database file and empties it, so the file alone holds every
     /// commit (a restore moves the file without its log). While another connection is in the way
-    /// (a reader on older pages, the flusher's own checkpoint) it tries again for up to `patience`.
-    /// Throws when it cannot be done, the disk being full, say: the log is then the only copy of
-    /// what it holds.
-    func copyLogIntoDatabaseCompletely(patience: Duration = .seconds(5)) async throws {
-        let deadline = ContinuousClock.now + patience
+    /// (a reader on older pages, the flusher's own checkpoint) it tries again, in ``BusyWait``'s
+    /// steps, for up to `patience` milliseconds. Throws when it cannot be done, the disk being
+    /// full, say: the log is then the only copy of what it holds.
+    func copyLogIntoDatabaseCompletely(patience: Int64 = BusyWait.patience) async throws {
+        var busy = BusyWait(patience: patience)
         while true {
             do {
                 return try writer.connection.withLock { try $0.checkpointCompletely() }
-            } catch let failure as SQLiteFailure where failure.isBusy && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
+            } catch let failure as SQLiteFailure where failure.isBusy {
+                guard let delay = busy.nextDelay() else { throw failure }
+                await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
             }
         }
     }
@@ -234,14 +235,18 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// own `busy_timeout` steps (1, 2, 5 … 100 ms), 5 s in all, as that setting had it.
     struct BusyWait {
         private static let steps: [Int64] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
-        private static let total: Int64 = 5000
+        /// How long, in milliseconds, unless told otherwise.
+        static let patience: Int64 = 5000
+        private let total: Int64
         private var tries = 0
         private var waited: Int64 = 0
 
-        /// The next wait in milliseconds, or `nil` once 5 s have been waited.
+        init(patience: Int64 = Self.patience) { total = patience }
+
+        /// The next wait in milliseconds, or `nil` once the whole patience has been waited.
         mutating func nextDelay() -> Int64? {
-            guard waited < Self.total else { return nil }
-            let delay = min(Self.steps[min(tries, Self.steps.count - 1)], Self.total - waited)
+            guard waited < total else { return nil }
+            let delay = min(Self.steps[min(tries, Self.steps.count - 1)], total - waited)
             tries += 1
             waited += delay
             return delay

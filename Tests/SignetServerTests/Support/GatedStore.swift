@@ -168,10 +168,6 @@ struct GatedStore: SignetStore {
         return try await base.code(hash: hash)
     }
 
-    func redeemCode(hash: String, at: Date) async throws -> Redemption<AuthorizationCodeRecord> {
-        return try await base.redeemCode(hash: hash, at: at)
-    }
-
     /// As the SQL stores: the grant is read (and may fail to decode) only for the winner.
     func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
         let spent = try await base.redeemCodeWithGrant(hash: hash, at: at)
@@ -191,10 +187,6 @@ struct GatedStore: SignetStore {
 
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         return try await base.refreshToken(hash: hash)
-    }
-
-    func useRefreshToken(hash: String, at: Date) async throws -> Redemption<RefreshTokenRecord> {
-        return try await base.useRefreshToken(hash: hash, at: at)
     }
 
     func insertRememberToken(_ token: RememberTokenRecord) async throws {
