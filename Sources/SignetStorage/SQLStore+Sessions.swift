@@ -95,14 +95,41 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         ).run()
     }
 
-    public func releaseAttempt(key: String) async throws {
-        try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key = \(bind: key) AND failures > 0").run()
+    /// Two statements: the slot is inserted (and committed) before the look, which reads the live
+    /// slots and the failures together.
+    public func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView {
+        try await database.raw(
+            "INSERT INTO signet_throttle_slots (key, id, expires_at) VALUES (\(bind: slot.key), \(bind: slot.id), \(bind: Self.millis(expiresAt)))"
+        ).run()
+        let row = try await database.raw(
+            """
+            SELECT (SELECT count(*) FROM signet_throttle_slots WHERE key = \(bind: slot.key) AND expires_at > \(bind: Self.millis(now))) AS live,
+              t.failures, t.last_failure_at
+            FROM (SELECT 1 AS one) AS one LEFT JOIN signet_throttle t ON t.key = \(bind: failuresKey)
+            """
+        ).first()
+        guard let row else { throw SignetError(.storageFailure, "the throttle's look returned no row") }
+        let failures = try row.decode(column: "failures", as: Int64?.self)
+        let lastFailureAt = try row.decode(column: "last_failure_at", as: Int64?.self)
+        return ThrottleSlotView(
+            liveSlots: Int(try row.decode(column: "live", as: Int64.self)),
+            failures: failures.flatMap { failures in
+                lastFailureAt.map { ThrottleRecord(key: failuresKey, failures: Int(failures), lastFailureAt: Self.date($0)) }
+            })
     }
 
-    /// One statement, so one commit, for all of `keys`.
-    public func releaseAttempts(keys: [String]) async throws {
-        guard !keys.isEmpty else { return }
-        try await database.raw("UPDATE signet_throttle SET failures = failures - 1 WHERE key IN (\(binds: keys)) AND failures > 0").run()
+    /// One statement, so one commit, for all of `slots`.
+    public func releaseSlots(_ slots: [ThrottleSlot]) async throws {
+        guard !slots.isEmpty else { return }
+        var sql = SQLQueryString("DELETE FROM signet_throttle_slots WHERE ")
+        for (index, slot) in slots.enumerated() {
+            sql.appendInterpolation(unsafeRaw: index == 0 ? "(key = " : " OR (key = ")
+            sql.appendInterpolation(bind: slot.key)
+            sql.appendInterpolation(unsafeRaw: " AND id = ")
+            sql.appendInterpolation(bind: slot.id)
+            sql.appendInterpolation(unsafeRaw: ")")
+        }
+        try await database.raw(sql).run()
     }
 
     public func purgeExpired(before date: Date) async throws {
@@ -121,5 +148,6 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await database.raw("DELETE FROM signet_device_instances WHERE expires_at < \(bind: now)").run()
         let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottlePolicy().window))
         try await database.raw("DELETE FROM signet_throttle WHERE last_failure_at < \(bind: throttleHorizon)").run()
+        try await database.raw("DELETE FROM signet_throttle_slots WHERE expires_at < \(bind: now)").run()
     }
 }

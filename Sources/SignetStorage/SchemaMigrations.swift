@@ -137,6 +137,15 @@ enum SchemaMigrations {
             .sqlite("CREATE INDEX signet_audit_events_client ON signet_audit_events (client_id, at)"),
             .sqlite("CREATE INDEX signet_audit_events_at ON signet_audit_events (at)"),
         ],
+        [
+            // A password check's slot is a row of its own with its own expiry, so a slot left by a
+            // process that died mid-check stops counting on time even while other checks keep
+            // coming; the counters under `…-checking:` keys, which other checks kept alive, go.
+            .sqlite("CREATE TABLE signet_throttle_slots (key TEXT NOT NULL, id TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (key, id)) WITHOUT ROWID"),
+            .postgres("CREATE TABLE signet_throttle_slots (key TEXT NOT NULL, id TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (key, id))"),
+            "CREATE INDEX signet_throttle_slots_expiry ON signet_throttle_slots (expires_at)",
+            "DELETE FROM signet_throttle WHERE key LIKE 'address-checking:%' OR key LIKE 'account-checking:%'",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

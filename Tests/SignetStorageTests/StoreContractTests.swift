@@ -424,23 +424,37 @@ struct StoreContractTests {
         }
     }
 
-    @Test("attempts are given back under several keys at once, each once, never below zero; unknown keys are ignored", arguments: StoreBackend.available)
-    func releaseAttempts(_ backend: StoreBackend) async throws {
+    @Test("a slot is taken before the look, counts until released or expired, and the look reads the limit's failures", arguments: StoreBackend.available)
+    func throttleSlots(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
-            let windowStart = now.addingTimeInterval(-60)
-            for _ in 0..<2 { _ = try await store.recordFailure(key: "a", at: now, resetBefore: windowStart) }
-            _ = try await store.recordFailure(key: "b", at: now, resetBefore: windowStart)
-            _ = try await store.recordFailure(key: "c", at: now, resetBefore: windowStart)
-            try await store.releaseAttempts(keys: ["a", "b", "missing"])
-            #expect(try await store.throttle(key: "a")?.failures == 1)
-            #expect(try await store.throttle(key: "b")?.failures == 0)
-            #expect(try await store.throttle(key: "c")?.failures == 1)
-            #expect(try await store.throttle(key: "missing") == nil)
-            try await store.releaseAttempts(keys: ["a", "b"])
-            #expect(try await store.throttle(key: "a")?.failures == 0)
-            #expect(try await store.throttle(key: "b")?.failures == 0)
-            try await store.releaseAttempts(keys: [])
-            #expect(try await store.throttle(key: "c")?.failures == 1)
+            let a1 = ThrottleSlot(key: "a", id: "1"), a2 = ThrottleSlot(key: "a", id: "2"), a3 = ThrottleSlot(key: "a", id: "3")
+            let b1 = ThrottleSlot(key: "b", id: "1")
+            // No failures yet: the look says so, and counts the new slot.
+            var view = try await store.takeSlot(a1, expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "fa")
+            #expect(view == ThrottleSlotView(liveSlots: 1, failures: nil))
+            _ = try await store.recordFailure(key: "fa", at: now, resetBefore: now.addingTimeInterval(-60))
+            view = try await store.takeSlot(a2, expiresAt: now.addingTimeInterval(600), now: now, failuresKey: "fa")
+            #expect(view.liveSlots == 2)
+            #expect(view.failures?.failures == 1)
+            #expect(view.failures?.key == "fa")
+            // Another key's slots are its own.
+            #expect(try await store.takeSlot(b1, expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "fb").liveSlots == 1)
+            // A slot past its expiry counts no more, though others keep being taken under its key.
+            let later = now.addingTimeInterval(61)
+            #expect(try await store.takeSlot(a3, expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fa").liveSlots == 2)
+            // Released slots count no more; unknown ones, and none at all, are ignored.
+            try await store.releaseSlots([a2, b1, ThrottleSlot(key: "a", id: "missing")])
+            try await store.releaseSlots([])
+            #expect(try await store.takeSlot(ThrottleSlot(key: "a", id: "4"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fa").liveSlots == 2)
+            #expect(try await store.takeSlot(ThrottleSlot(key: "b", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fb").liveSlots == 1)
+            // A slot is its key and id together: releasing (c, 1) and (d, 2) leaves (c, 2) and (d, 1).
+            for slot in [ThrottleSlot(key: "c", id: "1"), ThrottleSlot(key: "c", id: "2"), ThrottleSlot(key: "d", id: "1")] {
+                _ = try await store.takeSlot(slot, expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f")
+            }
+            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
+            try await store.releaseSlots([ThrottleSlot(key: "c", id: "1"), ThrottleSlot(key: "d", id: "2")])
+            #expect(try await store.takeSlot(ThrottleSlot(key: "c", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
+            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
         }
     }
 

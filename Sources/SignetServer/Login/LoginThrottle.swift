@@ -10,16 +10,19 @@ import SignetCore
 ///
 /// Both limits, the **account** name and the **address** (IPv6 grouped by /64, see
 /// ``ClientAddress``), count failures, not traffic, atomically in the store (so they hold across
-/// instances). Each check holds an in-flight slot of both while the password is checked; the
-/// failures plus the checks in flight may not exceed the free failures, so a burst of guesses
-/// cannot all run before the first is counted. An account's slot is remembered as long as the
-/// longest pause, so a check slowed down, however much, still holds its place. A burst of legitimate sign-ins — one user on two
-/// devices, a load test on one account, many people behind one address — is never refused for
-/// that: it waits (briefly) for a slot, and only failures make anyone pause.
+/// instances). Each check holds a slot of both while the password is checked (a row of its own,
+/// ``ThrottleSlot``); the failures plus the checks in flight may not exceed the free failures, so a
+/// burst of guesses cannot all run before the first is counted. An account's slot counts for as
+/// long as the longest pause, so a check slowed down, however much, still holds its place; a slot
+/// its process never released (it died mid-check) stops counting then, however many checks come
+/// after it. A burst of legitimate sign-ins — one user on two devices, a load test on one
+/// account, many people behind one address — is never refused for that: it waits (briefly) for a
+/// slot, and only failures make anyone pause.
 public struct LoginThrottle: Sendable {
     let store: any ThrottleStore
     let policy: ThrottlePolicy
     let clock: SignetClock
+    let random = SecureRandom()
 
     public init(store: any ThrottleStore, policy: ThrottlePolicy, clock: SignetClock) {
         self.store = store
@@ -28,9 +31,9 @@ public struct LoginThrottle: Sendable {
     }
 
     static func accountKey(_ username: String) -> String { "account:" + SecretDigest.hex(username.lowercased()) }
-    static func accountInFlightKey(_ username: String) -> String { "account-checking:" + SecretDigest.hex(username.lowercased()) }
+    static func accountSlotKey(_ username: String) -> String { "account-checking:" + SecretDigest.hex(username.lowercased()) }
     static func addressKey(_ address: String) -> String { "address:" + ClientAddress.throttleGroup(address) }
-    static func inFlightKey(_ address: String) -> String { "address-checking:" + ClientAddress.throttleGroup(address) }
+    static func addressSlotKey(_ address: String) -> String { "address-checking:" + ClientAddress.throttleGroup(address) }
 
     /// Whether an attempt may go ahead, and how long to wait if not.
     public enum Decision: Sendable, Equatable {
@@ -38,42 +41,50 @@ public struct LoginThrottle: Sendable {
         case paused(seconds: TimeInterval)
     }
 
-    /// A reservation's decision, and the name's failures (in their window) it saw, if any: a right
-    /// password clears those and no others.
+    /// A reservation's decision; when allowed, the slots it holds and the name's failures (in
+    /// their window) it saw, if any: a right password clears those and no others.
     public struct Reservation: Sendable {
         public let decision: Decision
         public let accountFailures: ThrottleRecord?
+        /// Where its failure is counted: the address's key and the name's.
+        let failureKeys: (address: String, account: String)
+        /// The two slots an allowed reservation holds until its outcome is recorded.
+        let slots: [ThrottleSlot]
     }
 
     /// Decides whether an attempt for this name from this address may check a password, and
-    /// reserves a slot of each. Every `.allowed` must be followed by
-    /// ``recordFailure(username:address:)`` or ``recordSuccess(username:address:seenFailures:)``.
+    /// reserves a slot of each. Every `.allowed` must be followed by ``recordFailure(_:)`` or
+    /// ``recordSuccess(_:)``.
     public func reserve(username: String, address: String) async throws -> Reservation {
         let deadline = ContinuousClock.now.advanced(by: slotWait)
-        let addressLimit = Limit(
-            failures: Self.addressKey(address), inFlight: Self.inFlightKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
+        let failureKeys = (address: Self.addressKey(address), account: Self.accountKey(username))
+        let addressLimit = Limit(failures: failureKeys.address, slots: Self.addressSlotKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
         let forAddress = try await reserveSlot(addressLimit, until: deadline)
-        if case .paused = forAddress.decision { return Reservation(decision: forAddress.decision, accountFailures: nil) }
-        let accountLimit = Limit(
-            failures: Self.accountKey(username), inFlight: Self.accountInFlightKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
-        let forAccount: (decision: Decision, failures: ThrottleRecord?)
+        guard let addressSlot = forAddress.slot else {
+            return Reservation(decision: forAddress.decision, accountFailures: nil, failureKeys: failureKeys, slots: [])
+        }
+        let accountLimit = Limit(failures: failureKeys.account, slots: Self.accountSlotKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
+        let forAccount: (decision: Decision, failures: ThrottleRecord?, slot: ThrottleSlot?)
         do {
             forAccount = try await reserveSlot(accountLimit, until: deadline)
         } catch {
-            try? await releaseSlot(addressLimit.inFlight)
+            try? await release([addressSlot])
             throw error
         }
-        if forAccount.decision != .allowed { try await releaseSlot(addressLimit.inFlight) }
-        return Reservation(decision: forAccount.decision, accountFailures: forAccount.failures)
+        guard let accountSlot = forAccount.slot else {
+            try await release([addressSlot])
+            return Reservation(decision: forAccount.decision, accountFailures: forAccount.failures, failureKeys: failureKeys, slots: [])
+        }
+        return Reservation(decision: .allowed, accountFailures: forAccount.failures, failureKeys: failureKeys, slots: [addressSlot, accountSlot])
     }
 
     /// After a wrong password: charges the address and the name, then frees both slots (in that
     /// order, so failures and slots together never count fewer checks than ran).
-    public func recordFailure(username: String, address: String) async throws {
+    public func recordFailure(_ reservation: Reservation) async throws {
         let now = clock.now()
-        _ = try await store.recordFailure(key: Self.addressKey(address), at: now, resetBefore: now.addingTimeInterval(-policy.window))
-        _ = try await store.recordFailure(key: Self.accountKey(username), at: now, resetBefore: now.addingTimeInterval(-policy.window))
-        try await releaseSlots(username: username, address: address)
+        _ = try await store.recordFailure(key: reservation.failureKeys.address, at: now, resetBefore: now.addingTimeInterval(-policy.window))
+        _ = try await store.recordFailure(key: reservation.failureKeys.account, at: now, resetBefore: now.addingTimeInterval(-policy.window))
+        try await release(reservation.slots)
     }
 
     /// After a right password: clears the failures of the name the reservation saw
@@ -82,24 +93,18 @@ public struct LoginThrottle: Sendable {
     ///
     /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
     /// power failure leaves a count higher, never lower.
-    public func recordSuccess(username: String, address: String, seenFailures: ThrottleRecord?) async throws {
-        if let seenFailures {
-            try await WriteBinding.notBinding { try await store.resetThrottle(key: Self.accountKey(username), unchangedSince: seenFailures) }
+    public func recordSuccess(_ reservation: Reservation) async throws {
+        if let seenFailures = reservation.accountFailures {
+            try await WriteBinding.notBinding { try await store.resetThrottle(key: reservation.failureKeys.account, unchangedSince: seenFailures) }
         }
-        try await releaseSlots(username: username, address: address)
+        try await release(reservation.slots)
     }
 
-    /// Frees a check's two slots, in one write where the store can. Not binding: a slot lost in a
-    /// power failure stays taken until it is forgotten (a higher count, never a lower one).
-    private func releaseSlots(username: String, address: String) async throws {
-        try await WriteBinding.notBinding {
-            try await store.releaseAttempts(keys: [Self.inFlightKey(address), Self.accountInFlightKey(username)])
-        }
-    }
-
-    /// Frees one slot that no check used (paused, or no room). Not binding, as above.
-    private func releaseSlot(_ key: String) async throws {
-        try await WriteBinding.notBinding { try await store.releaseAttempt(key: key) }
+    /// Frees slots, in one write. Not binding: a slot lost in a power failure counts until it
+    /// expires (a higher count, never a lower one).
+    private func release(_ slots: [ThrottleSlot]) async throws {
+        guard !slots.isEmpty else { return }
+        try await WriteBinding.notBinding { try await store.releaseSlots(slots) }
     }
 
     /// How long a request waits for an in-flight slot before it is answered with a short pause:
@@ -107,49 +112,52 @@ public struct LoginThrottle: Sendable {
     /// task; it never runs a check beyond the allowance).
     var slotWait: Duration = .seconds(60)
 
-    /// How long the slots of checks that never reported back (a crashed process) are remembered
-    /// after the last reservation. An account's slot stands for a guess until its failure is
-    /// counted, so it is kept as long as the longest pause: a check slowed down, however much,
-    /// still holds its place.
+    /// How long a slot counts unless released first: the longest a check may take and still hold
+    /// its place, and how long a slot of a check that never reported back (a crashed process)
+    /// goes on counting. An account's slot stands for a guess until its failure is counted, so it
+    /// lasts as long as the longest pause.
     static let accountSlotLife: TimeInterval = 15 * 60
     static let addressSlotLife: TimeInterval = 60
 
-    /// A limit's keys in the store: its failures, its checks in flight, its free failures, and
-    /// how long a slot nobody frees is remembered.
+    /// A limit's keys in the store (its failures, its slots), its free failures, and how long a
+    /// slot counts.
     struct Limit {
         let failures: String
-        let inFlight: String
+        let slots: String
         let free: Int
         let slotLife: TimeInterval
     }
 
-    /// Takes a slot of `limit` when its failures and checks in flight leave room; past the free
-    /// failures, only after the pause and one check at a time. Without room, waits for a slot
-    /// until `deadline` (checks in flight finish in a bcrypt time), then answers a short pause.
-    /// `failures`: the limit's failures counted in its window when it decided, if any.
-    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, failures: ThrottleRecord?) {
+    /// Takes a slot of `limit` when its failures and checks in flight leave room (returned with
+    /// `.allowed`); past the free failures, only after the pause and one check at a time. Without
+    /// room, waits for a slot until `deadline` (checks in flight finish in a bcrypt time), then
+    /// answers a short pause. `failures`: the limit's failures counted in its window when it
+    /// decided, if any.
+    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, failures: ThrottleRecord?, slot: ThrottleSlot?) {
         while true {
             let now = clock.now()
-            // Take a slot first, then read the failures: a check that finishes meanwhile records its
-            // failure before it frees its slot, so failures + slots never count fewer than run.
-            // Not binding (WriteBinding): a slot stands for a check until its failure is counted,
-            // and a failure binds; a slot lost in a power failure was lost with every later write.
-            let inFlight = try await WriteBinding.notBinding {
-                try await store.recordFailure(key: limit.inFlight, at: now, resetBefore: now.addingTimeInterval(-limit.slotLife))
+            let slot = ThrottleSlot(key: limit.slots, id: random.token(byteCount: 16))
+            // Take a slot first, then read the failures (one look, ``ThrottleStore/takeSlot``): a
+            // check that finishes meanwhile records its failure before it frees its slot, so
+            // failures + slots never count fewer than run. Not binding (WriteBinding): a slot
+            // stands for a check until its failure is counted, and a failure binds; a slot lost in
+            // a power failure was lost with every later write.
+            let view = try await WriteBinding.notBinding {
+                try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(limit.slotLife), now: now, failuresKey: limit.failures)
             }
-            let failures = try await store.throttle(key: limit.failures).flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
+            let failures = view.failures.flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
             if let failures, failures.failures >= limit.free {
                 // Past the free failures: pauses, and after each pause one more check at a time.
                 let wait = self.wait(after: failures, free: limit.free, now: now)
                 if wait > 0 {
-                    try await releaseSlot(limit.inFlight)
-                    return (.paused(seconds: wait), failures)
+                    try await release([slot])
+                    return (.paused(seconds: wait), failures, nil)
                 }
             }
             let allowance = max(1, limit.free - (failures?.failures ?? 0))
-            if inFlight.failures <= allowance { return (.allowed, failures) }
-            try await releaseSlot(limit.inFlight)
-            guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures) }
+            if view.liveSlots <= allowance { return (.allowed, failures, slot) }
+            try await release([slot])
+            guard ContinuousClock.now < deadline else { return (.paused(seconds: 1), failures, nil) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
         }
     }

@@ -26,16 +26,16 @@ struct PasswordChecker: Sendable {
             user = try await users.user(username: username)
         } catch {
             // Whatever fails after the reservation, the attempt stays counted and its slots are freed.
-            try? await throttle.recordFailure(username: username, address: address)
+            try? await throttle.recordFailure(reservation)
             throw error
         }
         if let requiredUserID, user?.id != requiredUserID { user = nil }
         guard await passwords.verify(password, hash: user?.passwordHash), let user else {
-            try await throttle.recordFailure(username: username, address: address)
+            try await throttle.recordFailure(reservation)
             logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
             return .rejected
         }
-        try await throttle.recordSuccess(username: username, address: address, seenFailures: reservation.accountFailures)
+        try await throttle.recordSuccess(reservation)
         if user.locked { return .locked }
         return .accepted(userID: user.id, phoneNumber: user.phoneNumber, securityStamp: user.securityStamp)
     }

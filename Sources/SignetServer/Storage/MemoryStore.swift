@@ -16,6 +16,8 @@ public actor MemoryStore: SignetStore {
     private var sessions: [String: BrowserSessionRecord] = [:]
     private var seen: [String: Date] = [:]
     private var throttles: [String: ThrottleRecord] = [:]
+    /// The slots of checks in progress: key → slot id → until when it counts.
+    private var throttleSlots: [String: [String: Date]] = [:]
     private var limits: [String: LimitRecord] = [:]
     private var pushedRequests: [String: PushedRequestRecord] = [:]
     private var deviceInstances: [String: DeviceInstanceRecord] = [:]
@@ -153,9 +155,20 @@ public actor MemoryStore: SignetStore {
         guard let record = throttles[key], record.failures <= seen.failures, record.lastFailureAt <= seen.lastFailureAt else { return }
         throttles[key] = nil
     }
-    public func releaseAttempt(key: String) {
-        if let failures = throttles[key]?.failures, failures > 0 { throttles[key]?.failures = failures - 1 }
+    public func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) -> ThrottleSlotView {
+        var live = (throttleSlots[slot.key] ?? [:]).filter { $0.value > now }
+        live[slot.id] = expiresAt
+        throttleSlots[slot.key] = live
+        return ThrottleSlotView(liveSlots: live.values.filter { $0 > now }.count, failures: throttles[failuresKey])
     }
+    public func releaseSlots(_ slots: [ThrottleSlot]) {
+        for slot in slots {
+            throttleSlots[slot.key]?[slot.id] = nil
+            if throttleSlots[slot.key]?.isEmpty == true { throttleSlots[slot.key] = nil }
+        }
+    }
+    /// The slots under `key` still counting at `now` (for tests).
+    public func liveThrottleSlots(key: String, at now: Date) -> Int { throttleSlots[key]?.values.filter { $0 > now }.count ?? 0 }
 
     public func insertPushedRequest(_ request: PushedRequestRecord) { pushedRequests[request.uriHash] = request }
     public func consumePushedRequest(uriHash: String) -> PushedRequestRecord? { pushedRequests.removeValue(forKey: uriHash) }

@@ -374,6 +374,32 @@ public struct ThrottleRecord: Sendable, Equatable, Codable {
     }
 }
 
+/// One password check in progress under a throttle key (an account or an address), held in the
+/// store while the check runs so parallel guesses cannot all start before the first is counted.
+public struct ThrottleSlot: Sendable, Hashable {
+    public var key: String
+    /// Random, one per check.
+    public var id: String
+
+    public init(key: String, id: String) {
+        self.key = key
+        self.id = id
+    }
+}
+
+/// What the holder of a new ``ThrottleSlot`` sees (``ThrottleStore/takeSlot(_:expiresAt:now:failuresKey:)``).
+public struct ThrottleSlotView: Sendable, Equatable {
+    /// The live slots under the key, the new one included.
+    public var liveSlots: Int
+    /// The failures counted under the limit's key, if any (whatever their age).
+    public var failures: ThrottleRecord?
+
+    public init(liveSlots: Int, failures: ThrottleRecord?) {
+        self.liveSlots = liveSlots
+        self.failures = failures
+    }
+}
+
 /// The recent uses of one budget (such as an account's SMS sends), for a sliding-window limit.
 ///
 /// Changed only by compare-and-swap on ``version``, so concurrent takers never overspend.

@@ -147,7 +147,7 @@ public protocol ReplayStore: Sendable {
     func recordOnce(key: String, expiresAt: Date, now: Date) async throws -> Bool
 }
 
-/// Counters of failed sign-ins.
+/// Counters of failed sign-ins, and the slots of the password checks in progress.
 public protocol ThrottleStore: Sendable {
     func throttle(key: String) async throws -> ThrottleRecord?
     /// Adds one failure atomically, starting afresh when the last one is older than `resetBefore`.
@@ -155,17 +155,14 @@ public protocol ThrottleStore: Sendable {
     /// Removes the record only if no failure was counted since `seen` was read from it (at most
     /// `seen.failures`, the last no later than `seen.lastFailureAt`), in one atomic step.
     func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws
-    /// Gives one counted attempt back (never below zero).
-    func releaseAttempt(key: String) async throws
-    /// Gives one counted attempt back under each of `keys` (distinct), never below zero. A store
-    /// may do it in one write; by default, one key after the other.
-    func releaseAttempts(keys: [String]) async throws
-}
-
-extension ThrottleStore {
-    public func releaseAttempts(keys: [String]) async throws {
-        for key in keys { try await releaseAttempt(key: key) }
-    }
+    /// Takes `slot` until `expiresAt`, then looks: how many slots under its key are live at `now`
+    /// (its own included) and the failures counted under `failuresKey`. Taken before the look, so
+    /// a check that records its failure and then releases its slot is always seen in one or the
+    /// other. A slot nobody releases (its process died) stops counting at its own `expiresAt`,
+    /// whatever other slots are taken meanwhile.
+    func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView
+    /// Releases `slots` (unknown ones are ignored), in one write.
+    func releaseSlots(_ slots: [ThrottleSlot]) async throws
 }
 
 /// Pushed authorization requests (RFC 9126).

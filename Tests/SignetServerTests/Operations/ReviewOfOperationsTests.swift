@@ -15,8 +15,11 @@ struct ReviewOfOperationsTests {
         var throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
         throttle.slotWait = .milliseconds(200)
         // Five checks reserved and not yet reported back (slowed down past a minute).
+        var slow: [LoginThrottle.Reservation] = []
         for index in 0..<5 {
-            #expect(try await throttle.reserve(username: "victim", address: "10.0.0.\(index)").decision == .allowed)
+            let reservation = try await throttle.reserve(username: "victim", address: "10.0.0.\(index)")
+            #expect(reservation.decision == .allowed)
+            slow.append(reservation)
         }
         // A minute later their slots still count: a sixth guess waits for one, and gets none.
         clock.advance(by: 61)
@@ -25,19 +28,46 @@ struct ReviewOfOperationsTests {
             Issue.record("a sixth guess was let through: \(sixth)")
             return
         }
-        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("victim"))?.failures == 5)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("victim"), at: clock.now) == 5)
         // When the five fail, they are counted, and the next guess pauses.
-        for index in 0..<5 { try await throttle.recordFailure(username: "victim", address: "10.0.0.\(index)") }
+        for reservation in slow { try await throttle.recordFailure(reservation) }
         #expect(await store.throttle(key: LoginThrottle.accountKey("victim"))?.failures == 5)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("victim"), at: clock.now) == 0)
         guard case .paused = try await throttle.reserve(username: "victim", address: "10.0.1.2").decision else {
             Issue.record("a guess after five failures was let through")
             return
         }
-        // Past the longest pause without reservations, a crashed check's slot is forgotten.
-        #expect(try await throttle.reserve(username: "other", address: "10.0.2.1").decision == .allowed)
-        clock.advance(by: LoginThrottle.accountSlotLife + 1)
-        #expect(try await throttle.reserve(username: "other", address: "10.0.2.2").decision == .allowed)
-        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("other"))?.failures == 1)
+    }
+
+    @Test("a slot its check never released (the process died) stops counting after its life, even while other checks keep coming")
+    func abandonedSlotsExpireUnderTraffic() async throws {
+        let clock = TestClock()
+        let store = MemoryStore()
+        var throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        throttle.slotWait = .milliseconds(200)
+        // Five checks of a busy account die mid-check: their slots are never released.
+        for index in 0..<5 {
+            #expect(try await throttle.reserve(username: "busy", address: "10.0.0.\(index)").decision == .allowed)
+        }
+        // Sign-ins keep coming every two minutes (each waits for a slot and is told to pause);
+        // under the old counter, each kept the dead checks' count alive for good.
+        var elapsed: TimeInterval = 0
+        while elapsed + 120 < LoginThrottle.accountSlotLife {
+            clock.advance(by: 120)
+            elapsed += 120
+            guard case .paused = try await throttle.reserve(username: "busy", address: "10.0.1.1").decision else {
+                Issue.record("a check got a slot while five dead ones still counted (\(elapsed) s)")
+                return
+            }
+        }
+        // Once the dead slots' life has passed, they count no more: the next sign-in goes ahead.
+        clock.advance(by: LoginThrottle.accountSlotLife - elapsed + 1)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("busy"), at: clock.now) == 0)
+        let next = try await throttle.reserve(username: "busy", address: "10.0.1.1")
+        #expect(next.decision == .allowed)
+        try await throttle.recordSuccess(next)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("busy"), at: clock.now) == 0)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.1.1"), at: clock.now) == 0)
     }
 
     @Test("a right password clears the name's failures it saw and only those; with none seen it writes nothing, and failures counted meanwhile stay")
@@ -45,31 +75,34 @@ struct ReviewOfOperationsTests {
         let clock = TestClock()
         let store = MemoryStore()
         let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        func failure(_ username: String, _ address: String) async throws {
+            try await throttle.recordFailure(try await throttle.reserve(username: username, address: address))
+        }
         // No failures when reserved: a wrong guess counted meanwhile (another device) is kept.
         let clean = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(clean.decision == .allowed)
         #expect(clean.accountFailures == nil)
-        try await throttle.recordFailure(username: "user", address: "10.0.0.2")
-        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: clean.accountFailures)
+        try await failure("user", "10.0.0.2")
+        try await throttle.recordSuccess(clean)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
-        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
-        #expect(await store.throttle(key: LoginThrottle.inFlightKey("10.0.0.1"))?.failures == 0)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.0.1"), at: clock.now) == 0)
         // One failure seen, another counted before the right password reports: that one stays.
         let seen = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(seen.decision == .allowed)
         #expect(seen.accountFailures?.failures == 1)
         clock.advance(by: 1)
-        try await throttle.recordFailure(username: "user", address: "10.0.0.3")
-        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: seen.accountFailures)
+        try await failure("user", "10.0.0.3")
+        try await throttle.recordSuccess(seen)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user"))?.failures == 2)
         // Nothing counted between: the right password clears what it saw.
         let again = try await throttle.reserve(username: "user", address: "10.0.0.1")
         #expect(again.accountFailures?.failures == 2)
-        try await throttle.recordSuccess(username: "user", address: "10.0.0.1", seenFailures: again.accountFailures)
+        try await throttle.recordSuccess(again)
         #expect(await store.throttle(key: LoginThrottle.accountKey("user")) == nil)
-        #expect(await store.throttle(key: LoginThrottle.accountInFlightKey("user"))?.failures == 0)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
         // Failures older than the window count as none.
-        try await throttle.recordFailure(username: "stale", address: "10.0.0.4")
+        try await failure("stale", "10.0.0.4")
         clock.advance(by: ThrottlePolicy().window + 1)
         #expect(try await throttle.reserve(username: "stale", address: "10.0.0.4").accountFailures == nil)
     }

@@ -237,8 +237,12 @@ struct GatedStore: SignetStore {
         try await base.resetThrottle(key: key, unchangedSince: seen)
     }
 
-    func releaseAttempt(key: String) async throws {
-        try await base.releaseAttempt(key: key)
+    func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView {
+        return try await base.takeSlot(slot, expiresAt: expiresAt, now: now, failuresKey: failuresKey)
+    }
+
+    func releaseSlots(_ slots: [ThrottleSlot]) async throws {
+        try await base.releaseSlots(slots)
     }
 
     func limit(key: String) async throws -> LimitRecord? {
