@@ -96,16 +96,17 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     /// Two statements: the slot is inserted (and committed) before the look, which reads the live
-    /// slots and the failures together.
+    /// slots and the failures together. The look's parameters are cast: SQLite plans a join by the
+    /// value bound to a bare parameter, and after any schema change prepared it again at every call.
     public func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView {
         try await database.raw(
             "INSERT INTO signet_throttle_slots (key, id, expires_at) VALUES (\(bind: slot.key), \(bind: slot.id), \(bind: Self.millis(expiresAt)))"
         ).run()
         let row = try await database.raw(
             """
-            SELECT (SELECT count(*) FROM signet_throttle_slots WHERE key = \(bind: slot.key) AND expires_at > \(bind: Self.millis(now))) AS live,
+            SELECT (SELECT count(*) FROM signet_throttle_slots WHERE key = CAST(\(bind: slot.key) AS TEXT) AND expires_at > CAST(\(bind: Self.millis(now)) AS BIGINT)) AS live,
               t.failures, t.last_failure_at
-            FROM (SELECT 1 AS one) AS one LEFT JOIN signet_throttle t ON t.key = \(bind: failuresKey)
+            FROM (SELECT 1 AS one) AS one LEFT JOIN signet_throttle t ON t.key = CAST(\(bind: failuresKey) AS TEXT)
             """
         ).first()
         guard let row else { throw SignetError(.storageFailure, "the throttle's look returned no row") }

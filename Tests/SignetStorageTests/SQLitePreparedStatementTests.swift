@@ -50,4 +50,16 @@ struct SQLitePreparedStatementTests {
         // Three statements; listings run on the two readers only. With bare parameters: nearly every call.
         #expect(again <= 3 * 2, "prepared again \(again) times in 60 calls")
     }
+
+    @Test("after a schema change, a password check's throttle slots (taken, looked at, released) by new keys each time are prepared again once, not at every call")
+    func throttleSlotsNotPreparedAgainPerCall() async throws {
+        let again = try await preparationsAgain("reprepare-throttle") { store, round in
+            let now = Date(timeIntervalSince1970: 1_800_000_000 + Double(round))
+            let slot = ThrottleSlot(key: "account-checking:\(round)", id: "slot-\(round)")
+            _ = try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "account:\(round)")
+            try await store.releaseSlots([slot, ThrottleSlot(key: "address-checking:\(round)", id: "other-\(round)")])
+        }
+        // Three statements: the insert and the release on the writer, the look on the writer or a reader.
+        #expect(again <= 2 + 3, "prepared again \(again) times in 60 calls")
+    }
 }
