@@ -6,10 +6,11 @@ import SignetServer
 @testable import SignetStorage
 import Testing
 
-/// Migration 9 rebuilds SQLite's replay keys WITHOUT ROWID, and migration 10 the audit trail
-/// without AUTOINCREMENT and without an index on the event id: a store written by the schema
-/// before them keeps every key, every event and every rule.
-@Suite("SQLite schema upgrades to versions 9 and 10")
+/// Migration 9 rebuilds SQLite's replay keys WITHOUT ROWID, migration 10 the audit trail without
+/// AUTOINCREMENT and without an index on the event id, and migration 11 moves password checks'
+/// throttle slots into rows of their own: a store written by the schema before them keeps every
+/// key, every event, every failure count and every rule.
+@Suite("SQLite schema upgrades to versions 9, 10 and 11")
 struct SchemaUpgradeTests {
     @Test("replay keys and audit events written at version 8 are all there after the upgrade, and a live key still refuses a replay")
     func upgradeKeepsRows() async throws {
@@ -221,6 +222,30 @@ struct SchemaUpgradeTests {
                 try await SQLStore.sqlite(path: path, migrations: policy).close()
                 #expect(try await version(path) == SchemaMigrations.all.count)
             }
+        }
+    }
+
+    @Test("migration 11 drops the old checks-in-flight counters, keeps the failure counts, and slots work after it")
+    func throttleSlotsUpgrade() async throws {
+        try await withTemporarySQLitePath("upgrade-slots") { path in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
+            try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 10)
+            let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+            for key in ["address-checking:10.0.0.1", "account-checking:abc", "address:10.0.0.1", "account:abc"] {
+                _ = try await oldStore.recordFailure(key: key, at: now, resetBefore: now.addingTimeInterval(-60))
+            }
+            try await oldStore.close()
+
+            let store = try await SQLStore.sqlite(path: path)
+            #expect(try await store.throttle(key: "address-checking:10.0.0.1") == nil)
+            #expect(try await store.throttle(key: "account-checking:abc") == nil)
+            #expect(try await store.throttle(key: "address:10.0.0.1")?.failures == 1)
+            let view = try await store.takeSlot(ThrottleSlot(key: "account-checking:abc", id: "1"), expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "account:abc")
+            #expect(view.liveSlots == 1)
+            #expect(view.failures?.failures == 1)
+            try await store.close()
+            #expect(try await version(path) == SchemaMigrations.all.count)
         }
     }
 

@@ -455,6 +455,22 @@ struct StoreContractTests {
             try await store.releaseSlots([ThrottleSlot(key: "c", id: "1"), ThrottleSlot(key: "d", id: "2")])
             #expect(try await store.takeSlot(ThrottleSlot(key: "c", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
             #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
+            // A slot counts until its expiry, not at it.
+            let end = later.addingTimeInterval(60)
+            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "4"), expiresAt: end.addingTimeInterval(60), now: end, failuresKey: "f").liveSlots == 1)
+        }
+    }
+
+    @Test("purging removes expired throttle slots and keeps live ones", arguments: StoreBackend.available)
+    func purgeThrottleSlots(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            _ = try await store.takeSlot(ThrottleSlot(key: "k", id: "old"), expiresAt: now.addingTimeInterval(10), now: now, failuresKey: "f")
+            _ = try await store.takeSlot(ThrottleSlot(key: "k", id: "live"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f")
+            try await store.purgeExpired(before: now.addingTimeInterval(100))
+            // Counted at a time when both would count: only the live one is left.
+            #expect(try await store.takeSlot(ThrottleSlot(key: "k", id: "new"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f").liveSlots == 2)
+            try await store.releaseSlots([ThrottleSlot(key: "k", id: "live"), ThrottleSlot(key: "k", id: "new")])
+            #expect(try await store.takeSlot(ThrottleSlot(key: "k", id: "last"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f").liveSlots == 1)
         }
     }
 

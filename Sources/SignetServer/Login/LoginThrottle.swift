@@ -93,11 +93,18 @@ public struct LoginThrottle: Sendable {
     ///
     /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
     /// power failure leaves a count higher, never lower.
+    /// A reset that fails still frees the slots (the failures then stay counted, a higher count).
     public func recordSuccess(_ reservation: Reservation) async throws {
+        var resetFailure: (any Error)?
         if let seenFailures = reservation.accountFailures {
-            try await WriteBinding.notBinding { try await store.resetThrottle(key: reservation.failureKeys.account, unchangedSince: seenFailures) }
+            do {
+                try await WriteBinding.notBinding { try await store.resetThrottle(key: reservation.failureKeys.account, unchangedSince: seenFailures) }
+            } catch {
+                resetFailure = error
+            }
         }
         try await release(reservation.slots)
+        if let resetFailure { throw resetFailure }
     }
 
     /// Frees slots, in one write. Not binding: a slot lost in a power failure counts until it
@@ -115,9 +122,11 @@ public struct LoginThrottle: Sendable {
     /// How long a slot counts unless released first: the longest a check may take and still hold
     /// its place, and how long a slot of a check that never reported back (a crashed process)
     /// goes on counting. An account's slot stands for a guess until its failure is counted, so it
-    /// lasts as long as the longest pause.
+    /// lasts as long as the longest pause. An address's slot is taken first and held while the
+    /// check waits for the account's (up to ``slotWait``, a minute) and then runs, so it lasts
+    /// well beyond both.
     static let accountSlotLife: TimeInterval = 15 * 60
-    static let addressSlotLife: TimeInterval = 60
+    static let addressSlotLife: TimeInterval = 5 * 60
 
     /// A limit's keys in the store (its failures, its slots), its free failures, and how long a
     /// slot counts.
@@ -142,8 +151,15 @@ public struct LoginThrottle: Sendable {
             // failures + slots never count fewer than run. Not binding (WriteBinding): a slot
             // stands for a check until its failure is counted, and a failure binds; a slot lost in
             // a power failure was lost with every later write.
-            let view = try await WriteBinding.notBinding {
-                try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(limit.slotLife), now: now, failuresKey: limit.failures)
+            let view: ThrottleSlotView
+            do {
+                view = try await WriteBinding.notBinding {
+                    try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(limit.slotLife), now: now, failuresKey: limit.failures)
+                }
+            } catch {
+                // The slot may have been taken before the look failed: nobody else knows its id.
+                try? await release([slot])
+                throw error
             }
             let failures = view.failures.flatMap { $0.lastFailureAt < now.addingTimeInterval(-policy.window) ? nil : $0 }
             if let failures, failures.failures >= limit.free {

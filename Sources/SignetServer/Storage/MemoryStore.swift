@@ -259,6 +259,10 @@ public actor MemoryStore: SignetStore {
         sessions = sessions.filter { $0.value.expiresAt >= date }
         seen = seen.filter { $0.value >= date }
         throttles = throttles.filter { $0.value.lastFailureAt >= date.addingTimeInterval(-ThrottlePolicy().window) }
+        throttleSlots = throttleSlots.compactMapValues { slots in
+            let live = slots.filter { $0.value >= date }
+            return live.isEmpty ? nil : live
+        }
     }
 }
 

@@ -70,6 +70,52 @@ struct ReviewOfOperationsTests {
         #expect(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.1.1"), at: clock.now) == 0)
     }
 
+    @Test("a check that waits about a minute for the account's slot still holds its address's slot when it runs")
+    func addressSlotOutlivesTheWait() async throws {
+        let clock = TestClock()
+        let store = MemoryStore()
+        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        // Five checks hold the account's slots.
+        var held: [LoginThrottle.Reservation] = []
+        for index in 0..<5 { held.append(try await throttle.reserve(username: "busy", address: "10.0.0.\(index)")) }
+        #expect(held.allSatisfy { $0.decision == .allowed })
+        // A sixth, from another address, takes that address's slot and waits for the account's.
+        let waiting = Task { try await throttle.reserve(username: "busy", address: "10.0.9.9") }
+        while await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // A minute and more later, one of the five finishes: the sixth gets its slot and runs.
+        clock.advance(by: 70)
+        try await throttle.recordSuccess(held.removeFirst())
+        let sixth = try await waiting.value
+        #expect(sixth.decision == .allowed)
+        // Its address's slot, taken before the wait, still counts while its check runs.
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 1)
+        try await throttle.recordSuccess(sixth)
+        #expect(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 0)
+        for reservation in held { try await throttle.recordSuccess(reservation) }
+    }
+
+    @Test("a slot taken before the look failed is released; a right password whose reset fails still frees its slots")
+    func storeFailuresDoNotStrandSlots() async throws {
+        let clock = TestClock()
+        let store = FaultyThrottleStore(base: MemoryStore())
+        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        // The look fails after the slot was taken: the error reaches the caller, the slot does not stay.
+        store.failLook.set(true)
+        await #expect(throws: SignetError.self) { try await throttle.reserve(username: "user", address: "10.0.0.1") }
+        #expect(await store.base.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.0.1"), at: clock.now) == 0)
+        store.failLook.set(false)
+        // A failure seen, then a right password whose reset fails: the error is reported, the slots freed.
+        try await throttle.recordFailure(try await throttle.reserve(username: "user", address: "10.0.0.2"))
+        let right = try await throttle.reserve(username: "user", address: "10.0.0.1")
+        #expect(right.accountFailures?.failures == 1)
+        store.failReset.set(true)
+        await #expect(throws: SignetError.self) { try await throttle.recordSuccess(right) }
+        #expect(await store.base.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
+        #expect(await store.base.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.0.1"), at: clock.now) == 0)
+        // The failure stays counted (a higher count, never a lower one).
+        #expect(await store.base.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
+    }
+
     @Test("a right password clears the name's failures it saw and only those; with none seen it writes nothing, and failures counted meanwhile stay")
     func successClearsOnlyWhatItSaw() async throws {
         let clock = TestClock()
@@ -157,4 +203,26 @@ struct ReviewOfOperationsTests {
             #expect(logout.clientID == nil)
         }
     }
+}
+
+/// A throttle store whose look (after the slot is taken) or reset can be made to fail.
+private struct FaultyThrottleStore: ThrottleStore {
+    let base: MemoryStore
+    let failLook = TestSwitch()
+    let failReset = TestSwitch()
+
+    func throttle(key: String) async throws -> ThrottleRecord? { await base.throttle(key: key) }
+    func recordFailure(key: String, at: Date, resetBefore: Date) async throws -> ThrottleRecord {
+        await base.recordFailure(key: key, at: at, resetBefore: resetBefore)
+    }
+    func resetThrottle(key: String, unchangedSince seen: ThrottleRecord) async throws {
+        if failReset.isOn { throw SignetError(.storageFailure, "the reset failed") }
+        await base.resetThrottle(key: key, unchangedSince: seen)
+    }
+    func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView {
+        let view = await base.takeSlot(slot, expiresAt: expiresAt, now: now, failuresKey: failuresKey)
+        if failLook.isOn { throw SignetError(.storageFailure, "the look failed") }
+        return view
+    }
+    func releaseSlots(_ slots: [ThrottleSlot]) async throws { await base.releaseSlots(slots) }
 }
