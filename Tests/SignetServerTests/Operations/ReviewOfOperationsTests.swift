@@ -8,12 +8,18 @@ import Testing
 
 @Suite("Operations: review findings")
 struct ReviewOfOperationsTests {
-    @Test("the account limit holds when checks are slowed down: five checks that never report back still hold their places a minute later")
-    func slowChecksKeepTheirSlots() async throws {
+    /// A login throttle over a fresh memory store, on a clock the test moves.
+    private func memoryThrottle(slotWait: Duration = .seconds(60)) -> (LoginThrottle, MemoryStore, TestClock) {
         let clock = TestClock()
         let store = MemoryStore()
         var throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
-        throttle.slotWait = .milliseconds(200)
+        throttle.slotWait = slotWait
+        return (throttle, store, clock)
+    }
+
+    @Test("the account limit holds when checks are slowed down: five checks that never report back still hold their places a minute later")
+    func slowChecksKeepTheirSlots() async throws {
+        let (throttle, store, clock) = memoryThrottle(slotWait: .milliseconds(200))
         // Five checks reserved and not yet reported back (slowed down past a minute).
         var slow: [LoginThrottle.Reservation] = []
         for index in 0..<5 {
@@ -41,10 +47,7 @@ struct ReviewOfOperationsTests {
 
     @Test("a slot its check never released (the process died) stops counting after its life, even while other checks keep coming")
     func abandonedSlotsExpireUnderTraffic() async throws {
-        let clock = TestClock()
-        let store = MemoryStore()
-        var throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
-        throttle.slotWait = .milliseconds(200)
+        let (throttle, store, clock) = memoryThrottle(slotWait: .milliseconds(200))
         // Five checks of a busy account die mid-check: their slots are never released.
         for index in 0..<5 {
             #expect(try await throttle.reserve(username: "busy", address: "10.0.0.\(index)").decision == .allowed)
@@ -72,9 +75,7 @@ struct ReviewOfOperationsTests {
 
     @Test("a check that waits about a minute for the account's slot still holds its address's slot when it runs")
     func addressSlotOutlivesTheWait() async throws {
-        let clock = TestClock()
-        let store = MemoryStore()
-        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        let (throttle, store, clock) = memoryThrottle()
         // Five checks hold the account's slots.
         var held: [LoginThrottle.Reservation] = []
         for index in 0..<5 { held.append(try await throttle.reserve(username: "busy", address: "10.0.0.\(index)")) }
@@ -118,9 +119,7 @@ struct ReviewOfOperationsTests {
 
     @Test("a right password clears the name's failures it saw and only those; with none seen it writes nothing, and failures counted meanwhile stay")
     func successClearsOnlyWhatItSaw() async throws {
-        let clock = TestClock()
-        let store = MemoryStore()
-        let throttle = LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock)
+        let (throttle, store, clock) = memoryThrottle()
         func failure(_ username: String, _ address: String) async throws {
             try await throttle.recordFailure(try await throttle.reserve(username: username, address: address))
         }
