@@ -12,9 +12,9 @@ import SignetCore
 /// ``ClientAddress``), count failures, not traffic, atomically in the store (so they hold across
 /// instances). Each check holds a slot of both while the password is checked (a row of its own,
 /// ``ThrottleSlot``); the failures plus the checks in flight may not exceed the free failures, so a
-/// burst of guesses cannot all run before the first is counted. An account's slot counts for as
-/// long as the longest pause, so a check slowed down, however much, still holds its place; a slot
-/// its process never released (it died mid-check) stops counting then, however many checks come
+/// burst of guesses cannot all run before the first is counted. A slot counts for as long as the
+/// longest pause (15 minutes), so a check slowed down that much still holds its place; a slot its
+/// process never released (it died mid-check) stops counting then, however many checks come
 /// after it. A burst of legitimate sign-ins — one user on two devices, a load test on one
 /// account, many people behind one address — is never refused for that: it waits (briefly) for a
 /// slot, and only failures make anyone pause.
@@ -58,12 +58,12 @@ public struct LoginThrottle: Sendable {
     public func reserve(username: String, address: String) async throws -> Reservation {
         let deadline = ContinuousClock.now.advanced(by: slotWait)
         let failureKeys = (address: Self.addressKey(address), account: Self.accountKey(username))
-        let addressLimit = Limit(failures: failureKeys.address, slots: Self.addressSlotKey(address), free: policy.freeFailuresPerAddress, slotLife: Self.addressSlotLife)
+        let addressLimit = Limit(failures: failureKeys.address, slots: Self.addressSlotKey(address), free: policy.freeFailuresPerAddress)
         let forAddress = try await reserveSlot(addressLimit, until: deadline)
         guard let addressSlot = forAddress.slot else {
             return Reservation(decision: forAddress.decision, accountFailures: nil, failureKeys: failureKeys, slots: [])
         }
-        let accountLimit = Limit(failures: failureKeys.account, slots: Self.accountSlotKey(username), free: policy.freeFailuresPerAccount, slotLife: Self.accountSlotLife)
+        let accountLimit = Limit(failures: failureKeys.account, slots: Self.accountSlotKey(username), free: policy.freeFailuresPerAccount)
         let forAccount: (decision: Decision, failures: ThrottleRecord?, slot: ThrottleSlot?)
         do {
             forAccount = try await reserveSlot(accountLimit, until: deadline)
@@ -119,22 +119,18 @@ public struct LoginThrottle: Sendable {
     /// task; it never runs a check beyond the allowance).
     var slotWait: Duration = .seconds(60)
 
-    /// How long a slot counts unless released first: the longest a check may take and still hold
-    /// its place, and how long a slot of a check that never reported back (a crashed process)
-    /// goes on counting. An account's slot stands for a guess until its failure is counted, so it
-    /// lasts as long as the longest pause. An address's slot is taken first and held while the
-    /// check waits for the account's (up to ``slotWait``, a minute) and then runs, so it lasts
-    /// well beyond both.
-    static let accountSlotLife: TimeInterval = 15 * 60
-    static let addressSlotLife: TimeInterval = 5 * 60
+    /// How long a slot counts unless released first: the longest a check may wait and run and
+    /// still hold its place (a slot stands for a guess until its failure is counted, so as long as
+    /// the longest pause), and so how long the slot of a check that never reported back (a crashed
+    /// process) goes on counting. The same for both limits: an address's slot is taken first and
+    /// held while the check waits for the account's (up to ``slotWait``) and then waits for bcrypt.
+    static let slotLife: TimeInterval = 15 * 60
 
-    /// A limit's keys in the store (its failures, its slots), its free failures, and how long a
-    /// slot counts.
+    /// A limit's keys in the store (its failures, its slots) and its free failures.
     struct Limit {
         let failures: String
         let slots: String
         let free: Int
-        let slotLife: TimeInterval
     }
 
     /// Takes a slot of `limit` when its failures and checks in flight leave room (returned with
@@ -154,7 +150,7 @@ public struct LoginThrottle: Sendable {
             let view: ThrottleSlotView
             do {
                 view = try await WriteBinding.notBinding {
-                    try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(limit.slotLife), now: now, failuresKey: limit.failures)
+                    try await store.takeSlot(slot, expiresAt: now.addingTimeInterval(Self.slotLife), now: now, failuresKey: limit.failures)
                 }
             } catch {
                 // The slot may have been taken before the look failed: nobody else knows its id.

@@ -35,7 +35,13 @@ struct PasswordChecker: Sendable {
             logger.info("login failed", metadata: ["event": "login.failed", "client_id": .string(clientID)])
             return .rejected
         }
-        try await throttle.recordSuccess(reservation)
+        do {
+            try await throttle.recordSuccess(reservation)
+        } catch {
+            // Neither the reset nor the release binds: left undone, they count higher, never
+            // lower. A right password is not refused for them.
+            logger.warning("throttle bookkeeping after a right password failed", metadata: ["error": .string(String(describing: type(of: error)))])
+        }
         if user.locked { return .locked }
         return .accepted(userID: user.id, phoneNumber: user.phoneNumber, securityStamp: user.securityStamp)
     }

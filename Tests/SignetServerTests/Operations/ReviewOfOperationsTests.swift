@@ -1,5 +1,6 @@
 // The outside review of issue 11's work: each finding, fixed, with the check that proves it.
 import Foundation
+import Logging
 import SignetCore
 import SignetTesting
 import Testing
@@ -55,7 +56,7 @@ struct ReviewOfOperationsTests {
         // Sign-ins keep coming every two minutes (each waits for a slot and is told to pause);
         // under the old counter, each kept the dead checks' count alive for good.
         var elapsed: TimeInterval = 0
-        while elapsed + 120 < LoginThrottle.accountSlotLife {
+        while elapsed + 120 < LoginThrottle.slotLife {
             clock.advance(by: 120)
             elapsed += 120
             guard case .paused = try await throttle.reserve(username: "busy", address: "10.0.1.1").decision else {
@@ -64,7 +65,7 @@ struct ReviewOfOperationsTests {
             }
         }
         // Once the dead slots' life has passed, they count no more: the next sign-in goes ahead.
-        clock.advance(by: LoginThrottle.accountSlotLife - elapsed + 1)
+        clock.advance(by: LoginThrottle.slotLife - elapsed + 1)
         #expect(await store.liveThrottleSlots(key: LoginThrottle.accountSlotKey("busy"), at: clock.now) == 0)
         let next = try await throttle.reserve(username: "busy", address: "10.0.1.1")
         #expect(next.decision == .allowed)
@@ -114,6 +115,23 @@ struct ReviewOfOperationsTests {
         #expect(await store.base.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
         #expect(await store.base.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.0.1"), at: clock.now) == 0)
         // The failure stays counted (a higher count, never a lower one).
+        #expect(await store.base.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
+    }
+
+    @Test("a right password signs in even when the throttle's bookkeeping after it fails (it binds nothing), and the slots are freed")
+    func rightPasswordSurvivesBookkeepingFailure() async throws {
+        let users = MemoryStore()
+        let passwords = PasswordHasher(cost: 4)
+        try await users.insertUser(UserRecord(id: "u1", username: "user", passwordHash: try await passwords.hash("right"), createdAt: Date()))
+        let store = FaultyThrottleStore(base: MemoryStore())
+        let clock = TestClock()
+        let checker = PasswordChecker(
+            users: users, throttle: LoginThrottle(store: store, policy: ThrottlePolicy(), clock: clock.signetClock), passwords: passwords,
+            logger: Logger(label: "test"))
+        #expect(try await checker.check(username: "user", password: "wrong", address: "10.0.0.1", clientID: "c") == .rejected)
+        store.failReset.set(true)
+        #expect(try await checker.check(username: "user", password: "right", address: "10.0.0.1", clientID: "c") == .accepted(userID: "u1", phoneNumber: nil))
+        #expect(await store.base.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
         #expect(await store.base.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
     }
 
