@@ -35,9 +35,14 @@ struct Fixture {
     }
 
     /// Signs alice in for the backend and redeems the code with private_key_jwt.
-    func backendTokens(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, TestResponse) {
+    /// Alice signs in to the backend client: its authorization and the code, not yet redeemed.
+    func backendCode(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
         let authorization = backendAuthorization
-        let code = try await provider.signIn(authorization, browser: browser, username: "alice", password: Self.password, extra: extra)
+        return (authorization, try await provider.signIn(authorization, browser: browser, username: "alice", password: Self.password, extra: extra))
+    }
+
+    func backendTokens(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, TestResponse) {
+        let (authorization, code) = try await backendCode(browser: browser, extra: extra)
         return (authorization, try await provider.redeem(code, authorization, clientAuth: try assertion()))
     }
 }

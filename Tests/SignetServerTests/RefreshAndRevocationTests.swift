@@ -11,6 +11,32 @@ struct RefreshAndRevocationTests {
             fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + extra + (try fixture.assertion()))
     }
 
+    @Test("a replayed code and a reused refresh token raise the alarm (warning) once, when they revoke a live grant; replays after that are logged at info")
+    func replayAlarmOnlyForALiveGrant() async throws {
+        let capture = LogCapture()
+        try await withTestProvider(logger: capture.logger(level: .info)) { provider in
+            let fixture = try await Fixture.make(provider)
+            func events() -> [(level: String, event: String)] {
+                capture.objects.compactMap { line in
+                    guard let event = line["event"] as? String, event.hasPrefix("code.replayed") || event.hasPrefix("refresh.reused") else { return nil }
+                    return (line["level"] as? String ?? "", event)
+                }
+            }
+            // A code replayed twice: the first replay revokes the live grant, the second finds it revoked.
+            let (authorization, code) = try await fixture.backendCode()
+            #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).status == 200)
+            for _ in 0..<2 { #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).oauthError == "invalid_grant") }
+            #expect(events().map(\.event) == ["code.replayed", "code.replayed_again"])
+            #expect(events().map(\.level) == ["warning", "info"])
+            // The same for a rotated refresh token coming back twice.
+            let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            #expect(try await refresh(fixture, tokens.refreshToken!).status == 200)
+            for _ in 0..<2 { #expect(try await refresh(fixture, tokens.refreshToken!).oauthError == "invalid_grant") }
+            #expect(events().map(\.event) == ["code.replayed", "code.replayed_again", "refresh.reused", "refresh.reused_again"])
+            #expect(events().map(\.level) == ["warning", "info", "warning", "info"])
+        }
+    }
+
     @Test("a refresh token rotates; reusing the old one revokes the whole family")
     func rotationAndReuse() async throws {
         try await withTestProvider { provider in
@@ -57,8 +83,7 @@ struct RefreshAndRevocationTests {
     func revokedAtTheSameInstant() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let authorization = fixture.backendAuthorization
-            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let (authorization, code) = try await fixture.backendCode()
             // The test clock stands still: the revocation and the redemption carry the same time.
             #expect(try await provider.store.revokeGrants(userID: fixture.user.id, at: provider.clock.now) == 1)
             let redeemed = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())

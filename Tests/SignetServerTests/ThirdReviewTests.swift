@@ -59,8 +59,7 @@ struct ThirdReviewTests {
     func usedCodeOfAnotherClient() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let authorization = fixture.backendAuthorization
-            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let (authorization, code) = try await fixture.backendCode()
             let tokens = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).decode(TokenResponse.self)
             let thief = try await provider.redeem(code, fixture.appAuthorization, clientAuth: [("client_id", "app")])
             #expect(thief.oauthError == "invalid_grant")

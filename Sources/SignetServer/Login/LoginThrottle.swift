@@ -92,8 +92,8 @@ public struct LoginThrottle: Sendable {
     /// wrong guess stays counted, and with none seen nothing is written. Then frees both slots.
     ///
     /// Neither write binds the answer to the disk (``WriteBinding``): a reset or a slot lost in a
-    /// power failure leaves a count higher, never lower.
-    /// A reset that fails still frees the slots (the failures then stay counted, a higher count).
+    /// power failure leaves a count higher, never lower. A reset that fails still frees the slots
+    /// (its failures stay counted), then its error is thrown.
     public func recordSuccess(_ reservation: Reservation) async throws {
         var resetFailure: (any Error)?
         if let seenFailures = reservation.accountFailures {

@@ -99,7 +99,7 @@ public actor MemoryStore: SignetStore {
     }
     @discardableResult
     public func revokeGrant(id: String, at date: Date) -> Bool {
-        let live = grants[id] != nil && grants[id]?.revokedAt == nil
+        let live = grants[id].map { $0.revokedAt == nil } ?? false
         if live { grants[id]?.revokedAt = date }
         for (hash, token) in refreshTokens where token.grantID == id && token.usedAt == nil {
             refreshTokens[hash]?.usedAt = date
@@ -156,10 +156,11 @@ public actor MemoryStore: SignetStore {
         throttles[key] = nil
     }
     public func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) -> ThrottleSlotView {
-        var live = (throttleSlots[slot.key] ?? [:]).filter { $0.value > now }
-        live[slot.id] = expiresAt
+        var slots = throttleSlots[slot.key] ?? [:]
+        slots[slot.id] = expiresAt
+        let live = slots.filter { $0.value > now }
         throttleSlots[slot.key] = live
-        return ThrottleSlotView(liveSlots: live.values.filter { $0 > now }.count, failures: throttles[failuresKey])
+        return ThrottleSlotView(liveSlots: live.count, failures: throttles[failuresKey])
     }
     public func releaseSlots(_ slots: [ThrottleSlot]) {
         for slot in slots {

@@ -1,6 +1,7 @@
 // POST /token — RFC 6749 §3.2, §4.1.3, §6; OIDC Core §3.1.3.
 import Foundation
 import Hummingbird
+import Logging
 import SignetCore
 
 /// The token endpoint: the authorization_code and refresh_token grants.
@@ -97,11 +98,7 @@ struct TokenEndpoint: Sendable {
             // RFC 6749 §4.1.2: a code used twice revokes every token issued from it; only its own
             // client's replay counts, so another client holding a used code cannot end the grant.
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
-            if try await provider.store.revokeGrant(id: grantID, at: now) {
-                provider.logger.warning("authorization code replayed; grant revoked", metadata: ["event": "code.replayed", "client_id": .string(client.id)])
-            } else {
-                provider.logger.info("authorization code replayed; grant already revoked", metadata: ["event": "code.replayed_again", "client_id": .string(client.id)])
-            }
+            try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "code.replayed", what: "authorization code replayed")
             throw OAuthHTTPError.invalidGrant("the code was already used")
         case .redeemed(let redeemed):
             record = redeemed
@@ -164,11 +161,7 @@ struct TokenEndpoint: Sendable {
                 // not read: a grant that cannot be read is revoked all the same. Tokens of a revoked
                 // grant are spent too; only a live family's reuse is an alarm.
                 guard let stored, stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid") }
-                if try await provider.store.revokeGrant(id: grantID, at: now) {
-                    provider.logger.warning("refresh token reused; family revoked", metadata: ["event": "refresh.reused", "client_id": .string(client.id)])
-                } else {
-                    provider.logger.info("spent refresh token used; family already revoked", metadata: ["event": "refresh.reused_again", "client_id": .string(client.id)])
-                }
+                try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "refresh.reused", what: "spent refresh token used")
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
             case .redeemed(let redeemed):
                 record = redeemed
@@ -193,6 +186,17 @@ struct TokenEndpoint: Sendable {
     }
 
     /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
+    /// Revokes the grant of a replayed code or a reused refresh token (and so its refresh
+    /// tokens). The alarm, `event` at warning, only when the grant was live until now; replays
+    /// of a grant already revoked (by its user, an administrator or an earlier replay) are logged
+    /// at info as `event` + `_again` (docs/logging.md).
+    private func revokeAfterReplay(grantID: String, client: ClientRecord, at now: Date, event: String, what: String) async throws {
+        let wasLive = try await provider.store.revokeGrant(id: grantID, at: now)
+        provider.logger.log(
+            level: wasLive ? .warning : .info, "\(what); grant \(wasLive ? "revoked" : "already revoked")",
+            metadata: ["event": .string(wasLive ? event : event + "_again"), "client_id": .string(client.id)])
+    }
+
     private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws -> TokenResponse {
         provider.metrics.issued("access_token", grantType: grantType, clientID: client.id)
         if tokens.idToken != nil { provider.metrics.issued("id_token", grantType: grantType, clientID: client.id) }

@@ -68,8 +68,7 @@ struct SecondReviewTests {
     func minimumAtRedemption() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let authorization = fixture.backendAuthorization
-            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let (authorization, code) = try await fixture.backendCode()
             try await provider.admin.updateClient(id: "backend", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
             #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).oauthError == "invalid_grant")
         }
