@@ -45,10 +45,10 @@ public func withTestProvider<Result: Sendable>(
 ) async throws -> Result {
     var configuration = SignetConfiguration(host: "127.0.0.1", port: 0, passwordHashCost: 4)
     configuration.issuerFollowsBoundPort = true
-    if tls {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tls-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let files = try TestTLS.serverCertificate(in: folder)
+    let tlsFolder = tls ? try TestFolder.make("tls") : nil
+    defer { if let tlsFolder { try? FileManager.default.removeItem(at: tlsFolder) } }
+    if let tlsFolder {
+        let files = try TestTLS.serverCertificate(in: tlsFolder.path)
         configuration.tlsCertificatePath = files.certificate
         configuration.tlsKeyPath = files.key
     }

@@ -42,9 +42,7 @@ struct SignetCommand {
 
     /// A fresh data folder.
     static func dataFolder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.path
+        try TestFolder.make("cli").path
     }
 }
 

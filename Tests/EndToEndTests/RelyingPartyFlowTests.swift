@@ -19,9 +19,7 @@ enum EndToEndStore: String, CaseIterable, Sendable {
     func newDatabase() throws -> String {
         switch self {
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return folder.appendingPathComponent("signet.sqlite").path
+            return try TestFolder.make("e2e").appendingPathComponent("signet.sqlite").path
         case .postgres:
             return "e2e_" + UUID().uuidString.prefix(8).lowercased()
         }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetClient
 import SignetCore
+import SignetTesting
 import SwiftASN1
 import Synchronization
 import Testing
@@ -147,9 +148,7 @@ func deviceJSON(_ instanceID: String, status: String = "activated", name: String
     return record
 }
 
-/// A temporary folder, deleted after `body`.
+/// A temporary folder, not made yet (the code under test makes it), deleted after `body`.
 func withTemporaryDirectory<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signet-device-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try await body(directory)
+    try await TestFolder.with("device", create: false, body)
 }

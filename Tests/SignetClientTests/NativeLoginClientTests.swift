@@ -145,7 +145,9 @@ struct NativeLoginClientTests {
             step = try await step.select(scenario: .usernamePassword)
             step = try await step.submit(username: "erin", password: "erins passphrase")
             guard case .finished(let result) = step.kind else { Issue.record("expected finished"); return }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
+            let folder = try TestFolder.make("tokens")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("tokens.json")
             let state = try await AuthState(client: client, storage: FileAuthStateStorage(file: file))
             let exchanged = try await result.exchange()
             try await state.update(with: exchanged)

@@ -103,8 +103,8 @@ struct WebhookMessageSenderTests {
 
     @Test("the development outbox appends messages that signet outbox can read back")
     func developmentOutbox() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestFolder.make("outbox")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let outbox = DevelopmentOutbox(dataDirectory: folder)
         try await outbox.send(message)
         try await outbox.send(message)

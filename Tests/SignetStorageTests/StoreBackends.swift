@@ -1,6 +1,7 @@
 import Foundation
 import SignetServer
 import SignetStorage
+import SignetTesting
 
 /// The stores the contract runs against: in memory, an SQLite file, and a real PostgreSQL server.
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -20,8 +21,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .memory:
             return (MemoryStore(), {})
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let folder = try TestFolder.make("store")
             let store = try await SQLStore.sqlite(path: folder.appendingPathComponent("signet.sqlite").path)
             return (store, {
                 try await store.close()

@@ -1,14 +1,12 @@
 import Foundation
 @testable import SignetStorage
+import SignetTesting
 import Testing
 
 /// Runs `body` with the path of an SQLite file (not yet created) in a fresh folder, and removes
 /// the folder afterwards, however `body` ends.
 func withTemporarySQLitePath<T>(_ label: String, _ body: (String) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-\(label)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder.appendingPathComponent("signet.sqlite").path)
+    try await TestFolder.with(label) { try await body($0.appendingPathComponent("signet.sqlite").path) }
 }
 
 /// Runs `body` with a migrated SQLite store on a temporary file, its database and the file's path,
