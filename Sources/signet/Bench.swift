@@ -19,7 +19,8 @@ struct Bench: AsyncParsableCommand {
             and token-endpoint requests (refresh_token grant with private_key_jwt); then, against the same data served with
             --dev-tls, device activations, device requests over mutual TLS and certificate-bound refreshes. Prints
             requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
-            /proc), errors and the server's peak resident memory. Not a test: the figures depend on the machine.
+            /proc), errors, the server's peak resident memory and its resident memory after each row (run one row
+            many times, `--concurrency 4 4 4 4`, to see it stay flat under sustained load). Not a test: the figures depend on the machine.
             """)
 
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
@@ -67,6 +68,13 @@ struct Bench: AsyncParsableCommand {
         print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
+        var resident: [Int] = []
+        /// Prints the row, counts its errors and notes the server's memory after it.
+        func record(_ result: Measurement, _ name: String, _ level: Int) {
+            print(result.row(name, level))
+            totalErrors += result.errors
+            if let kib = result.serverResidentKiB { resident.append(kib) }
+        }
         if deviceOnly {
             server.terminate()
             server.waitUntilExit()
@@ -77,15 +85,13 @@ struct Bench: AsyncParsableCommand {
         }
         for level in concurrency where only.contains(.flow) {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await flow.fullFlow(as: users[worker]) }
-            totalErrors += result.errors
-            print(result.row("full login flow", level))
+            record(result, "full login flow", level)
         }
         let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
         _ = try await app.discover()
         for level in concurrency where only.contains(.native) {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
-            totalErrors += result.errors
-            print(result.row("native login (API, password) + token", level))
+            record(result, "native login (API, password) + token", level)
         }
         for level in concurrency where only.contains(.code) {
             // Enough codes for the row at 3 000 requests/s; a worker that runs out stops early.
@@ -97,16 +103,14 @@ struct Bench: AsyncParsableCommand {
                 guard let code = queues[worker].next() else { throw CancellationError() }
                 return try await backend.exchangeCode(code, pending: queues[worker].pending).accessToken
             }
-            totalErrors += result.errors
-            print(result.row("token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level))
+            record(result, "token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level)
         }
         for level in concurrency where only.contains(.refresh) {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: backend) }
-            totalErrors += result.errors
-            print(result.row("token endpoint (refresh, private_key_jwt)", level))
+            record(result, "token endpoint (refresh, private_key_jwt)", level)
         }
         // The same with a DPoP proof on every request (RFC 9449): the cost of sender-constrained tokens.
         let dpopBackend = RelyingParty(
@@ -120,14 +124,14 @@ struct Bench: AsyncParsableCommand {
             for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: dpopBackend) }
-            totalErrors += result.errors
-            print(result.row("token endpoint (refresh, private_key_jwt + DPoP)", level))
+            record(result, "token endpoint (refresh, private_key_jwt + DPoP)", level)
         }
-        let httpPeak = PeakMemory.of(pid: server.processIdentifier)
+        let httpPeak = ProcessMemory.peak(pid: server.processIdentifier)
         server.terminate()
         server.waitUntilExit()
         if devices { totalErrors += try await deviceRows(folder: folder, seed: seed, users: users) }
         print("server peak memory: \(httpPeak.map { "\($0 / 1024) MiB" } ?? "unknown")")
+        if !resident.isEmpty { print("server resident memory after each row: \(resident.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")) MiB") }
         print("errors: \(totalErrors)")
         if totalErrors > 0 { throw ExitCode.failure }
     }
@@ -181,7 +185,7 @@ struct Bench: AsyncParsableCommand {
             print(full.row("device login to tokens (the above and /token with PKCE over mutual TLS)", level))
             for device in workers { await device.shutdown() }
         }
-        print("device server peak memory: \(PeakMemory.of(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
+        print("device server peak memory: \(ProcessMemory.peak(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
         return errors
     }
 
@@ -226,7 +230,9 @@ struct Bench: AsyncParsableCommand {
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let cpuAfter = ProcessCPU.seconds(pid: serverPID)
         let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
-        return Measurement(latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall, serverCPUSeconds: cpu)
+        return Measurement(
+            latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall, serverCPUSeconds: cpu,
+            serverResidentKiB: ProcessMemory.resident(pid: serverPID))
     }
 }
 
@@ -237,6 +243,8 @@ struct Measurement {
     let seconds: Double
     /// The server process's CPU time (user + system) during the row, when /proc tells it.
     let serverCPUSeconds: Double?
+    /// The server process's resident memory at the end of the row (KiB), when /proc tells it.
+    let serverResidentKiB: Int?
 
     func percentile(_ p: Double) -> Double {
         guard !latencies.isEmpty else { return 0 }
@@ -317,12 +325,17 @@ enum ProcessCPU {
     }
 }
 
-/// The peak resident memory of a process, from Linux's /proc.
-enum PeakMemory {
-    /// VmHWM in KiB, or `nil` where /proc is not available.
-    static func of(pid: Int32) -> Int? {
+/// A process's resident memory, from Linux's /proc.
+enum ProcessMemory {
+    /// The peak (VmHWM) in KiB, or `nil` where /proc is not available.
+    static func peak(pid: Int32) -> Int? { field("VmHWM:", pid: pid) }
+
+    /// The current (VmRSS) in KiB, or `nil` where /proc is not available.
+    static func resident(pid: Int32) -> Int? { field("VmRSS:", pid: pid) }
+
+    private static func field(_ name: String, pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
         else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// `signet bench` is not a timed test: these check that its load gets every answer right and that
+/// it reports what it promises, whatever the machine's speed.
+@Suite("signet bench: a short run under concurrent load")
+struct BenchCommandTests {
+    @Test("the flow, code and refresh rows at concurrency 2 get no error, and report CPU per request and memory after each row")
+    func shortRun() throws {
+        let result = try SignetCommand.run([
+            "bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "flow", "code", "refresh",
+        ])
+        #expect(result.status == 0, "\(result.all)")
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| full login flow |") || $0.hasPrefix("| token endpoint") }
+        #expect(rows.count == 3, "\(result.stdout)")
+        for row in rows {
+            // | path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(cells.count == 7, "\(row)")
+            guard cells.count == 7 else { continue }
+            #expect(cells[1] == "2", "\(row)")
+            // Every worker makes at least one request before its deadline, however slow the machine.
+            #expect((Double(cells[2]) ?? 0) > 0, "\(row)")
+            #expect(Double(cells[5]) != nil, "the server's CPU per request is measured: \(row)")
+            #expect(cells[6] == "0", "\(row)")
+        }
+        #expect(result.stdout.contains("\nerrors: 0\n"), "\(result.stdout)")
+        let memory = result.stdout.split(separator: "\n").first { $0.hasPrefix("server resident memory after each row: ") }
+        let figures = memory.map { $0.dropFirst("server resident memory after each row: ".count).dropLast(" MiB".count).split(separator: ", ") } ?? []
+        #expect(figures.count == 3 && figures.allSatisfy { (Double($0) ?? 0) > 0 }, "\(result.stdout)")
+    }
+}
