@@ -9,11 +9,18 @@ import Darwin
 
 /// Where tests put their files: a server's data folder, an SQLite file, a key, a TLS certificate.
 ///
-/// Every folder is made under one parent per test process (`$TMPDIR/signet-tests/<pid>`). A test
-/// that removes its folder when done still should; what one cannot (a store closed by a detached
-/// task, a server process's data) is removed by the next run: the first folder a process makes
-/// removes the parents of processes that have ended. So a machine that runs the suite again and
-/// again keeps at most the last run's files, not every run's.
+/// Every folder is made under one parent per test process, in a root of the user's own
+/// (`$TMPDIR/signet-tests-<uid>`, mode 0700). A test that can remove its folder when done still
+/// should; what one cannot (a server process's data, a store closed by a detached task) is
+/// removed by a later run: the first folder a process makes removes the parents of processes that
+/// have ended. So a machine that runs the suite again and again keeps at most the files of the
+/// runs still going and of the last one, not of every run.
+///
+/// A process owns its parent by holding an exclusive `flock` on the parent's `.lock` file for as
+/// long as it lives; the kernel drops the lock when the process ends, however it ends. A parent
+/// is removed only by whoever takes that lock, so a live run's files are never removed, whatever
+/// process numbers the runs have (containers sharing one temporary folder included). Written by
+/// hand: Foundation has no such cleanup.
 public enum TestFolder {
     /// A new, empty folder whose name starts with `label`.
     ///
@@ -34,22 +41,66 @@ public enum TestFolder {
 
     /// This process's parent folder, made (and the ended runs' removed) once.
     private static let parent = Result<URL, any Error>(catching: {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tests")
+        let root = try ownRoot()
         removeEndedRuns(in: root)
-        let own = root.appendingPathComponent(String(getpid()))
-        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
-        return own
+        return try claimParent(in: root)
     })
 
-    /// Removes the parents named after a process that no longer runs. One whose number a live
-    /// process has taken again stays until that one ends too. Internal for tests.
+    /// `$TMPDIR/signet-tests-<uid>`, made with mode 0700 if missing; refused unless it is a real
+    /// folder (not a link) of this user's that nobody else may write in.
+    private static func ownRoot() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tests-\(getuid())")
+        if mkdir(root.path, 0o700) != 0, errno != EEXIST {
+            throw TestFolderError("cannot make \(root.path): \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard lstat(root.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o022 == 0 else {
+            throw TestFolderError("\(root.path) is not a folder of this user's that only they may write in")
+        }
+        return root
+    }
+
+    /// Makes this process's parent in `root` and locks it for the process's life. The parent is
+    /// prepared under a name that cleaners skip (a leading dot), locked, then renamed into view,
+    /// so no cleaner ever sees it unlocked.
+    private static func claimParent(in root: URL) throws -> URL {
+        let name = UUID().uuidString
+        let staging = root.appendingPathComponent(".\(name)")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+        let lock = open(staging.appendingPathComponent(lockName).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            throw TestFolderError("cannot lock \(staging.path): \(String(cString: strerror(errno)))")
+        }
+        // The descriptor stays open, and the lock held, until the process ends.
+        let own = root.appendingPathComponent(name)
+        guard rename(staging.path, own.path) == 0 else {
+            throw TestFolderError("cannot rename \(staging.path): \(String(cString: strerror(errno)))")
+        }
+        return own
+    }
+
+    /// Removes every parent in `root` whose lock nobody holds: its process has ended. Parents
+    /// still being prepared (a leading dot) and anything without a lock file are left alone.
+    /// Internal for tests.
     static func removeEndedRuns(in root: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        for name in names {
-            guard let pid = pid_t(name), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) == -1, errno == ESRCH {
-                try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
-            }
+        for name in names where !name.hasPrefix(".") {
+            let folder = root.appendingPathComponent(name)
+            let lock = open(folder.appendingPathComponent(lockName).path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard lock >= 0 else { continue }
+            defer { close(lock) }
+            // Another cleaner holding it, or the owner: either way, not ours to remove.
+            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { continue }
+            try? FileManager.default.removeItem(at: folder)
         }
     }
+
+    /// The file whose lock a parent's owner holds.
+    static let lockName = ".lock"
+}
+
+/// Why a test folder could not be made.
+public struct TestFolderError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -19,8 +19,8 @@ struct Bench: AsyncParsableCommand {
             and token-endpoint requests (refresh_token grant with private_key_jwt); then, against the same data served with
             --dev-tls, device activations, device requests over mutual TLS and certificate-bound refreshes. Prints
             requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
-            /proc), errors, the server's peak resident memory and its resident memory after each row (run one row
-            many times, `--concurrency 4 4 4 4`, to see it stay flat under sustained load). Not a test: the figures depend on the machine.
+            /proc), errors, the server's peak resident memory and its resident memory after each HTTP row (to watch
+            it under sustained load, run one row many times: `--concurrency 4 4 4 4`). Not a test: the figures depend on the machine.
             """)
 
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
@@ -209,18 +209,22 @@ struct Bench: AsyncParsableCommand {
                 group.addTask {
                     var latencies: [Double] = []
                     var errors = 0
-                    // Bounded: stops at the deadline or after 100 000 calls, whichever comes first.
-                    while ContinuousClock.now < deadline, latencies.count + errors < 100_000 {
+                    // At least one call, however late the worker starts; then until the deadline or
+                    // 100 000 calls, whichever comes first. A worker whose `work` runs out of input
+                    // (throws `CancellationError`) stops there: that is no error.
+                    repeat {
                         let begin = ContinuousClock.now
                         do {
                             _ = try await work(worker)
                             let elapsed = ContinuousClock.now - begin
                             latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                        } catch is CancellationError {
+                            break
                         } catch {
                             if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
                             errors += 1
                         }
-                    }
+                    } while ContinuousClock.now < deadline && latencies.count + errors < 100_000
                     return (latencies, errors)
                 }
             }

@@ -87,8 +87,9 @@ struct AnswerDurabilityTests {
     /// A test provider on a fresh SQLite file (`sqlite.synchronous: full`) with a public client
     /// `app`; `body` gets the database to read its commit counts.
     private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-durability-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let folder = try TestFolder.make("durability")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("signet.sqlite").path
         let store = try await SQLStore.sqlite(path: path)
         defer { Task { try? await store.close() } }
         let database = try #require(store.database as? InlineSQLiteDatabase)

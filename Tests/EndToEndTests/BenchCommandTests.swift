@@ -19,14 +19,17 @@ struct BenchCommandTests {
             #expect(cells.count == 7, "\(row)")
             guard cells.count == 7 else { continue }
             #expect(cells[1] == "2", "\(row)")
-            // Every worker makes at least one request before its deadline, however slow the machine.
-            #expect((Double(cells[2]) ?? 0) > 0, "\(row)")
-            #expect(Double(cells[5]) != nil, "the server's CPU per request is measured: \(row)")
+            // Every worker makes at least one request, however slow the machine: with no error, each answered.
             #expect(cells[6] == "0", "\(row)")
+            if Self.hasProc { #expect(Double(cells[5]) != nil, "the server's CPU per request is measured: \(row)") }
         }
         #expect(result.stdout.contains("\nerrors: 0\n"), "\(result.stdout)")
+        // The CPU and memory figures come from Linux's /proc.
+        guard Self.hasProc else { return }
         let memory = result.stdout.split(separator: "\n").first { $0.hasPrefix("server resident memory after each row: ") }
         let figures = memory.map { $0.dropFirst("server resident memory after each row: ".count).dropLast(" MiB".count).split(separator: ", ") } ?? []
         #expect(figures.count == 3 && figures.allSatisfy { (Double($0) ?? 0) > 0 }, "\(result.stdout)")
     }
+
+    private static var hasProc: Bool { FileManager.default.fileExists(atPath: "/proc/self/status") }
 }

@@ -27,16 +27,25 @@ struct SignetCommand {
         process.executableURL = executable
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         process.arguments = arguments
-        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        // Standard error goes to a file, not a second pipe: a pipe nobody reads while standard
+        // output is read to its end would stop a command (or its server) that writes much there.
+        let errorFile = try TestFolder.make("stderr", create: false)
+        guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
+            throw TestFolderError("cannot make \(errorFile.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let errorHandle = try FileHandle(forWritingTo: errorFile)
+        let out = Pipe(), inPipe = Pipe()
         process.standardOutput = out
-        process.standardError = err
+        process.standardError = errorHandle
         process.standardInput = inPipe
         try process.run()
+        try errorHandle.close()
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inPipe.fileHandleForWriting.close()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let stderr = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
         return Output(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 

@@ -81,7 +81,7 @@ struct AuthStateTests {
         try await withTestProvider { provider in
             try await TestApp.seed(provider)
             let client = TestApp.client(provider)
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
+            let file = try TestFolder.make("tokens", create: false).appendingPathExtension("json")
             defer { try? FileManager.default.removeItem(at: file) }
             let state = try await AuthState(client: client, storage: FileAuthStateStorage(file: file))
             let tokens = try await state.signIn(agent: TestApp.agent(provider))

@@ -166,7 +166,7 @@ struct DPoPClientTests {
 
     @Test("the file key store keeps one key across launches, readable by its owner only")
     func fileKeyStore() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dpop-\(UUID().uuidString).key")
+        let file = try TestFolder.make("dpop", create: false).appendingPathExtension("key")
         defer { try? FileManager.default.removeItem(at: file) }
         let first = try await FileDPoPKeyStore(file: file).key().thumbprint
         #expect(try await FileDPoPKeyStore(file: file).key().thumbprint == first)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetServer
+import SignetTesting
 import SwiftASN1
 import Testing
 import X509
@@ -425,8 +426,7 @@ struct DeviceCertificateAuthorityTests {
             print("skipping the openssl check: \(openssl) is not installed")
             return
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-device-ca-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestFolder.make("device-ca")
         defer { try? FileManager.default.removeItem(at: folder) }
         func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let process = Process()

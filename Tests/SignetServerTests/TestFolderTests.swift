@@ -4,20 +4,31 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-@Suite("Test folders: one parent per test process, the ended runs' removed")
+@Suite("Test folders: one locked parent per test process, the ended runs' removed")
 struct TestFolderTests {
-    @Test("a folder is made under this process's parent, and `with` removes it afterwards")
+    @Test("a folder is made under this process's locked parent in the user's own root, and `with` removes it afterwards")
     func madeAndRemoved() async throws {
         let made = try TestFolder.make("probe")
         defer { try? FileManager.default.removeItem(at: made) }
-        #expect(made.deletingLastPathComponent().lastPathComponent == String(getpid()))
+        let parent = made.deletingLastPathComponent()
+        #expect(parent.deletingLastPathComponent().lastPathComponent == "signet-tests-\(getuid())")
         #expect(made.lastPathComponent.hasPrefix("probe-"))
         #expect(FileManager.default.fileExists(atPath: made.path))
+        // This process holds its parent's lock: another open of the file cannot take it.
+        let lock = open(parent.appendingPathComponent(TestFolder.lockName).path, O_RDONLY)
+        #expect(lock >= 0)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX | LOCK_NB) != 0)
+        // So a cleaner leaves it alone.
+        TestFolder.removeEndedRuns(in: parent.deletingLastPathComponent())
+        #expect(FileManager.default.fileExists(atPath: made.path))
+
         let notYet = try TestFolder.make("probe", create: false)
         #expect(!FileManager.default.fileExists(atPath: notYet.path))
-
         let used = try await TestFolder.with("probe") { folder in
             try Data("x".utf8).write(to: folder.appendingPathComponent("file"))
             return folder
@@ -25,18 +36,29 @@ struct TestFolderTests {
         #expect(!FileManager.default.fileExists(atPath: used.path))
     }
 
-    @Test("a parent named after an ended process is removed; this one's, a live one's and other names stay")
+    @Test("a parent whose lock nobody holds is removed; a held one, one being prepared and one without a lock file stay")
     func endedRunsRemoved() throws {
         let root = try TestFolder.make("roots")
         defer { try? FileManager.default.removeItem(at: root) }
-        // Above Linux's largest process number (2^22), so no process has it.
-        let ended = "999999999"
-        let names = [ended, String(getpid()), String(getppid()), "not-a-number", "0"]
-        for name in names {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+        func parent(_ name: String, lockFile: Bool) throws -> URL {
+            let folder = root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("data".utf8).write(to: folder.appendingPathComponent("signet.sqlite"))
+            if lockFile { try Data().write(to: folder.appendingPathComponent(TestFolder.lockName)) }
+            return folder
         }
+        _ = try parent("ended", lockFile: true)
+        let live = try parent("live", lockFile: true)
+        _ = try parent(".preparing", lockFile: true)
+        _ = try parent("no-lock-file", lockFile: false)
+        // A live run: its lock held on an open file of its own, as the owner holds it.
+        let held = open(live.appendingPathComponent(TestFolder.lockName).path, O_RDWR)
+        #expect(held >= 0)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+
         TestFolder.removeEndedRuns(in: root)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
-        #expect(left == Set(names.filter { $0 != ended }))
+        #expect(left == ["live", ".preparing", "no-lock-file"])
     }
 }

@@ -3,6 +3,7 @@ import SQLKit
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetTesting
 import Testing
 
 /// The SQLite store's commit and flush rules (Sources/SignetStorage/SQLite/): a write reported
@@ -218,7 +219,7 @@ struct SQLiteDurabilityTests {
 
     @Test("a file that cannot be put in WAL mode or is no database is refused with a storage failure")
     func notADatabase() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signet-notdb-\(UUID().uuidString)").path
+        let path = try TestFolder.make("notdb", create: false).path
         try Data("this is not a database, it is only text".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path) }

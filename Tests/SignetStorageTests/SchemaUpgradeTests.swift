@@ -4,6 +4,7 @@ import SQLKit
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetTesting
 import Testing
 
 /// Migration 9 rebuilds SQLite's replay keys WITHOUT ROWID, migration 10 the audit trail without
@@ -182,7 +183,7 @@ struct SchemaUpgradeTests {
         try await withTemporarySQLitePath("restore-backup") { source in
             let store = try await SQLStore.sqlite(path: source)
             try await store.close()
-            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("signet-missing-\(UUID().uuidString)/signet.sqlite").path
+            let destination = try TestFolder.make("missing", create: false).appendingPathComponent("signet.sqlite").path
             let error = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: source, to: destination) }
             #expect(error?.reason.contains("does it exist") == true, "\(String(describing: error))")
             #expect(error?.reason.contains("not a Signet SQLite store") == false)
