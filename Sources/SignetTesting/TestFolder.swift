@@ -19,8 +19,9 @@ import Darwin
 /// A process owns its parent by holding an exclusive `flock` on the parent's `.lock` file for as
 /// long as it lives; the kernel drops the lock when the process ends, however it ends. A parent
 /// is removed only by whoever takes that lock, so a live run's files are never removed, whatever
-/// process numbers the runs have (containers sharing one temporary folder included). Written by
-/// hand: Foundation has no such cleanup.
+/// process numbers the runs have (containers on one kernel sharing a temporary folder included;
+/// not a temporary folder on a network file system, where `flock` may not reach across
+/// machines). Written by hand: Foundation has no such cleanup.
 public enum TestFolder {
     /// A new, empty folder whose name starts with `label`.
     ///
@@ -41,21 +42,23 @@ public enum TestFolder {
 
     /// This process's parent folder, made (and the ended runs' removed) once.
     private static let parent = Result<URL, any Error>(catching: {
-        let root = try ownRoot()
+        let root = try ownRoot(in: FileManager.default.temporaryDirectory)
         removeEndedRuns(in: root)
         return try claimParent(in: root)
     })
 
-    /// `$TMPDIR/signet-tests-<uid>`, made with mode 0700 if missing; refused unless it is a real
-    /// folder (not a link) of this user's that nobody else may write in.
-    private static func ownRoot() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tests-\(getuid())")
-        if mkdir(root.path, 0o700) != 0, errno != EEXIST {
-            throw TestFolderError("cannot make \(root.path): \(String(cString: strerror(errno)))")
+    /// `<base>/signet-tests-<uid>`, made with mode 0700 if missing; refused unless it is a real
+    /// folder (not a link) of this user's that nobody else may read or write. Internal for tests.
+    static func ownRoot(in base: URL) throws -> URL {
+        let root = base.appendingPathComponent("signet-tests-\(getuid())")
+        let path = root.path
+        if mkdir(path, 0o700) != 0 {
+            let failure = errno
+            guard failure == EEXIST else { throw TestFolderError("cannot make \(path): \(String(cString: strerror(failure)))") }
         }
         var status = stat()
-        guard lstat(root.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o022 == 0 else {
-            throw TestFolderError("\(root.path) is not a folder of this user's that only they may write in")
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(), status.st_mode & 0o077 == 0 else {
+            throw TestFolderError("\(path) is not a folder of this user's that only they may use (a link, another's, or open to others)")
         }
         return root
     }
@@ -66,34 +69,56 @@ public enum TestFolder {
     private static func claimParent(in root: URL) throws -> URL {
         let name = UUID().uuidString
         let staging = root.appendingPathComponent(".\(name)")
+        let own = root.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-        let lock = open(staging.appendingPathComponent(lockName).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let lockPath = staging.appendingPathComponent(lockName).path
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            throw TestFolderError("cannot lock \(staging.path): \(String(cString: strerror(errno)))")
+            let failure = errno
+            throw TestFolderError("cannot lock \(lockPath): \(String(cString: strerror(failure)))")
         }
         // The descriptor stays open, and the lock held, until the process ends.
-        let own = root.appendingPathComponent(name)
         guard rename(staging.path, own.path) == 0 else {
-            throw TestFolderError("cannot rename \(staging.path): \(String(cString: strerror(errno)))")
+            let failure = errno
+            throw TestFolderError("cannot rename \(staging.path): \(String(cString: strerror(failure)))")
         }
         return own
     }
 
-    /// Removes every parent in `root` whose lock nobody holds: its process has ended. Parents
-    /// still being prepared (a leading dot) and anything without a lock file are left alone.
-    /// Internal for tests.
-    static func removeEndedRuns(in root: URL) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        for name in names where !name.hasPrefix(".") {
+    /// Removes every parent in `root` whose lock nobody holds: its process has ended. A parent
+    /// being prepared (a leading dot) is left alone unless it is an hour old (its process died
+    /// while preparing it); one without a lock file is left alone.
+    ///
+    /// The lock file goes last, once everything else in the folder is gone: if something cannot
+    /// be removed (a server left running by a killed run still writing there), the lock file
+    /// stays, so a later run tries again. Internal for tests, which pass `now` and `remove`.
+    static func removeEndedRuns(in root: URL, now: Date = Date(), remove: (URL) throws -> Void = { try FileManager.default.removeItem(at: $0) }) {
+        let files = FileManager.default
+        let names = (try? files.contentsOfDirectory(atPath: root.path)) ?? []
+        for name in names {
             let folder = root.appendingPathComponent(name)
-            let lock = open(folder.appendingPathComponent(lockName).path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if name.hasPrefix(".") {
+                let modified = (try? files.attributesOfItem(atPath: folder.path))?[.modificationDate] as? Date
+                guard let modified, now.timeIntervalSince(modified) > stalePreparation else { continue }
+            }
+            let lockPath = folder.appendingPathComponent(lockName).path
+            let lock = open(lockPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard lock >= 0 else { continue }
             defer { close(lock) }
             // Another cleaner holding it, or the owner: either way, not ours to remove.
             guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { continue }
-            try? FileManager.default.removeItem(at: folder)
+            let contents = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
+            var removedAll = true
+            for item in contents where item != lockName {
+                do { try remove(folder.appendingPathComponent(item)) } catch { removedAll = false }
+            }
+            guard removedAll, unlink(lockPath) == 0 else { continue }
+            rmdir(folder.path)
         }
     }
+
+    /// How old a parent still being prepared must be before it counts as abandoned (seconds).
+    static let stalePreparation: TimeInterval = 3600
 
     /// The file whose lock a parent's owner holds.
     static let lockName = ".lock"

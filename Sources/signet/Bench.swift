@@ -100,7 +100,7 @@ struct Bench: AsyncParsableCommand {
                 location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
                 redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
-                guard let code = queues[worker].next() else { throw CancellationError() }
+                guard let code = queues[worker].next() else { throw OutOfInput() }
                 return try await backend.exchangeCode(code, pending: queues[worker].pending).accessToken
             }
             record(result, "token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level)
@@ -211,14 +211,14 @@ struct Bench: AsyncParsableCommand {
                     var errors = 0
                     // At least one call, however late the worker starts; then until the deadline or
                     // 100 000 calls, whichever comes first. A worker whose `work` runs out of input
-                    // (throws `CancellationError`) stops there: that is no error.
+                    // (throws `OutOfInput`) stops there: that is no error.
                     repeat {
                         let begin = ContinuousClock.now
                         do {
                             _ = try await work(worker)
                             let elapsed = ContinuousClock.now - begin
                             latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-                        } catch is CancellationError {
+                        } catch is OutOfInput {
                             break
                         } catch {
                             if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
@@ -239,6 +239,10 @@ struct Bench: AsyncParsableCommand {
             serverResidentKiB: ProcessMemory.resident(pid: serverPID))
     }
 }
+
+/// Thrown by a row's work when its worker has used up what was prepared for it (codes): the
+/// worker stops, and it counts as no error.
+struct OutOfInput: Error {}
 
 /// Latencies of one benchmark row.
 struct Measurement {

@@ -160,10 +160,14 @@ struct ConfigurationTests {
         let server = Process()
         server.executableURL = SignetCommand.executable
         server.arguments = ["serve", "--config", path]
-        let errors = Pipe()
+        // The log goes to a file: a pipe read only after the exit could fill and stall the server.
+        let logFile = URL(fileURLWithPath: data).appendingPathComponent("stderr.log")
+        #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
+        let logHandle = try FileHandle(forWritingTo: logFile)
         server.standardOutput = FileHandle.nullDevice
-        server.standardError = errors
+        server.standardError = logHandle
         try server.run()
+        try logHandle.close()
         defer { if server.isRunning { server.terminate() } }
         var ready: TestResponse?
         for _ in 0..<150 {
@@ -180,7 +184,7 @@ struct ConfigurationTests {
         server.terminate()
         server.waitUntilExit()
         #expect(server.terminationStatus == 0)
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = String(decoding: try Data(contentsOf: logFile), as: UTF8.self)
         let line = try #require(log.split(separator: "\n").first { $0.contains(requestID) })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["route"] as? String == "/health/ready")
