@@ -91,6 +91,30 @@ struct SQLiteDurabilityTests {
         }
     }
 
+    @Test("with normal nobody waits for the disk, and the timed flush puts every commit on it a moment later")
+    func normalFlushesOnATimer() async throws {
+        try await withTemporarySQLitePath("normal") { path in
+            let store = try await SQLStore.sqlite(path: path, synchronous: .normal)
+            let database = try #require(store.database as? InlineSQLiteDatabase)
+            #expect(!database.waitsForDisk)
+            for id in ["one", "two", "three"] { try await store.insertClient(client(id)) }
+            try await store.durableWrites { try await store.insertClient(client("binding")) }
+            let made = database.commits.made
+            #expect(made > 0)
+            // Flushed about 0.2 s after the first commit; polled for up to 30 s, so that a slow
+            // machine cannot fail it. Nothing else would flush: no one waits, and no checkpoint
+            // comes before 256 commits.
+            for _ in 0..<3000 where database.commits.durable < made { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(database.commits.durable >= made)
+            // A later commit is flushed by a later timed flush.
+            try await store.insertClient(client("later"))
+            let later = database.commits.made
+            for _ in 0..<3000 where database.commits.durable < later { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(database.commits.durable >= later)
+            try await store.close()
+        }
+    }
+
     @Test("one binding write makes the answer wait for all of its writes and every commit before its end; an answer that only reads does not wait")
     func bindingWriteWaitsForAll() async throws {
         try await withStore { store, database, _ in

@@ -22,7 +22,8 @@ import VaporCSQLite
 /// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
-///   shared with its neighbours.
+///   shared with its neighbours. Without it (`normal`) nobody waits, and the flusher puts each
+///   commit on disk at most ``laterFlush`` after it is made.
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
@@ -53,7 +54,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     ///
     /// - Parameter waitsForDisk: whether a write is reported done only once it is on disk.
     /// - Parameter readers: how many reader connections (reads beyond that many wait for one).
-    init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, logger: Logger) throws {
+    /// - Parameter laterFlush: without `waitsForDisk`, how long after a commit it is flushed anyway.
+    init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, laterFlush: Duration = InlineSQLiteDatabase.laterFlush, logger: Logger) throws {
         // Connections never flush at commit: the flusher does, when someone waits. No memory map
         // (`mmap_size`): it saves four `pread`s per token request but cost about 0.1 ms of CPU more,
         // the file growing under it being mapped again and again (docs/performance.md).
@@ -96,7 +98,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         self.readers = readers
         let writer = SharedConnection(writerConnection)
-        flusher = SQLiteFlusher(connection: flushConnection) { finishCheckpoint in
+        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: waitsForDisk ? nil : laterFlush) { finishCheckpoint in
             writer.connection.withLock { _ in finishCheckpoint() }
         }
         self.writer = writer
@@ -225,7 +227,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
             }
         }
         if commit % Self.commitsPerCheckpoint == 0 { flusher.requestCheckpoint() }
-        if waitsForDisk, DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
+        if !waitsForDisk {
+            flusher.commitMade()
+        } else if DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
             try await flusher.waitUntilDurable(commit)
         }
         return result
@@ -263,6 +267,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
     private static let commitsPerCheckpoint = 256
+
+    /// Without `waitsForDisk`, how long after a commit it is on disk at the latest (bar the
+    /// fsync's own time): what a power loss may undo. PostgreSQL's `wal_writer_delay` is the same.
+    static let laterFlush: Duration = .milliseconds(200)
 
     /// Rows are handed on outside any lock: the caller's closure may take its time.
     private func deliver(_ result: SQLiteResult, to onRow: (any SQLRow) -> Void) {

@@ -13,6 +13,11 @@ import VaporCSQLite
 /// It flushes through a connection of its own: an fsync of the log file is one of the file, not
 /// of a descriptor, so it covers what every connection wrote to it.
 ///
+/// With a `laterFlush` delay (`sqlite.synchronous: normal`, where nobody waits), a commit is
+/// flushed at most that long after it is made (``commitMade()``), as PostgreSQL's asynchronous
+/// commit flushes every `wal_writer_delay`: a power loss then undoes at most that moment of
+/// commits, not everything since the last checkpoint that the kernel had not yet written back.
+///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
 final class SQLiteFlusher: @unchecked Sendable {
     // @unchecked: `connection` is touched only by the flusher thread (and by `init` before it
@@ -32,12 +37,19 @@ final class SQLiteFlusher: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Runs its argument while no commit can be made (under the writer's lock).
     private let holdingWriter: @Sendable (() -> Void) -> Void
+    /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
+    private let laterFlush: DispatchTimeInterval?
+    /// Whether a commit made since the last flush is waiting for the timed flush.
+    private let timedFlushPending = Atomic<Bool>(false)
 
     /// - Parameter holdingWriter: runs its argument while no commit can be made; the last step
     ///   of a checkpoint runs in it.
-    init(connection: SQLiteConnectionHandle, holdingWriter: @escaping @Sendable (() -> Void) -> Void) {
+    /// - Parameter laterFlush: how long after ``commitMade()`` its commit is flushed without
+    ///   anyone waiting for it; `nil` for never (commits are flushed when someone waits).
+    init(connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, holdingWriter: @escaping @Sendable (() -> Void) -> Void) {
         self.connection = connection
         self.holdingWriter = holdingWriter
+        self.laterFlush = laterFlush.map { .nanoseconds(Int($0.components.seconds) * 1_000_000_000 + Int($0.components.attoseconds / 1_000_000_000)) }
         let thread = Thread { [self] in runLoop() }
         thread.name = "signet-sqlite-flush"
         thread.start()
@@ -60,6 +72,14 @@ final class SQLiteFlusher: @unchecked Sendable {
             case .queued: wakeUp.signal()
             }
         }
+    }
+
+    /// Tells the flusher that a commit nobody waits for was made (counted in ``commitCounter``):
+    /// with a `laterFlush` delay it is flushed at most that long afterwards; without one, nothing.
+    func commitMade() {
+        guard laterFlush != nil else { return }
+        // Only the first commit since the last flush wakes the thread; the flush covers the rest.
+        if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     }
 
     /// The latest commit known to be on disk.
@@ -87,8 +107,17 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     private func runLoop() {
+        var timedFlushAt: DispatchTime?
         while true {
-            wakeUp.wait()
+            if let due = timedFlushAt {
+                if wakeUp.wait(timeout: due) == .timedOut {
+                    timedFlushAt = nil
+                    flushPendingCommits()
+                    continue
+                }
+            } else {
+                wakeUp.wait()
+            }
             let (waiting, stop, checkpoint) = lock.withLock {
                 defer {
                     waiters.removeAll(keepingCapacity: true)
@@ -99,11 +128,28 @@ final class SQLiteFlusher: @unchecked Sendable {
             if !waiting.isEmpty { flush(for: waiting) }
             if checkpoint { copyLogIntoDatabase() }
             if stop {
+                if laterFlush != nil { flushPendingCommits() }
                 connection.close()
                 finished.signal()
                 return
             }
+            if timedFlushAt == nil, let laterFlush, timedFlushPending.load(ordering: .acquiring) { timedFlushAt = .now() + laterFlush }
         }
+    }
+
+    /// The timed flush: every commit counted so far, if any is not yet on disk.
+    private func flushPendingCommits() {
+        // Cleared before the count is read: a commit counted after it flags a flush of its own.
+        timedFlushPending.store(false, ordering: .releasing)
+        let covered = commitCounter.load(ordering: .acquiring)
+        guard covered > lock.withLock({ synced }) else { return }
+        do {
+            try connection.syncLog()
+        } catch {
+            latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: "a timed flush to disk")
+            return
+        }
+        lock.withLock { synced = max(synced, covered) }
     }
 
     /// A checkpoint in two steps, so that the log is copied whole and the next write starts it
