@@ -53,7 +53,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
-    @Option(help: "SQLite commits: full (answers wait for the fsync) or normal (flushed 0.2 s later; a power loss may undo the last 0.2 s) (env SIGNET_SQLITE_SYNCHRONOUS). Default full")
+    @Option(help: "SQLite commits: full (answers wait for the fsync) or normal (flushed about 0.2 s later; a power loss may undo about the last 0.2 s) (env SIGNET_SQLITE_SYNCHRONOUS). Default full")
     var sqliteSynchronous: String?
 
     @Option(help: "Log format: json (a JSON object a line) or text (env SIGNET_LOG_FORMAT). Default text on a terminal, json otherwise")

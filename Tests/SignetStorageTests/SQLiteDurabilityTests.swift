@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SQLKit
 import SignetCore
 import SignetServer
@@ -13,6 +14,23 @@ import Testing
 struct SQLiteDurabilityTests {
     private func withStore(_ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
         try await withTemporarySQLiteStore("durability", body)
+    }
+
+    /// A store in `normal` mode (nobody waits for the disk) whose timed flush comes `laterFlush`
+    /// after a commit, opened as `SQLStore.sqlite` opens one; closed after `body`.
+    private func withNormalStore(laterFlush: Duration, _ body: (SQLStore, InlineSQLiteDatabase) async throws -> Void) async throws {
+        try await withTemporarySQLitePath("normal") { path in
+            let database = try InlineSQLiteDatabase(path: path, waitsForDisk: false, laterFlush: laterFlush, logger: Logger(label: "test"))
+            try await SchemaMigrations.run(on: database.migrationSession, lock: false, policy: .upgrade)
+            let store = SQLStore(database: database, isSQLite: true) { await database.closeAfterWaitingWrites() }
+            do {
+                try await body(store, database)
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            try await store.close()
+        }
     }
 
     private func client(_ id: String) -> ClientRecord {
@@ -112,6 +130,33 @@ struct SQLiteDurabilityTests {
             for _ in 0..<3000 where database.commits.durable < later { try await Task.sleep(for: .milliseconds(10)) }
             #expect(database.commits.durable >= later)
             try await store.close()
+        }
+    }
+
+    @Test("with normal, nothing is flushed before the timed flush is due, and closing the store flushes what is left")
+    func normalFlushWaitsItsTimeAndCloses() async throws {
+        var database: InlineSQLiteDatabase?
+        try await withNormalStore(laterFlush: .seconds(3600)) { store, opened in
+            database = opened
+            try await store.insertClient(client("one"))
+            try await store.durableWrites { try await store.insertClient(client("binding")) }
+            // An hour away: only the timer could have flushed, and it has not.
+            #expect(opened.commits.durable < opened.commits.made)
+        }
+        let closed = try #require(database).commits
+        #expect(closed.made > 0)
+        #expect(closed.durable >= closed.made)
+    }
+
+    @Test("with normal, once a flush has failed every answer is an error and readiness says why")
+    func normalFailedFlushFailsEveryAnswer() async throws {
+        try await withNormalStore(laterFlush: .seconds(3600)) { store, database in
+            try await store.durableWrites { try await store.insertClient(client("before")) }
+            database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a timed flush to disk")
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { _ = try await store.client(id: "before") } }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("after")) } }
+            let reason = try #require(await store.unreadiness())
+            #expect(reason.contains("a timed flush to disk failed (simulated)"))
         }
     }
 

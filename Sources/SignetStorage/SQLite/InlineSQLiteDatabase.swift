@@ -23,7 +23,7 @@ import VaporCSQLite
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
 ///   shared with its neighbours. Without it (`normal`) nobody waits, and the flusher puts each
-///   commit on disk at most ``laterFlush`` after it is made.
+///   commit on disk about ``laterFlush`` after it is made.
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
@@ -187,7 +187,13 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// answer that made no binding write does not wait. Writes of tasks `body` leaves running
     /// after it returns wait for the disk themselves.
     func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
-        guard waitsForDisk else { return try await body() }
+        guard waitsForDisk else {
+            let result = try await body()
+            // Nobody waits for the disk here, yet once a (timed) flush has failed no answer is
+            // given as if all were well either.
+            try flusher.checkNotFailed()
+            return result
+        }
         let scope = DurabilityScope()
         let outcome: Result<T, any Error>
         do {
@@ -268,8 +274,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
     private static let commitsPerCheckpoint = 256
 
-    /// Without `waitsForDisk`, how long after a commit it is on disk at the latest (bar the
-    /// fsync's own time): what a power loss may undo. PostgreSQL's `wal_writer_delay` is the same.
+    /// Without `waitsForDisk`, about how long after a commit it is on disk (later by an fsync or a
+    /// checkpoint already under way): what a power loss may undo. PostgreSQL's `wal_writer_delay`
+    /// is the same idea.
     static let laterFlush: Duration = .milliseconds(200)
 
     /// Rows are handed on outside any lock: the caller's closure may take its time.

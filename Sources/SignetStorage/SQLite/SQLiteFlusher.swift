@@ -14,9 +14,10 @@ import VaporCSQLite
 /// of a descriptor, so it covers what every connection wrote to it.
 ///
 /// With a `laterFlush` delay (`sqlite.synchronous: normal`, where nobody waits), a commit is
-/// flushed at most that long after it is made (``commitMade()``), as PostgreSQL's asynchronous
-/// commit flushes every `wal_writer_delay`: a power loss then undoes at most that moment of
-/// commits, not everything since the last checkpoint that the kernel had not yet written back.
+/// flushed about that long after it is made (``commitMade()``; later by an fsync or a checkpoint
+/// already under way), as PostgreSQL's asynchronous commit flushes every `wal_writer_delay`: a
+/// power loss then undoes about that moment of commits, not everything since the last checkpoint
+/// that the kernel had not yet written back.
 ///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
 final class SQLiteFlusher: @unchecked Sendable {
@@ -139,10 +140,14 @@ final class SQLiteFlusher: @unchecked Sendable {
 
     /// The timed flush: every commit counted so far, if any is not yet on disk.
     private func flushPendingCommits() {
-        // Cleared before the count is read: a commit counted after it flags a flush of its own.
-        timedFlushPending.store(false, ordering: .releasing)
+        // Cleared before the count is read, by a read-modify-write as the writers' flagging is: a
+        // commit counted after the count is read finds the flag cleared and flags a flush of its
+        // own, and one whose flag this clears is counted in what is read (a plain store could be
+        // seen by the writers only after the read).
+        _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
         let covered = commitCounter.load(ordering: .acquiring)
-        guard covered > lock.withLock({ synced }) else { return }
+        // After a failed flush, none reports commits durable (the kernel may have dropped pages).
+        guard lock.withLock({ failure == nil && covered > synced }) else { return }
         do {
             try connection.syncLog()
         } catch {

@@ -65,7 +65,7 @@ extension SettingKey {
         "databasePassword", flag: nil, .string, default: "none", secret: true, "The PostgreSQL password, when it is not in the URL.")
     static let sqliteSynchronous = SettingKey(
         "sqlite.synchronous", flag: "--sqlite-synchronous", .string, default: "full",
-        "full (no answer is given before the writes that bind it, such as a spent code or a counted failure, are on disk: one flush of the log per request, shared with concurrent ones) or normal (answers do not wait for the disk; each commit is flushed at most 0.2 s after it is made, so a power loss may undo that last moment of commits). See docs/operations.md.")
+        "full (no answer is given before the writes that bind it, such as a spent code or a counted failure, are on disk: one flush of the log per request, shared with concurrent ones) or normal (answers do not wait for the disk; each commit is flushed about 0.2 s after it is made, so a power loss may undo about that last moment of commits). See docs/operations.md.")
     static let tlsCertificate = SettingKey("tls.certificate", flag: "--tls-certificate", .path, default: "none", "PEM certificate chain for HTTPS.")
     static let tlsKey = SettingKey("tls.key", flag: "--tls-key", .path, default: "none", "PEM private key for HTTPS (a file readable by the server only).")
     static let trustedProxies = SettingKey(
