@@ -30,8 +30,8 @@ public final class SQLStore: Sendable {
     /// When SQLite writes reach the disk. `full` (the default): nothing is reported done before it
     /// is on disk — the writes made while answering one request share one flush of the log, made
     /// before the answer (``WriteDurabilityStore``), and other writes wait for their own. `normal`:
-    /// the log is flushed only at checkpoints; an application crash loses nothing, but a power loss
-    /// or OS crash may undo the last commits — a lock, a revocation, a spent code or `jti`, a
+    /// answers do not wait, and each commit is flushed about 0.2 s after it is made (and at close);
+    /// an application crash loses nothing, but a power loss or OS crash may undo that moment's commits — a lock, a revocation, a spent code or `jti`, a
     /// counted failure — though never corrupt the file. docs/operations.md weighs the choice.
     public enum Synchronous: String, Sendable, CaseIterable {
         case normal, full

@@ -76,7 +76,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     /// Tells the flusher that a commit nobody waits for was made (counted in ``commitCounter``):
-    /// with a `laterFlush` delay it is flushed at most that long afterwards; without one, nothing.
+    /// with a `laterFlush` delay it is flushed about that long afterwards (and at close); without
+    /// one, nothing.
     func commitMade() {
         guard laterFlush != nil else { return }
         // Only the first commit since the last flush wakes the thread; the flush covers the rest.
