@@ -31,8 +31,9 @@ public final class SQLStore: Sendable {
     /// is on disk — the writes made while answering one request share one flush of the log, made
     /// before the answer (``WriteDurabilityStore``), and other writes wait for their own. `normal`:
     /// answers do not wait, and each commit is flushed about 0.2 s after it is made (and at close);
-    /// an application crash loses nothing, but a power loss or OS crash may undo that moment's commits — a lock, a revocation, a spent code or `jti`, a
-    /// counted failure — though never corrupt the file. docs/operations.md weighs the choice.
+    /// an application crash loses nothing, but a power loss or OS crash may undo that moment's
+    /// commits — a lock, a revocation, a spent code or `jti`, a counted failure — though never
+    /// corrupt the file. docs/operations.md weighs the choice.
     public enum Synchronous: String, Sendable, CaseIterable {
         case normal, full
     }

@@ -19,8 +19,9 @@ struct Bench: AsyncParsableCommand {
             and token-endpoint requests (refresh_token grant with private_key_jwt); then, against the same data served with
             --dev-tls, device activations, device requests over mutual TLS and certificate-bound refreshes. Prints
             requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
-            /proc), errors, the server's peak resident memory and its resident memory after each HTTP row (to watch
-            it under sustained load, run one row many times: `--concurrency 4 4 4 4`). Not a test: the figures depend on the machine.
+            /proc), errors, the server's peak resident memory and its resident memory after each HTTP row (to
+            watch it under sustained load, run one row many times: `--concurrency 4 4 4 4`). Not a test: the
+            figures depend on the machine.
             """)
 
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12

@@ -34,13 +34,13 @@ struct Fixture {
             try TestJWS.clientAssertion(backendKey, clientID: "backend", audience: audience ?? provider.url("/token"), now: provider.clock.now, lifetime: lifetime, jti: jti))
     }
 
-    /// Signs alice in for the backend and redeems the code with private_key_jwt.
     /// Alice signs in to the backend client: its authorization and the code, not yet redeemed.
     func backendCode(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
         let authorization = backendAuthorization
         return (authorization, try await provider.signIn(authorization, browser: browser, username: "alice", password: Self.password, extra: extra))
     }
 
+    /// Signs alice in for the backend and redeems the code with private_key_jwt.
     func backendTokens(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, TestResponse) {
         let (authorization, code) = try await backendCode(browser: browser, extra: extra)
         return (authorization, try await provider.redeem(code, authorization, clientAuth: try assertion()))

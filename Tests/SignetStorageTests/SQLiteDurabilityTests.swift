@@ -153,6 +153,18 @@ struct SQLiteDurabilityTests {
         #expect(closed.durable >= closed.made)
     }
 
+    @Test("with full, closing the store flushes the commits of answers that did not wait for them")
+    func fullCloseFlushesWhatNobodyWaitedFor() async throws {
+        var opened: InlineSQLiteDatabase?
+        try await withStore { store, database, _ in
+            opened = database
+            try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(client("session")) } }
+            #expect(database.commits.durable < database.commits.made)
+        }
+        let closed = try #require(opened).commits
+        #expect(closed.durable >= closed.made)
+    }
+
     @Test("with normal, once a flush has failed every answer is an error, readiness says why, and no later flush reports commits durable")
     func normalFailedFlushFailsEveryAnswer() async throws {
         var opened: InlineSQLiteDatabase?

@@ -185,7 +185,6 @@ struct TokenEndpoint: Sendable {
         return try await issued(tokens, grantType: "refresh_token", client: client, userID: user.id, grantID: grant.id)
     }
 
-    /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
     /// Revokes the grant of a replayed code or a reused refresh token (and so its refresh
     /// tokens). The alarm, `event` at warning, only when the grant was live until now; replays
     /// of a grant already revoked (by its user, an administrator or an earlier replay) are logged
@@ -197,6 +196,7 @@ struct TokenEndpoint: Sendable {
             metadata: ["event": .string(wasLive ? event : event + "_again"), "client_id": .string(client.id)])
     }
 
+    /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
     private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws -> TokenResponse {
         provider.metrics.issued("access_token", grantType: grantType, clientID: client.id)
         if tokens.idToken != nil { provider.metrics.issued("id_token", grantType: grantType, clientID: client.id) }

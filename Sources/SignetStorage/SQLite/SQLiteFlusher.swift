@@ -50,7 +50,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     init(connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, holdingWriter: @escaping @Sendable (() -> Void) -> Void) {
         self.connection = connection
         self.holdingWriter = holdingWriter
-        self.laterFlush = laterFlush.map { .nanoseconds(Int($0.components.seconds) * 1_000_000_000 + Int($0.components.attoseconds / 1_000_000_000)) }
+        self.laterFlush = laterFlush.map { .nanoseconds(Int($0 / .nanoseconds(1))) }
         let thread = Thread { [self] in runLoop() }
         thread.name = "signet-sqlite-flush"
         thread.start()
@@ -97,7 +97,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         wakeUp.signal()
     }
 
-    /// Flushes for those still waiting, then closes its connection.
+    /// Flushes every commit made (for those still waiting, and the rest), then closes its connection.
     func close() {
         let first = lock.withLock {
             defer { closed = true }
@@ -130,7 +130,8 @@ final class SQLiteFlusher: @unchecked Sendable {
             if !waiting.isEmpty { flush(for: waiting) }
             if checkpoint { copyLogIntoDatabase() }
             if stop {
-                if laterFlush != nil { flushPendingCommits() }
+                // Every commit made is on disk when the store is closed, waited for or not.
+                flushPendingCommits()
                 connection.close()
                 finished.signal()
                 return
@@ -139,7 +140,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         }
     }
 
-    /// The timed flush: every commit counted so far, if any is not yet on disk.
+    /// The timed flush, and the last one at close: every commit counted so far, if any is not yet on disk.
     private func flushPendingCommits() {
         // Cleared before the count is read, by a read-modify-write as the writers' flagging is: a
         // commit counted after the count is read finds the flag cleared and flags a flush of its

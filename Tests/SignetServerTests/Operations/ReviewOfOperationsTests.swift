@@ -83,7 +83,11 @@ struct ReviewOfOperationsTests {
         #expect(held.allSatisfy { $0.decision == .allowed })
         // A sixth, from another address, takes that address's slot and waits for the account's.
         let waiting = Task { try await throttle.reserve(username: "busy", address: "10.0.9.9") }
-        while await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // Polled for up to 30 s (a slow machine), so a sixth that never takes it fails instead of hanging.
+        for _ in 0..<6000 where await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(await store.liveThrottleSlots(key: LoginThrottle.addressSlotKey("10.0.9.9"), at: clock.now) == 1)
         // A minute and more later, one of the five finishes: the sixth gets its slot and runs.
         clock.advance(by: 70)
         try await throttle.recordSuccess(held.removeFirst())
