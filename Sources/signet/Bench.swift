@@ -16,12 +16,15 @@ struct Bench: AsyncParsableCommand {
             Starts `signet serve` as a child process with a throwaway data folder (SQLite, or --database), then for each
             concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
             ID-token validation), native logins through SignetClient (start → scenario → password → code exchange)
-            and token-endpoint requests (refresh_token grant with private_key_jwt); then, against the same data served with
+            and token-endpoint requests (a code exchange through the relying-party kit, the same requests built
+            beforehand and sent as bytes so the load costs almost nothing, and the refresh_token grant with
+            private_key_jwt); then, against the same data served with
             --dev-tls, device activations, device requests over mutual TLS and certificate-bound refreshes. Prints
             requests per second, p50/p99 latency, the server process's CPU time per request (user + system, from
             /proc), errors, the server's peak resident memory and its resident memory after each HTTP row (to
-            watch it under sustained load, run one row many times: `--concurrency 4 4 4 4`). Not a test: the
-            figures depend on the machine.
+            watch it under sustained load, run one row many times: `--concurrency 4 4 4 4`). With --isolate the
+            server runs on CPUs of its own and the load on the others, as when its clients are on other machines.
+            Not a test: the figures depend on the machine.
             """)
 
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
@@ -33,14 +36,26 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
     var deviceOnly = false
 
-    @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, refresh, dpop (default: all).")
+    @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, prepared, refresh, dpop (default: all).")
     var only: [BenchRow] = BenchRow.allCases
+
+    @Flag(help: "Run the server on CPUs of its own (the first half of those this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset).")
+    var isolate = false
 
     @Option(help: "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind.")
     var callgrind: Int?
 
+    func validate() throws {
+        if isolate, callgrind != nil { throw ValidationError("--isolate and --callgrind do not go together: an instruction count does not depend on the CPUs") }
+    }
+
     func run() async throws {
         if let callgrind { return try await callgrindRequests(callgrind) }
+        let isolation = try isolate ? CPUIsolation.split(CPUIsolation.allowedCPUs()) : nil
+        if let isolation {
+            try CPUIsolation.checkTaskset()
+            try isolation.pinThisProcess()
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -53,7 +68,7 @@ struct Bench: AsyncParsableCommand {
         let port = try FreePort.find()
         var arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
         if let database { arguments += ["--database", database] }
-        let server = try startServer(arguments)
+        let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
 
         let issuer = "http://127.0.0.1:\(port)"
@@ -65,7 +80,8 @@ struct Bench: AsyncParsableCommand {
         _ = try await backend.discover()
         let flow = FlowRunner(seed: seed, backend: backend)
 
-        print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
+        let placement = try isolation.map { ", " + (try $0.confirmed(serverPID: server.processIdentifier)) } ?? ", server and load sharing them"
+        print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores\(placement), bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
         print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
@@ -79,7 +95,7 @@ struct Bench: AsyncParsableCommand {
         if deviceOnly {
             server.terminate()
             server.waitUntilExit()
-            totalErrors += try await deviceRows(folder: folder, seed: seed, users: users)
+            totalErrors += try await deviceRows(folder: folder, seed: seed, users: users, isolation: isolation)
             print("errors: \(totalErrors)")
             if totalErrors > 0 { throw ExitCode.failure }
             return
@@ -106,6 +122,18 @@ struct Bench: AsyncParsableCommand {
             }
             record(result, "token endpoint (authorization code + PKCE, private_key_jwt, ES256 ID token)", level)
         }
+        for level in concurrency where only.contains(.prepared) {
+            // Enough for 15 s at 4 000 requests/s (each assertion lives 60 s); a longer row ends when they are used up.
+            let perWorker = Int(min(seconds, 15) * 4_000) / level + 1
+            let codes = try await PreparedCodes.make(
+                location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
+                redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
+            let queues = try await PreparedTokenRequests.make(codes: codes, backend: backend, hostAndPort: "127.0.0.1:\(port)")
+            let result = try await measureWorkers(concurrency: level, server: server.processIdentifier) { worker, deadline in
+                await PreparedTokenRequests.send(queues[worker], port: port, worker: worker, until: deadline)
+            }
+            record(result, "token endpoint, requests made beforehand (authorization code + PKCE, private_key_jwt, ES256 ID token)", level)
+        }
         for level in concurrency where only.contains(.refresh) {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
@@ -130,31 +158,33 @@ struct Bench: AsyncParsableCommand {
         let httpPeak = ProcessMemory.peak(pid: server.processIdentifier)
         server.terminate()
         server.waitUntilExit()
-        if devices { totalErrors += try await deviceRows(folder: folder, seed: seed, users: users) }
+        if devices { totalErrors += try await deviceRows(folder: folder, seed: seed, users: users, isolation: isolation) }
         print("server peak memory: \(httpPeak.map { "\($0 / 1024) MiB" } ?? "unknown")")
         if !resident.isEmpty { print("server resident memory after each row: \(resident.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")) MiB") }
         print("errors: \(totalErrors)")
         if totalErrors > 0 { throw ExitCode.failure }
     }
 
-    /// Starts `signet serve` (this executable) with `arguments`.
-    func startServer(_ arguments: [String]) throws -> Process {
+    /// Starts `signet serve` (this executable) with `arguments`, on the server's CPUs if isolated.
+    func startServer(_ arguments: [String], on isolation: CPUIsolation?) throws -> Process {
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        server.arguments = arguments
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        let command = isolation.map { $0.serverCommand(executable, arguments) } ?? (executable: executable, arguments: arguments)
+        server.executableURL = command.executable
+        server.arguments = command.arguments
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         return server
     }
 
     /// The device rows, against a second server on the same data with `--dev-tls`; returns the errors.
-    func deviceRows(folder: URL, seed: DemoSeed, users: [BenchUser]) async throws -> Int {
+    func deviceRows(folder: URL, seed: DemoSeed, users: [BenchUser], isolation: CPUIsolation?) async throws -> Int {
         let port = try FreePort.find()
         var arguments = [
             "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error", "--dev-tls",
         ]
         if let database { arguments += ["--database", database] }
-        let server = try startServer(arguments)
+        let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
         let issuer = "https://127.0.0.1:\(port)"
         try await waitUntilReady(issuer, browser: TestBrowser(tls: try TestTLS.client()), server: server)
@@ -202,43 +232,69 @@ struct Bench: AsyncParsableCommand {
 
     /// Runs `work` on `concurrency` workers for `seconds`, timing each call and the server's CPU time.
     func measure(concurrency: Int, server serverPID: Int32, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
+        try await measureWorkers(concurrency: concurrency, server: serverPID) { worker, deadline in
+            var timing = WorkerTiming(worker: worker)
+            // At least one call, however late the worker starts; then until the deadline or
+            // 100 000 calls, whichever comes first. A worker whose `work` runs out of input
+            // (throws `OutOfInput`) stops there: that is no error.
+            repeat {
+                let begin = ContinuousClock.now
+                do {
+                    _ = try await work(worker)
+                    timing.succeeded(since: begin)
+                } catch is OutOfInput {
+                    break
+                } catch {
+                    timing.failed(error)
+                }
+            } while timing.goesOn(until: deadline)
+            return timing
+        }
+    }
+
+    /// Runs `runWorker` for each of `concurrency` workers, given the row's deadline, and measures
+    /// the server's CPU time over them all.
+    func measureWorkers(
+        concurrency: Int, server serverPID: Int32, _ runWorker: @escaping @Sendable (Int, ContinuousClock.Instant) async -> WorkerTiming
+    ) async throws -> Measurement {
         let cpuBefore = ProcessCPU.seconds(pid: serverPID)
         let deadline = ContinuousClock.now + .seconds(seconds)
         let start = ContinuousClock.now
-        let samples = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
-            for worker in 0..<concurrency {
-                group.addTask {
-                    var latencies: [Double] = []
-                    var errors = 0
-                    // At least one call, however late the worker starts; then until the deadline or
-                    // 100 000 calls, whichever comes first. A worker whose `work` runs out of input
-                    // (throws `OutOfInput`) stops there: that is no error.
-                    repeat {
-                        let begin = ContinuousClock.now
-                        do {
-                            _ = try await work(worker)
-                            let elapsed = ContinuousClock.now - begin
-                            latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-                        } catch is OutOfInput {
-                            break
-                        } catch {
-                            if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
-                            errors += 1
-                        }
-                    } while ContinuousClock.now < deadline && latencies.count + errors < 100_000
-                    return (latencies, errors)
-                }
-            }
-            return try await group.reduce(into: [([Double], Int)]()) { $0.append($1) }
+        let timings = await withTaskGroup(of: WorkerTiming.self) { group in
+            for worker in 0..<concurrency { group.addTask { await runWorker(worker, deadline) } }
+            return await group.reduce(into: [WorkerTiming]()) { $0.append($1) }
         }
         let elapsed = ContinuousClock.now - start
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let cpuAfter = ProcessCPU.seconds(pid: serverPID)
         let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
         return Measurement(
-            latencies: samples.flatMap(\.0).sorted(), errors: samples.map(\.1).reduce(0, +), seconds: wall, serverCPUSeconds: cpu,
+            latencies: timings.flatMap(\.latencies).sorted(), errors: timings.map(\.errors).reduce(0, +), seconds: wall, serverCPUSeconds: cpu,
             serverResidentKiB: ProcessMemory.resident(pid: serverPID))
     }
+}
+
+/// One worker's latencies (milliseconds) and errors in a row.
+struct WorkerTiming: Sendable {
+    let worker: Int
+    private(set) var latencies: [Double] = []
+    private(set) var errors = 0
+
+    init(worker: Int) { self.worker = worker }
+
+    mutating func succeeded(since begin: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - begin
+        latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+
+    /// Counts an error; the first of worker 0 is printed, so a failing row says why.
+    mutating func failed(_ error: any Error) {
+        if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
+        errors += 1
+    }
+
+    /// Whether to make another call: before the deadline, and fewer than 100 000 calls so far.
+    func goesOn(until deadline: ContinuousClock.Instant) -> Bool { ContinuousClock.now < deadline && latencies.count + errors < 100_000 }
 }
 
 /// Thrown by a row's work when its worker has used up what was prepared for it (codes): the
@@ -316,7 +372,7 @@ final class RefreshChain: @unchecked Sendable {
 
 /// The rows of the table, for `--only`.
 enum BenchRow: String, CaseIterable, ExpressibleByArgument {
-    case flow, native, code, refresh, dpop
+    case flow, native, code, prepared, refresh, dpop
 }
 
 /// The CPU time a process has used, from Linux's /proc.

@@ -2,21 +2,23 @@ import Foundation
 import SignetTesting
 import Testing
 
+@testable import signet
+
 /// `signet bench` is not a timed test: these check that its load gets every answer right and that
 /// it reports what it promises, whatever the machine's speed.
 @Suite("signet bench: a short run under concurrent load")
 struct BenchCommandTests {
-    @Test("the flow, code and refresh rows at concurrency 2 get no error, and (where /proc is) report CPU per request and memory after each row")
+    @Test("the flow, code, prepared and refresh rows at concurrency 2 get no error, and (where /proc is) report CPU per request and memory after each row")
     func shortRun() throws {
         // The bench's data folder goes in one of the tests' own, removed by a later run if this one is killed.
         let temporary = try TestFolder.make("bench")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let result = try SignetCommand.run(
-            ["bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "flow", "code", "refresh"],
+            ["bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "flow", "code", "prepared", "refresh"],
             environment: ["TMPDIR": temporary.path])
         #expect(result.status == 0, "\(result.all)")
         let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| full login flow |") || $0.hasPrefix("| token endpoint") }
-        #expect(rows.count == 3, "\(result.stdout)")
+        #expect(rows.count == 4, "\(result.stdout)")
         for row in rows {
             // | path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -32,7 +34,41 @@ struct BenchCommandTests {
         guard Self.hasProc else { return }
         let memory = result.stdout.split(separator: "\n").first { $0.hasPrefix("server resident memory after each row: ") }
         let figures = memory.map { $0.dropFirst("server resident memory after each row: ".count).dropLast(" MiB".count).split(separator: ", ") } ?? []
-        #expect(figures.count == 3 && figures.allSatisfy { (Double($0) ?? 0) > 0 }, "\(result.stdout)")
+        #expect(figures.count == 4 && figures.allSatisfy { (Double($0) ?? 0) > 0 }, "\(result.stdout)")
+    }
+
+    @Test("--isolate puts the server and the load on CPUs of their own, says where, and gets no error", .enabled(if: canIsolate))
+    func isolated() throws {
+        let temporary = try TestFolder.make("bench")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let result = try SignetCommand.run(
+            ["bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "prepared", "--isolate"],
+            environment: ["TMPDIR": temporary.path])
+        #expect(result.status == 0, "\(result.all)")
+        // The heading reports the placement read back from /proc, which the bench checks against its plan.
+        let allowed = try #require(try CPUIsolation.allowedCPUs(of: "self"))
+        let split = try CPUIsolation.split(allowed)
+        let placement = "server on CPU \(split.server.map(String.init).joined(separator: ",")), load on CPU \(split.load.map(String.init).joined(separator: ","))"
+        #expect(result.stdout.contains(placement), "\(result.stdout)")
+        #expect(result.stdout.contains("| token endpoint, requests made beforehand"), "\(result.stdout)")
+        #expect(result.stdout.contains("\nerrors: 0\n"), "\(result.stdout)")
+    }
+
+    @Test("--isolate with --callgrind, or on one CPU, is refused with a reason")
+    func isolateRefused() throws {
+        let result = try SignetCommand.run(["bench", "--isolate", "--callgrind", "10"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--isolate and --callgrind do not go together"), "\(result.all)")
+        guard Self.canIsolate else { return }
+        let oneCPU = try SignetCommand.run(["bench", "--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", "0"])
+        #expect(oneCPU.status != 0)
+        #expect(oneCPU.stderr.contains("--isolate needs at least two CPUs"), "\(oneCPU.all)")
+    }
+
+    /// Linux with /proc, util-linux's taskset and at least two CPUs for this process.
+    private static var canIsolate: Bool {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), let cpus = try? CPUIsolation.allowedCPUs(of: "self") else { return false }
+        return cpus.count >= 2
     }
 
     private static var hasProc: Bool { FileManager.default.fileExists(atPath: "/proc/self/status") }

@@ -21,12 +21,18 @@ struct SignetCommand {
         var all: String { stdout + stderr }
     }
 
-    /// Runs `signet arguments…` to completion.
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Output {
+    /// Runs `signet arguments…` to completion; with a `prefix`, runs `prefix… signet arguments…`
+    /// (a program that runs the command, such as `taskset`).
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], prefix: [String] = []) throws -> Output {
         let process = Process()
-        process.executableURL = executable
+        if let program = prefix.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(prefix.dropFirst()) + [executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        process.arguments = arguments
         // Standard error goes to a file, not a second pipe: a pipe nobody reads while standard
         // output is read to its end would stop a command (or its server) that writes much there.
         let errorFile = try TestFolder.make("stderr", create: false)
