@@ -39,7 +39,7 @@ struct Bench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, prepared, refresh, dpop (default: all).")
     var only: [BenchRow] = BenchRow.allCases
 
-    @Flag(help: "Run the server on CPUs of its own (the first half of those this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset).")
+    @Flag(help: "Run the server on CPUs of its own (whole cores, the first half of the online CPUs this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset).")
     var isolate = false
 
     @Option(help: "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind.")
@@ -51,7 +51,7 @@ struct Bench: AsyncParsableCommand {
 
     func run() async throws {
         if let callgrind { return try await callgrindRequests(callgrind) }
-        let isolation = try isolate ? CPUIsolation.split(CPUIsolation.allowedCPUs()) : nil
+        let isolation = try isolate ? CPUIsolation.forThisMachine() : nil
         if let isolation {
             try CPUIsolation.checkTaskset()
             try isolation.pinThisProcess()
@@ -86,10 +86,12 @@ struct Bench: AsyncParsableCommand {
         print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
         var resident: [Int] = []
-        /// Prints the row, counts its errors and notes the server's memory after it.
+        /// Prints the row, counts its errors (a row that answered no request is one) and notes
+        /// the server's memory after it.
         func record(_ result: Measurement, _ name: String, _ level: Int) {
             print(result.row(name, level))
-            totalErrors += result.errors
+            totalErrors += result.countedErrors
+            if result.latencies.isEmpty { FileHandle.standardError.write(Data("no request answered in the row '\(name)' at concurrency \(level)\n".utf8)) }
             if let kib = result.serverResidentKiB { resident.append(kib) }
         }
         if deviceOnly {
@@ -195,7 +197,7 @@ struct Bench: AsyncParsableCommand {
         var errors = 0
         for level in concurrency {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await bench.activate(as: users[worker]) }
-            errors += result.errors
+            errors += result.countedErrors
             print(result.row("device activation (instance id, native login, CSR → certificate; new TLS connections)", level))
         }
         for level in concurrency {
@@ -203,16 +205,16 @@ struct Bench: AsyncParsableCommand {
             for worker in 0..<level { installed.append(try await bench.device(for: users[worker])) }
             let workers = installed
             let status = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].status() }
-            errors += status.errors
+            errors += status.countedErrors
             print(status.row("mutual TLS device request (GET /devices/status)", level))
             let refresh = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].refresh() }
-            errors += refresh.errors
+            errors += refresh.countedErrors
             print(refresh.row("token endpoint (refresh, certificate-bound, mutual TLS)", level))
             let login = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLogin() }
-            errors += login.errors
+            errors += login.countedErrors
             print(login.row("device login (start, UAF assertion with PIN proof, finish → code)", level))
             let full = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLoginToTokens() }
-            errors += full.errors
+            errors += full.countedErrors
             print(full.row("device login to tokens (the above and /token with PKCE over mutual TLS)", level))
             for device in workers { await device.shutdown() }
         }
@@ -315,6 +317,9 @@ struct Measurement {
         guard !latencies.isEmpty else { return 0 }
         return latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
     }
+
+    /// The errors, and one more when no request was answered: a row that measured nothing fails.
+    var countedErrors: Int { errors + (latencies.isEmpty ? 1 : 0) }
 
     func row(_ name: String, _ concurrency: Int) -> String {
         let rate = Double(latencies.count) / seconds

@@ -10,44 +10,64 @@ import Foundation
 /// between CPUs. With its clients on other machines, as in production, a server pays none of
 /// that; giving it CPUs of its own is the nearest one machine comes.
 ///
+/// Whole cores are split, so the server and the load do not share a core's caches as sibling
+/// hardware threads; with a single core, its threads are split and the heading says so. What a
+/// virtual machine's vCPUs share on the host cannot be seen from inside it.
+///
 /// Linux only. The affinity is set with util-linux's `taskset`, because Swift's Glibc module does
 /// not import `sched_setaffinity` (it is behind `_GNU_SOURCE`).
 struct CPUIsolation: Equatable {
-    /// The server's CPUs: the first half (rounded up) of those this process may use.
+    /// The server's CPUs: the first half (rounded up) of the cores this process may use.
     let server: [Int]
     /// The load's CPUs: the rest.
     let load: [Int]
+    /// Whether the two share a core (there is only one), as sibling threads.
+    var sharesCore = false
 
-    /// Splits `allowed` CPUs between the server and the load; at least two are needed.
-    static func split(_ allowed: [Int]) throws -> CPUIsolation {
+    /// Splits `allowed` CPUs between the server and the load, whole cores to each where there
+    /// are two or more; `core` names a CPU's core (CPUs with the same name are its threads).
+    static func split(_ allowed: [Int], core: (Int) -> String = { String($0) }) throws -> CPUIsolation {
         let cpus = Array(Set(allowed)).sorted()
         guard cpus.count >= 2 else { throw ValidationError("--isolate needs at least two CPUs; this process may use \(cpus.count)") }
-        let serverCount = (cpus.count + 1) / 2
-        return CPUIsolation(server: Array(cpus.prefix(serverCount)), load: Array(cpus.dropFirst(serverCount)))
-    }
-
-    /// The CPUs this process may use, from `Cpus_allowed_list` in `/proc/self/status`.
-    static func allowedCPUs() throws -> [Int] {
-        guard let cpus = try allowedCPUs(of: "self") else { throw ValidationError("--isolate needs Linux (/proc/self/status has no Cpus_allowed_list)") }
-        return cpus
-    }
-
-    /// The CPUs process `pid` (or `self`) may use, or `nil` without `/proc`.
-    static func allowedCPUs(of pid: String) throws -> [Int]? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
-        else { return nil }
-        return try parseList(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
-    }
-
-    /// Checks that the server (`serverPID`) and this process run where they were put, and says so.
-    func confirmed(serverPID: Int32) throws -> String {
-        let server = try Self.allowedCPUs(of: String(serverPID)) ?? []
-        let load = try Self.allowedCPUs(of: "self") ?? []
-        guard server == self.server, load == self.load else {
-            throw ValidationError("--isolate: the server runs on CPU \(Self.list(server)) and the load on CPU \(Self.list(load)), not as placed")
+        // Cores in the order of their first CPU, each with its CPUs.
+        var cores: [[Int]] = []
+        var coreIndex: [String: Int] = [:]
+        for cpu in cpus {
+            let name = core(cpu)
+            if let index = coreIndex[name] {
+                cores[index].append(cpu)
+            } else {
+                coreIndex[name] = cores.count
+                cores.append([cpu])
+            }
         }
-        return "server on CPU \(Self.list(server)), load on CPU \(Self.list(load))"
+        guard cores.count >= 2 else {
+            let serverCount = (cpus.count + 1) / 2
+            return CPUIsolation(server: Array(cpus.prefix(serverCount)), load: Array(cpus.dropFirst(serverCount)), sharesCore: true)
+        }
+        let serverCores = (cores.count + 1) / 2
+        return CPUIsolation(server: cores.prefix(serverCores).flatMap { $0 }.sorted(), load: cores.dropFirst(serverCores).flatMap { $0 }.sorted())
+    }
+
+    /// The split of the CPUs this process may use that are online, by the cores the kernel reports.
+    static func forThisMachine() throws -> CPUIsolation {
+        guard var allowed = try allowedCPUs(of: "self") else {
+            throw ValidationError("--isolate needs Linux (/proc/self/status has no Cpus_allowed_list)")
+        }
+        // An affinity list may name CPUs that are possible but offline (room for hot-plugging).
+        if let online = try? String(contentsOfFile: "/sys/devices/system/cpu/online", encoding: .utf8) {
+            let onlineCPUs = Set(try parseList(online.trimmingCharacters(in: .whitespacesAndNewlines)))
+            allowed = allowed.filter(onlineCPUs.contains)
+        }
+        return try split(allowed) { cpu in
+            let siblings = try? String(contentsOfFile: "/sys/devices/system/cpu/cpu\(cpu)/topology/thread_siblings_list", encoding: .utf8)
+            return siblings?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "cpu\(cpu)"
+        }
+    }
+
+    /// The CPUs process `pid` (or `self`) may use, or `nil` without `/proc`: its main thread's.
+    static func allowedCPUs(of pid: String) throws -> [Int]? {
+        try allowedCPUs(statusFile: "/proc/\(pid)/status")
     }
 
     /// Parses a kernel CPU list such as `0-3,6,8-9`.
@@ -66,7 +86,6 @@ struct CPUIsolation: Equatable {
                 throw ValidationError("unreadable CPU list '\(list)'")
             }
         }
-        guard !cpus.isEmpty else { throw ValidationError("unreadable CPU list '\(list)'") }
         return cpus
     }
 
@@ -85,7 +104,7 @@ struct CPUIsolation: Equatable {
         taskset.standardOutput = FileHandle.nullDevice
         try taskset.run()
         taskset.waitUntilExit()
-        guard taskset.terminationStatus == 0 else { throw ValidationError("taskset failed (exit \(taskset.terminationStatus)); --isolate needs util-linux's taskset") }
+        guard taskset.terminationStatus == 0 else { throw ValidationError("taskset could not move this process to CPU \(Self.list(load)) (exit \(taskset.terminationStatus); its message is above)") }
     }
 
     /// Checks that `taskset` is there before anything starts.
@@ -93,7 +112,31 @@ struct CPUIsolation: Equatable {
         guard FileManager.default.isExecutableFile(atPath: taskset) else { throw ValidationError("--isolate needs util-linux's taskset at \(taskset)") }
     }
 
+    /// Checks that every thread of the server (`serverPID`) and of this process runs where it
+    /// was put, and says where.
+    func confirmed(serverPID: Int32) throws -> String {
+        for (pid, cpus, what) in [(String(serverPID), server, "server"), ("self", load, "load")] {
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            guard !threads.isEmpty else { throw ValidationError("--isolate: the \(what)'s threads cannot be read in /proc/\(pid)/task") }
+            for thread in threads {
+                // A thread that ended since the listing has no status left: nothing to check.
+                guard let found = try Self.allowedCPUs(statusFile: "/proc/\(pid)/task/\(thread)/status") else { continue }
+                guard found == cpus else {
+                    throw ValidationError("--isolate: a thread of the \(what) runs on CPU \(Self.list(found)), not on CPU \(Self.list(cpus))")
+                }
+            }
+        }
+        return "server on CPU \(Self.list(server)), load on CPU \(Self.list(load))" + (sharesCore ? " (threads of one core)" : "")
+    }
+
     private static let taskset = "/usr/bin/taskset"
 
-    private static func list(_ cpus: [Int]) -> String { cpus.map(String.init).joined(separator: ",") }
+    private static func allowedCPUs(statusFile: String) throws -> [Int]? {
+        guard let status = try? String(contentsOfFile: statusFile, encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
+        else { return nil }
+        return try parseList(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
+    }
+
+    static func list(_ cpus: [Int]) -> String { cpus.map(String.init).joined(separator: ",") }
 }

@@ -12,12 +12,11 @@ import SignetStorage
 /// measured by the full-flow rows.
 struct PreparedCodes: Sendable {
     /// One worker's codes and the verifier, redirect and nonce they were made for.
-    final class Queue: @unchecked Sendable {
-        // Used by exactly one worker task at a time, so plain storage suffices.
-        private var codes: [String]
+    struct Queue: Sendable {
+        let codes: PreparedQueue<String>
         let pending: PendingAuthorization
-        init(codes: [String], pending: PendingAuthorization) { (self.codes, self.pending) = (codes, pending) }
-        func next() -> String? { codes.popLast() }
+        init(codes: [String], pending: PendingAuthorization) { (self.codes, self.pending) = (PreparedQueue(codes), pending) }
+        func next() -> String? { codes.next() }
     }
 
     /// Writes `perWorker` codes for each of `users` (bench-0 … ) into the store at `location`.
@@ -62,4 +61,14 @@ struct PreparedCodes: Sendable {
         }
         return queues
     }
+}
+
+/// What one worker of a row takes, one item at a time, in the order it was made (oldest first,
+/// so what expires first goes first).
+final class PreparedQueue<Item: Sendable>: @unchecked Sendable {
+    // Used by exactly one worker at a time, so plain storage suffices. Kept newest first, so
+    // `popLast` takes the oldest.
+    private var items: [Item]
+    init(_ items: [Item]) { self.items = items.reversed() }
+    func next() -> Item? { items.popLast() }
 }

@@ -21,12 +21,7 @@ import Darwin
 /// sent it to a transport that kept it instead of sending it.
 enum PreparedTokenRequests {
     /// One worker's requests, as the bytes of HTTP/1.1 requests on a keep-alive connection.
-    final class Queue: @unchecked Sendable {
-        // Used by exactly one worker thread at a time, so plain storage suffices.
-        private var requests: [[UInt8]]
-        init(requests: [[UInt8]]) { self.requests = requests }
-        func next() -> [UInt8]? { requests.popLast() }
-    }
+    typealias Queue = PreparedQueue<[UInt8]>
 
     /// Builds one request per code in `codes` through `backend`'s own code exchange.
     static func make(codes: [PreparedCodes.Queue], backend: RelyingParty, hostAndPort: String) async throws -> [Queue] {
@@ -42,7 +37,7 @@ enum PreparedTokenRequests {
                 guard let request = keeper.takeKept() else { throw SignetError(.malformedMessage, "the code exchange sent no token request") }
                 requests.append(try bytes(of: request, host: hostAndPort))
             }
-            queues.append(Queue(requests: requests))
+            queues.append(Queue(requests))
         }
         return queues
     }
@@ -124,10 +119,15 @@ enum PreparedTokenRequests {
 ///
 /// Written by hand, not with a library's client: the point is a client whose cost per request is
 /// a system call each way, and it only has to read the answers Signet's server writes (a
-/// `Content-Length` body, no chunking).
+/// `Content-Length` body, no chunking). Each read and write gives up after 30 s, so a server
+/// that stops answering fails the row instead of stalling it.
 final class BlockingHTTPConnection {
     private let socket: Int32
     private var buffer: [UInt8] = []
+
+    /// The longest head and body read, beyond which the answer is refused.
+    static let largestHead = 65_536
+    static let largestBody = 16 << 20
 
     /// Connects to `127.0.0.1:port`.
     init(port: Int) throws {
@@ -137,6 +137,15 @@ final class BlockingHTTPConnection {
         socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { throw SignetError(.transportFailure, "socket() failed (errno \(errno))") }
+        var on: Int32 = 1
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #if canImport(Darwin)
+        // A write to a connection the server reset must be an error, not SIGPIPE (Linux: MSG_NOSIGNAL).
+        _ = setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -149,36 +158,44 @@ final class BlockingHTTPConnection {
             close(socket)
             throw SignetError(.transportFailure, "connect() failed (errno \(failure))")
         }
-        var on: Int32 = 1
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { close(socket) }
 
     /// Sends `request` and reads the whole answer: its status and body.
     func exchange(_ request: [UInt8]) throws -> (status: Int, body: ArraySlice<UInt8>) {
-        try request.withUnsafeBytes { bytes in
-            var sent = 0
-            while sent < bytes.count {
-                let count = write(socket, bytes.baseAddress! + sent, bytes.count - sent)
-                guard count > 0 else { throw SignetError(.transportFailure, "write() failed (errno \(errno))") }
-                sent += count
-            }
-        }
+        try sendAll(request)
         let headEnd = try readUntilHeadEnds()
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
         let statusLine = lines.first?.split(separator: " ") ?? []
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw SignetError(.malformedMessage, "no HTTP status line") }
         let lengthLine = lines.dropFirst().first { $0.lowercased().hasPrefix("content-length:") }
-        guard let length = lengthLine.flatMap({ Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }) else {
-            throw SignetError(.malformedMessage, "an answer without Content-Length")
-        }
+        guard let length = lengthLine.flatMap({ Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }),
+            (0...Self.largestBody).contains(length)
+        else { throw SignetError(.malformedMessage, "an answer without a usable Content-Length") }
         let bodyStart = headEnd + 4
         while buffer.count < bodyStart + length { try readMore() }
         let body = buffer[bodyStart..<(bodyStart + length)]
         buffer.removeSubrange(..<(bodyStart + length))
         return (status, body)
+    }
+
+    private func sendAll(_ bytes: [UInt8]) throws {
+        #if canImport(Glibc)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        let flags: Int32 = 0
+        #endif
+        try bytes.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let count = send(socket, raw.baseAddress! + sent, raw.count - sent, flags)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw SignetError(.transportFailure, count == 0 ? "the connection took no bytes" : "send() failed (errno \(errno))") }
+                sent += count
+            }
+        }
     }
 
     /// The offset of the `\r\n\r\n` that ends the head, reading until it has arrived.
@@ -190,14 +207,21 @@ final class BlockingHTTPConnection {
                 where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 { return index }
                 searchFrom = buffer.count - 3
             }
+            guard buffer.count <= Self.largestHead else { throw SignetError(.malformedMessage, "an answer's head longer than \(Self.largestHead) bytes") }
             try readMore()
         }
     }
 
     private func readMore() throws {
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress!, $0.count) }
-        guard count > 0 else { throw SignetError(.transportFailure, count == 0 ? "the server closed the connection" : "read() failed (errno \(errno))") }
-        buffer += chunk[..<count]
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress!, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                throw SignetError(.transportFailure, count == 0 ? "the server closed the connection" : "recv() failed (errno \(errno)\(errno == EAGAIN ? ": no answer in 30 s" : ""))")
+            }
+            buffer += chunk[..<count]
+            return
+        }
     }
 }

@@ -1,6 +1,8 @@
 // The benchmark's load generators: CPUs for the server and the load, requests made beforehand.
 import Foundation
 import SignetCore
+import SignetRelyingParty
+import SignetServer
 import SignetTesting
 import Testing
 
@@ -18,16 +20,29 @@ struct BenchLoadTests {
         }
     }
 
-    @Test("the server gets the first half of the CPUs (rounded up), the load the rest, and one CPU is not enough")
+    @Test("the server gets the first half of the cores (rounded up), the load the rest; one core's threads are split and said so; one CPU is not enough")
     func split() throws {
         #expect(try CPUIsolation.split([0, 1]) == CPUIsolation(server: [0], load: [1]))
         #expect(try CPUIsolation.split([2, 0, 1]) == CPUIsolation(server: [0, 1], load: [2]))
         #expect(try CPUIsolation.split([4, 5, 6, 7, 4]) == CPUIsolation(server: [4, 5], load: [6, 7]))
+        // Two cores of two threads each, numbered as Linux often does (cpu N and N+2 share a core):
+        // whole cores go to each side, never a core's two threads to both.
+        let twoCores = try CPUIsolation.split([0, 1, 2, 3]) { ["a", "b", "a", "b"][$0] }
+        #expect(twoCores == CPUIsolation(server: [0, 2], load: [1, 3]))
+        let oneCore = try CPUIsolation.split([0, 1]) { _ in "only" }
+        #expect(oneCore == CPUIsolation(server: [0], load: [1], sharesCore: true))
         #expect(throws: (any Error).self) { try CPUIsolation.split([3]) }
         #expect(throws: (any Error).self) { try CPUIsolation.split([3, 3]) }
-        let command = try CPUIsolation.split([0, 1]).serverCommand(URL(fileURLWithPath: "/opt/signet"), ["serve", "--port", "1"])
+        let isolation = try CPUIsolation.split([0, 1])
+        let command = isolation.serverCommand(URL(fileURLWithPath: "/opt/signet"), ["serve", "--port", "1"])
         #expect(command.executable.path == "/usr/bin/taskset")
         #expect(command.arguments == ["--cpu-list", "0", "/opt/signet", "serve", "--port", "1"])
+    }
+
+    @Test("a worker's queue gives what was made oldest first, then nothing")
+    func queueOrder() {
+        let queue = PreparedQueue([1, 2, 3])
+        #expect([queue.next(), queue.next(), queue.next(), queue.next()] == [1, 2, 3, nil])
     }
 
     @Test("a kept token request becomes HTTP/1.1 bytes with its own Host and one Content-Length")
@@ -62,17 +77,47 @@ struct BenchLoadTests {
                     method: "POST", url: provider.url("/token"), headers: [("Content-Type", "application/x-www-form-urlencoded")],
                     body: Data("grant_type=authorization_code&code=nothing&client_id=nobody".utf8)), host: host)
             let notTokens = try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "GET", url: provider.url("/.well-known/openid-configuration")), host: host)
-            let queue = PreparedTokenRequests.Queue(requests: [refused, notTokens, refused])
+            let queue = PreparedTokenRequests.Queue([refused, notTokens, refused])
             let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
             #expect(timing.errors == 3)
             #expect(timing.latencies.isEmpty)
         }
     }
 
+    @Test("a request the relying-party kit built beforehand gets its tokens once over one keep-alive connection; the same bytes again are refused")
+    func preparedExchange() async throws {
+        try await withTestProvider { provider in
+            let key = ClientKeyPair()
+            _ = try await provider.admin.addClient(
+                SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS))
+            _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
+            let clock = provider.clock
+            let backend = RelyingParty(
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                now: { clock.now })
+            let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid")
+            let browser = TestBrowser()
+            let page = try await browser.get(request.url.absoluteString)
+            let fields = try #require(LoginForm.fields(in: page.body))
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let code = try backend.handleRedirect(try #require(login.header("Location").flatMap(URL.init(string:))), pending: request.pending)
+            let port = try #require(URLComponents(string: provider.issuer)?.port)
+            let made = try await PreparedTokenRequests.make(
+                codes: [PreparedCodes.Queue(codes: [code], pending: request.pending)], backend: backend, hostAndPort: "127.0.0.1:\(port)")
+            let bytes = try #require(made.first?.next())
+            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([bytes, bytes]), port: port, worker: 1, until: .now + .seconds(60))
+            #expect(timing.latencies.count == 1)
+            #expect(timing.errors == 1)
+        }
+    }
+
     @Test("a server that is not there is one error for the worker, which stops")
     func noServer() async throws {
         let port = try FreePort.find()
-        let queue = PreparedTokenRequests.Queue(requests: [Array("GET / HTTP/1.1\r\n\r\n".utf8)])
+        let queue = PreparedTokenRequests.Queue([Array("GET / HTTP/1.1\r\n\r\n".utf8)])
         let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
         #expect(timing.errors == 1)
         #expect(timing.latencies.isEmpty)
