@@ -58,7 +58,13 @@ public enum LoginForm {
 extension TestProvider {
     /// Opens `/authorize` and submits the login form; returns the final response (a 303 on success).
     public func submitLogin(_ authorization: TestAuthorization, browser: TestBrowser, username: String, password: String, extra: [(String, String)] = []) async throws -> TestResponse {
-        let page = try await browser.get(authorization.url(issuer: issuer, extra: extra))
+        try await submitLogin(at: authorization.url(issuer: issuer, extra: extra), browser: browser, username: username, password: password)
+    }
+
+    /// Opens the authorization request at `requestURL` (as a relying party made it) and submits
+    /// the login form; returns the final response (a 303 on success), or the page when it has no form.
+    public func submitLogin(at requestURL: String, browser: TestBrowser, username: String, password: String) async throws -> TestResponse {
+        let page = try await browser.get(requestURL)
         guard page.status == 200, let fields = LoginForm.fields(in: page.body) else { return page }
         return try await browser.post(
             url("/login"),

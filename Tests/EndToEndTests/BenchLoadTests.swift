@@ -97,12 +97,7 @@ struct BenchLoadTests {
                     issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid")
-            let browser = TestBrowser()
-            let page = try await browser.get(request.url.absoluteString)
-            let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(
-                provider.url("/login"),
-                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
             let code = try backend.handleRedirect(try #require(login.header("Location").flatMap(URL.init(string:))), pending: request.pending)
             let port = try #require(URLComponents(string: provider.issuer)?.port)
             let made = try await PreparedTokenRequests.make(

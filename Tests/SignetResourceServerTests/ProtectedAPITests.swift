@@ -68,12 +68,7 @@ struct Backend {
     func tokens(dpop: Bool = true, scope: String = "openid profile", resource: String? = nil) async throws -> TokenResponse {
         let kit = relyingParty(dpop: dpop)
         let request = try await kit.makeAuthorizationRequest(redirectURI: Self.redirectURI, scope: scope, extraParameters: resource.map { ["resource": $0] } ?? [:])
-        let browser = TestBrowser()
-        let page = try await browser.get(request.url.absoluteString)
-        let fields = try #require(LoginForm.fields(in: page.body))
-        let login = try await browser.post(
-            provider.url("/login"),
-            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+        let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
         let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
         return try await kit.completeAuthorization(redirect: redirect, pending: request.pending).tokens
     }
