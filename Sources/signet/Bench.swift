@@ -39,13 +39,15 @@ struct Bench: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, prepared, refresh, dpop (default: all).")
     var only: [BenchRow] = BenchRow.allCases
 
-    @Flag(help: "Run the server on CPUs of its own (whole cores, the first half of the online CPUs this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset).")
+    @Flag(help: "Run the server on CPUs of its own (whole cores, at least half of the online CPUs this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset; a PostgreSQL server is not placed).")
     var isolate = false
 
     @Option(help: "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind.")
     var callgrind: Int?
 
     func validate() throws {
+        guard !concurrency.isEmpty, concurrency.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--concurrency takes levels of 1 or more") }
+        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be more than 0") }
         if isolate, callgrind != nil { throw ValidationError("--isolate and --callgrind do not go together: an instruction count does not depend on the CPUs") }
     }
 
@@ -324,7 +326,7 @@ struct Measurement {
     func row(_ name: String, _ concurrency: Int) -> String {
         let rate = Double(latencies.count) / seconds
         let cpu = serverCPUSeconds.flatMap { latencies.isEmpty ? nil : String(format: "%.2f", $0 * 1000 / Double(latencies.count)) } ?? "n/a"
-        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(cpu) | \(errors) |"
+        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(cpu) | \(countedErrors) |"
     }
 }
 

@@ -17,7 +17,8 @@ import Foundation
 /// Linux only. The affinity is set with util-linux's `taskset`, because Swift's Glibc module does
 /// not import `sched_setaffinity` (it is behind `_GNU_SOURCE`).
 struct CPUIsolation: Equatable {
-    /// The server's CPUs: the first half (rounded up) of the cores this process may use.
+    /// The server's CPUs: whole cores, in order, until it has at least half the CPUs (the load
+    /// keeps at least one core).
     let server: [Int]
     /// The load's CPUs: the rest.
     let load: [Int]
@@ -28,7 +29,7 @@ struct CPUIsolation: Equatable {
     /// are two or more; `core` names a CPU's core (CPUs with the same name are its threads).
     static func split(_ allowed: [Int], core: (Int) -> String = { String($0) }) throws -> CPUIsolation {
         let cpus = Array(Set(allowed)).sorted()
-        guard cpus.count >= 2 else { throw ValidationError("--isolate needs at least two CPUs; this process may use \(cpus.count)") }
+        guard cpus.count >= 2 else { throw ValidationError("--isolate needs at least two online CPUs; this process may use \(cpus.count)") }
         // Cores in the order of their first CPU, each with its CPUs.
         var cores: [[Int]] = []
         var coreIndex: [String: Int] = [:]
@@ -45,7 +46,13 @@ struct CPUIsolation: Equatable {
             let serverCount = (cpus.count + 1) / 2
             return CPUIsolation(server: Array(cpus.prefix(serverCount)), load: Array(cpus.dropFirst(serverCount)), sharesCore: true)
         }
-        let serverCores = (cores.count + 1) / 2
+        // Cores of unequal thread counts (hybrid processors) are counted by their CPUs.
+        var serverCores = 0
+        var serverCPUs = 0
+        while serverCores < cores.count - 1, serverCPUs * 2 < cpus.count {
+            serverCPUs += cores[serverCores].count
+            serverCores += 1
+        }
         return CPUIsolation(server: cores.prefix(serverCores).flatMap { $0 }.sorted(), load: cores.dropFirst(serverCores).flatMap { $0 }.sorted())
     }
 
@@ -97,14 +104,22 @@ struct CPUIsolation: Equatable {
     }
 
     /// Moves every thread of this process to the load's CPUs; threads started later inherit it.
+    /// A thread started during the move by one not yet moved would keep the old CPUs, so the
+    /// move is made again until every thread is on the load's CPUs (a few tries).
     func pinThisProcess() throws {
-        let taskset = Process()
-        taskset.executableURL = URL(fileURLWithPath: Self.taskset)
-        taskset.arguments = ["--all-tasks", "--cpu-list", "--pid", Self.list(load), String(ProcessInfo.processInfo.processIdentifier)]
-        taskset.standardOutput = FileHandle.nullDevice
-        try taskset.run()
-        taskset.waitUntilExit()
-        guard taskset.terminationStatus == 0 else { throw ValidationError("taskset could not move this process to CPU \(Self.list(load)) (exit \(taskset.terminationStatus); its message is above)") }
+        for _ in 0..<5 {
+            let taskset = Process()
+            taskset.executableURL = URL(fileURLWithPath: Self.taskset)
+            taskset.arguments = ["--all-tasks", "--cpu-list", "--pid", Self.list(load), String(ProcessInfo.processInfo.processIdentifier)]
+            taskset.standardOutput = FileHandle.nullDevice
+            try taskset.run()
+            taskset.waitUntilExit()
+            guard taskset.terminationStatus == 0 else {
+                throw ValidationError("taskset could not move this process to CPU \(Self.list(load)) (exit \(taskset.terminationStatus); its message is above)")
+            }
+            if try Self.strayThread(of: "self", from: load) == nil { return }
+        }
+        throw ValidationError("--isolate: threads of this process kept starting off CPU \(Self.list(load))")
     }
 
     /// Checks that `taskset` is there before anything starts.
@@ -116,20 +131,27 @@ struct CPUIsolation: Equatable {
     /// was put, and says where.
     func confirmed(serverPID: Int32) throws -> String {
         for (pid, cpus, what) in [(String(serverPID), server, "server"), ("self", load, "load")] {
-            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            guard !threads.isEmpty else { throw ValidationError("--isolate: the \(what)'s threads cannot be read in /proc/\(pid)/task") }
-            for thread in threads {
-                // A thread that ended since the listing has no status left: nothing to check.
-                guard let found = try Self.allowedCPUs(statusFile: "/proc/\(pid)/task/\(thread)/status") else { continue }
-                guard found == cpus else {
-                    throw ValidationError("--isolate: a thread of the \(what) runs on CPU \(Self.list(found)), not on CPU \(Self.list(cpus))")
-                }
+            if let found = try Self.strayThread(of: pid, from: cpus) {
+                throw ValidationError("--isolate: a thread of the \(what) runs on CPU \(Self.list(found)), not on CPU \(Self.list(cpus))")
             }
         }
         return "server on CPU \(Self.list(server)), load on CPU \(Self.list(load))" + (sharesCore ? " (threads of one core)" : "")
     }
 
     private static let taskset = "/usr/bin/taskset"
+
+    /// The CPUs of the first thread of process `pid` (or `self`) that may run elsewhere than
+    /// on `cpus`, or `nil` when every thread runs there.
+    private static func strayThread(of pid: String, from cpus: [Int]) throws -> [Int]? {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        guard !threads.isEmpty else { throw ValidationError("--isolate: the threads of process \(pid) cannot be read in /proc/\(pid)/task") }
+        for thread in threads {
+            // A thread that ended since the listing has no status left: nothing to check.
+            guard let found = try allowedCPUs(statusFile: "/proc/\(pid)/task/\(thread)/status") else { continue }
+            if found != cpus { return found }
+        }
+        return nil
+    }
 
     private static func allowedCPUs(statusFile: String) throws -> [Int]? {
         guard let status = try? String(contentsOfFile: statusFile, encoding: .utf8),

@@ -12,7 +12,7 @@ import SignetStorage
 /// measured by the full-flow rows.
 struct PreparedCodes: Sendable {
     /// One worker's codes and the verifier, redirect and nonce they were made for.
-    struct Queue: Sendable {
+    final class Queue: Sendable {
         let codes: PreparedQueue<String>
         let pending: PendingAuthorization
         init(codes: [String], pending: PendingAuthorization) { (self.codes, self.pending) = (PreparedQueue(codes), pending) }

@@ -21,9 +21,21 @@ import Darwin
 /// sent it to a transport that kept it instead of sending it.
 enum PreparedTokenRequests {
     /// One worker's requests, as the bytes of HTTP/1.1 requests on a keep-alive connection.
-    typealias Queue = PreparedQueue<[UInt8]>
+    typealias Queue = PreparedQueue<Request>
 
-    /// Builds one request per code in `codes` through `backend`'s own code exchange.
+    /// A request's bytes and when its client assertion was signed.
+    struct Request: Sendable {
+        let bytes: [UInt8]
+        let made: ContinuousClock.Instant
+    }
+
+    /// How old a request may be when it is sent: its assertion lives 60 s from signing
+    /// (``RelyingParty``), so a worker stops at the first request older than this, with no error.
+    static let freshFor = Duration.seconds(50)
+
+    /// Builds one request per code in `codes` through `backend`'s own code exchange. The client
+    /// assertions are signed at the real time (the builder is a relying party of its own over
+    /// `backend`'s configuration, with the default clock).
     static func make(codes: [PreparedCodes.Queue], backend: RelyingParty, hostAndPort: String) async throws -> [Queue] {
         let document = try await backend.discover()
         let keeper = KeepingTransport(tokenEndpoint: document.tokenEndpoint, passingOn: backend.transport)
@@ -31,11 +43,11 @@ enum PreparedTokenRequests {
         _ = try await builder.discover()
         var queues: [Queue] = []
         for queue in codes {
-            var requests: [[UInt8]] = []
+            var requests: [Request] = []
             while let code = queue.next() {
                 _ = try await builder.exchangeCode(code, pending: queue.pending)
                 guard let request = keeper.takeKept() else { throw SignetError(.malformedMessage, "the code exchange sent no token request") }
-                requests.append(try bytes(of: request, host: hostAndPort))
+                requests.append(Request(bytes: try bytes(of: request, host: hostAndPort), made: .now))
             }
             queues.append(Queue(requests))
         }
@@ -43,8 +55,9 @@ enum PreparedTokenRequests {
     }
 
     /// Sends `queue`'s requests one after another on a connection of its own, from a thread of
-    /// its own, until `deadline` or the end of the queue, and checks every answer: status 200 and
-    /// a JSON token response with an access token, an ID token and a refresh token.
+    /// its own, until `deadline`, the end of the queue or a request older than ``freshFor``, and
+    /// checks every answer: status 200 and a JSON token response with an access token, an ID
+    /// token and a refresh token.
     static func send(_ queue: Queue, port: Int, worker: Int, until deadline: ContinuousClock.Instant) async -> WorkerTiming {
         await withCheckedContinuation { continuation in
             Thread {
@@ -53,9 +66,9 @@ enum PreparedTokenRequests {
                     let connection = try BlockingHTTPConnection(port: port)
                     // At least one request, as the other rows make.
                     repeat {
-                        guard let request = queue.next() else { break }
+                        guard let request = queue.next(), ContinuousClock.now - request.made < freshFor else { break }
                         let begin = ContinuousClock.now
-                        let answer = try connection.exchange(request)
+                        let answer = try connection.exchange(request.bytes)
                         if answer.status == 200, isTokenResponse(answer.body) {
                             timing.succeeded(since: begin)
                         } else {
@@ -136,7 +149,8 @@ final class BlockingHTTPConnection {
         #else
         socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard socket >= 0 else { throw SignetError(.transportFailure, "socket() failed (errno \(errno))") }
+        let failure = errno
+        guard socket >= 0 else { throw SignetError(.transportFailure, "socket() failed (errno \(failure))") }
         var on: Int32 = 1
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -191,8 +205,9 @@ final class BlockingHTTPConnection {
             var sent = 0
             while sent < raw.count {
                 let count = send(socket, raw.baseAddress! + sent, raw.count - sent, flags)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw SignetError(.transportFailure, count == 0 ? "the connection took no bytes" : "send() failed (errno \(errno))") }
+                let failure = errno
+                if count < 0, failure == EINTR { continue }
+                guard count > 0 else { throw SignetError(.transportFailure, count == 0 ? "the connection took no bytes" : "send() failed (errno \(failure))") }
                 sent += count
             }
         }
@@ -216,9 +231,10 @@ final class BlockingHTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress!, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
+            let failure = errno
+            if count < 0, failure == EINTR { continue }
             guard count > 0 else {
-                throw SignetError(.transportFailure, count == 0 ? "the server closed the connection" : "recv() failed (errno \(errno)\(errno == EAGAIN ? ": no answer in 30 s" : ""))")
+                throw SignetError(.transportFailure, count == 0 ? "the server closed the connection" : "recv() failed (errno \(failure)\(failure == EAGAIN ? ": no answer in 30 s" : ""))")
             }
             buffer += chunk[..<count]
             return

@@ -63,10 +63,22 @@ struct BenchCommandTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("--isolate and --callgrind do not go together"), "\(result.all)")
         guard Self.canIsolate else { return }
-        let first = try #require(try CPUIsolation.allowedCPUs(of: "self")?.first)
+        let first = try CPUIsolation.forThisMachine().server[0]
         let oneCPU = try SignetCommand.run(["bench", "--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", String(first)])
         #expect(oneCPU.status != 0)
-        #expect(oneCPU.stderr.contains("--isolate needs at least two CPUs"), "\(oneCPU.all)")
+        #expect(oneCPU.stderr.contains("--isolate needs at least two online CPUs"), "\(oneCPU.all)")
+    }
+
+    @Test("no concurrency level below 1 and no row shorter than a moment: refused before anything starts")
+    func badNumbersRefused() throws {
+        for (arguments, message) in [
+            (["--concurrency", "0"], "--concurrency takes levels of 1 or more"), (["--concurrency", "4", "0"], "--concurrency takes levels of 1 or more"),
+            (["--seconds", "0"], "--seconds must be more than 0"), (["--seconds=-3"], "--seconds must be more than 0"),
+        ] {
+            let result = try SignetCommand.run(["bench", "--no-devices"] + arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.all)")
+        }
     }
 
     /// Linux with /proc, util-linux's taskset and at least two online CPUs for this process.

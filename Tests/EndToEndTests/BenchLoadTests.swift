@@ -29,6 +29,10 @@ struct BenchLoadTests {
         // whole cores go to each side, never a core's two threads to both.
         let twoCores = try CPUIsolation.split([0, 1, 2, 3]) { ["a", "b", "a", "b"][$0] }
         #expect(twoCores == CPUIsolation(server: [0, 2], load: [1, 3]))
+        // Cores of unequal size (a hybrid processor): whole cores until the server has half the CPUs.
+        let hybrid = try CPUIsolation.split([0, 1, 2, 3, 4, 5]) { $0 < 2 ? "big" : "small\($0)" }
+        #expect(hybrid == CPUIsolation(server: [0, 1, 2], load: [3, 4, 5]))
+        #expect(try CPUIsolation.split([0, 1, 2, 3]) { $0 < 2 ? "big" : "small\($0)" } == CPUIsolation(server: [0, 1], load: [2, 3]))
         let oneCore = try CPUIsolation.split([0, 1]) { _ in "only" }
         #expect(oneCore == CPUIsolation(server: [0], load: [1], sharesCore: true))
         #expect(throws: (any Error).self) { try CPUIsolation.split([3]) }
@@ -77,10 +81,15 @@ struct BenchLoadTests {
                     method: "POST", url: provider.url("/token"), headers: [("Content-Type", "application/x-www-form-urlencoded")],
                     body: Data("grant_type=authorization_code&code=nothing&client_id=nobody".utf8)), host: host)
             let notTokens = try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "GET", url: provider.url("/.well-known/openid-configuration")), host: host)
-            let queue = PreparedTokenRequests.Queue([refused, notTokens, refused])
+            let queue = PreparedTokenRequests.Queue([refused, notTokens, refused].map { PreparedTokenRequests.Request(bytes: $0, made: .now) })
             let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
             #expect(timing.errors == 3)
             #expect(timing.latencies.isEmpty)
+            // A request whose assertion would be near its end is not sent: the worker stops, no error.
+            let stale = PreparedTokenRequests.Request(bytes: refused, made: .now - PreparedTokenRequests.freshFor - .seconds(1))
+            let stopped = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([stale, stale]), port: port, worker: 1, until: .now + .seconds(60))
+            #expect(stopped.errors == 0)
+            #expect(stopped.latencies.isEmpty)
         }
     }
 
@@ -102,8 +111,8 @@ struct BenchLoadTests {
             let port = try #require(URLComponents(string: provider.issuer)?.port)
             let made = try await PreparedTokenRequests.make(
                 codes: [PreparedCodes.Queue(codes: [code], pending: request.pending)], backend: backend, hostAndPort: "127.0.0.1:\(port)")
-            let bytes = try #require(made.first?.next())
-            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([bytes, bytes]), port: port, worker: 1, until: .now + .seconds(60))
+            let prepared = try #require(made.first?.next())
+            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([prepared, prepared]), port: port, worker: 1, until: .now + .seconds(60))
             #expect(timing.latencies.count == 1)
             #expect(timing.errors == 1)
         }
@@ -112,7 +121,7 @@ struct BenchLoadTests {
     @Test("a server that is not there is one error for the worker, which stops")
     func noServer() async throws {
         let port = try FreePort.find()
-        let queue = PreparedTokenRequests.Queue([Array("GET / HTTP/1.1\r\n\r\n".utf8)])
+        let queue = PreparedTokenRequests.Queue([PreparedTokenRequests.Request(bytes: Array("GET / HTTP/1.1\r\n\r\n".utf8), made: .now)])
         let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
         #expect(timing.errors == 1)
         #expect(timing.latencies.isEmpty)
