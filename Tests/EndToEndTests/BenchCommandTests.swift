@@ -81,9 +81,16 @@ struct BenchCommandTests {
         }
     }
 
-    /// Linux with /proc, util-linux's taskset and at least two online CPUs for this process.
+    /// Linux with /proc, at least two online CPUs for this process, and util-linux's taskset
+    /// allowed to set a CPU affinity here (a sandbox may forbid it).
     private static var canIsolate: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") && (try? CPUIsolation.forThisMachine()) != nil
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), let split = try? CPUIsolation.forThisMachine() else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+        probe.arguments = ["--cpu-list", CPUIsolation.list(split.server), "/bin/true"]
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
     }
 
     private static var hasProc: Bool { FileManager.default.fileExists(atPath: "/proc/self/status") }
