@@ -2,6 +2,7 @@
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Darwin
 #endif
 
 /// Token requests made before the row and sent as bytes, so the load generator's own work per
-/// request is a `write` and a `read`.
+/// request is a `send`, a `recv` and a check of the answer.
 ///
 /// The `code` row's client (``RelyingParty``, as a service's backend would use it) costs about as
 /// much CPU per request as the server. On a machine whose CPUs the two share, or with the server
@@ -105,26 +106,21 @@ enum PreparedTokenRequests {
 
     /// A transport that keeps the token request instead of sending it, answers it with a
     /// minimal token response, and sends everything else (discovery) on.
-    final class KeepingTransport: HTTPTransport, @unchecked Sendable {
+    final class KeepingTransport: HTTPTransport {
         private let tokenEndpoint: String
         private let next: any HTTPTransport
-        private let lock = NSLock()
-        private var kept: HTTPTransportRequest?
+        private let kept = Mutex<HTTPTransportRequest?>(nil)
 
         init(tokenEndpoint: String, passingOn next: any HTTPTransport) { (self.tokenEndpoint, self.next) = (tokenEndpoint, next) }
 
         func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
             guard request.url == tokenEndpoint else { return try await next.send(request) }
-            lock.withLock { kept = request }
+            kept.withLock { $0 = request }
             return HTTPTransportResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(#"{"access_token":"kept","token_type":"Bearer"}"#.utf8))
         }
 
-        func takeKept() -> HTTPTransportRequest? {
-            lock.withLock {
-                defer { kept = nil }
-                return kept
-            }
-        }
+        /// The request kept since the last call, if any.
+        func takeKept() -> HTTPTransportRequest? { kept.withLock { $0.take() } }
     }
 }
 
