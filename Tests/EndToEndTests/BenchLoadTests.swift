@@ -107,6 +107,8 @@ struct BenchLoadTests {
                 now: { clock.now })
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid")
             let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
+            // A 303 to the redirect URI; anything else (the page again, an error) says why.
+            try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
             let code = try backend.handleRedirect(try #require(login.header("Location").flatMap(URL.init(string:))), pending: request.pending)
             let port = try #require(URLComponents(string: provider.issuer)?.port)
             let made = try await PreparedTokenRequests.make(

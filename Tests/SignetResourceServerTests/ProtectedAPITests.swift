@@ -69,6 +69,8 @@ struct Backend {
         let kit = relyingParty(dpop: dpop)
         let request = try await kit.makeAuthorizationRequest(redirectURI: Self.redirectURI, scope: scope, extraParameters: resource.map { ["resource": $0] } ?? [:])
         let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
+        // A 303 to the redirect URI; anything else (the page again, an error) says why.
+        try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
         let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
         return try await kit.completeAuthorization(redirect: redirect, pending: request.pending).tokens
     }
