@@ -57,8 +57,16 @@ public final class SQLStore: Sendable {
     public static func sqlite(
         path: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
+        try await sqlite(path: path, synchronous: synchronous, laterFlush: InlineSQLiteDatabase.laterFlush, migrations: migrations, logger: logger)
+    }
+
+    /// ``sqlite(path:synchronous:migrations:logger:)`` with the delay of `normal`'s timed flush
+    /// (``InlineSQLiteDatabase/laterFlush``), which tests shorten or lengthen.
+    static func sqlite(
+        path: String, synchronous: Synchronous, laterFlush: Duration, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+    ) async throws -> SQLStore {
         let database: InlineSQLiteDatabase
-        do { database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, logger: logger) } catch {
+        do { database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, laterFlush: laterFlush, logger: logger) } catch {
             throw SignetError(.storageFailure, "cannot open the SQLite store at \(path): \(error)")
         }
         do {

@@ -75,6 +75,7 @@ public enum TestFolder {
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             let failure = errno
+            if lock >= 0 { close(lock) }
             throw TestFolderError("cannot lock \(lockPath): \(String(cString: strerror(failure)))")
         }
         // The descriptor stays open, and the lock held, until the process ends.

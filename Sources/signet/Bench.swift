@@ -8,6 +8,7 @@ import SignetRelyingParty
 import SignetServer
 import SignetStorage
 import SignetTesting
+import Synchronization
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,10 +92,14 @@ struct Bench: AsyncParsableCommand {
         /// Prints the row, counts its errors (a row that answered no request is one) and notes
         /// the server's memory after it.
         func record(_ result: Measurement, _ name: String, _ level: Int) {
-            print(result.row(name, level))
-            totalErrors += result.countedErrors
-            if result.latencies.isEmpty { FileHandle.standardError.write(Data("no request answered in the row '\(name)' at concurrency \(level)\n".utf8)) }
+            totalErrors += result.report(name, level)
             if let kib = result.serverResidentKiB { resident.append(kib) }
+        }
+        /// One worker's codes for each of `level` workers, written into the store before a row.
+        func prepareCodes(perWorker: Int, level: Int) async throws -> [PreparedCodes.Queue] {
+            try await PreparedCodes.make(
+                location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
+                redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
         }
         if deviceOnly {
             server.terminate()
@@ -116,10 +121,7 @@ struct Bench: AsyncParsableCommand {
         }
         for level in concurrency where only.contains(.code) {
             // Enough codes for the row at 3 000 requests/s; a worker that runs out stops early.
-            let perWorker = Int(seconds * 3_000) / level + 1
-            let queues = try await PreparedCodes.make(
-                location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
-                redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
+            let queues = try await prepareCodes(perWorker: Int(seconds * 3_000) / level + 1, level: level)
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
                 guard let code = queues[worker].next() else { throw OutOfInput() }
                 return try await backend.exchangeCode(code, pending: queues[worker].pending).accessToken
@@ -128,13 +130,10 @@ struct Bench: AsyncParsableCommand {
         }
         for level in concurrency where only.contains(.prepared) {
             // Enough for 15 s at 4 000 requests/s (each assertion lives 60 s); a longer row ends when they are used up.
-            let perWorker = Int(min(seconds, 15) * 4_000) / level + 1
-            let codes = try await PreparedCodes.make(
-                location: database ?? folder.appendingPathComponent("signet.sqlite").path, clientID: seed.backendClientID,
-                redirectURI: seed.backendRedirectURIs[0], users: Array(users.prefix(level)), perWorker: perWorker)
+            let codes = try await prepareCodes(perWorker: Int(min(seconds, 15) * 4_000) / level + 1, level: level)
             let queues = try await PreparedTokenRequests.make(codes: codes, backend: backend, hostAndPort: "127.0.0.1:\(port)")
-            let result = try await measureWorkers(concurrency: level, server: server.processIdentifier) { worker, deadline in
-                await PreparedTokenRequests.send(queues[worker], port: port, worker: worker, until: deadline)
+            let result = try await measureWorkers(concurrency: level, server: server.processIdentifier) { worker, deadline, firstError in
+                await PreparedTokenRequests.send(queues[worker], port: port, until: deadline, firstError: firstError)
             }
             record(result, "token endpoint, requests made beforehand (authorization code + PKCE, private_key_jwt, ES256 ID token)", level)
         }
@@ -199,25 +198,20 @@ struct Bench: AsyncParsableCommand {
         var errors = 0
         for level in concurrency {
             let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await bench.activate(as: users[worker]) }
-            errors += result.countedErrors
-            print(result.row("device activation (instance id, native login, CSR → certificate; new TLS connections)", level))
+            errors += result.report("device activation (instance id, native login, CSR → certificate; new TLS connections)", level)
         }
         for level in concurrency {
             var installed: [BenchDevice] = []
             for worker in 0..<level { installed.append(try await bench.device(for: users[worker])) }
             let workers = installed
             let status = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].status() }
-            errors += status.countedErrors
-            print(status.row("mutual TLS device request (GET /devices/status)", level))
+            errors += status.report("mutual TLS device request (GET /devices/status)", level)
             let refresh = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].refresh() }
-            errors += refresh.countedErrors
-            print(refresh.row("token endpoint (refresh, certificate-bound, mutual TLS)", level))
+            errors += refresh.report("token endpoint (refresh, certificate-bound, mutual TLS)", level)
             let login = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLogin() }
-            errors += login.countedErrors
-            print(login.row("device login (start, UAF assertion with PIN proof, finish → code)", level))
+            errors += login.report("device login (start, UAF assertion with PIN proof, finish → code)", level)
             let full = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLoginToTokens() }
-            errors += full.countedErrors
-            print(full.row("device login to tokens (the above and /token with PKCE over mutual TLS)", level))
+            errors += full.report("device login to tokens (the above and /token with PKCE over mutual TLS)", level)
             for device in workers { await device.shutdown() }
         }
         print("device server peak memory: \(ProcessMemory.peak(pid: server.processIdentifier).map { "\($0 / 1024) MiB" } ?? "unknown")")
@@ -236,8 +230,8 @@ struct Bench: AsyncParsableCommand {
 
     /// Runs `work` on `concurrency` workers for `seconds`, timing each call and the server's CPU time.
     func measure(concurrency: Int, server serverPID: Int32, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
-        try await measureWorkers(concurrency: concurrency, server: serverPID) { worker, deadline in
-            var timing = WorkerTiming(worker: worker)
+        try await measureWorkers(concurrency: concurrency, server: serverPID) { worker, deadline, firstError in
+            var timing = WorkerTiming(reportingFirstErrorTo: firstError)
             // At least one call, however late the worker starts; then until the deadline or
             // 100 000 calls, whichever comes first. A worker whose `work` runs out of input
             // (throws `OutOfInput`) stops there: that is no error.
@@ -256,16 +250,17 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    /// Runs `runWorker` for each of `concurrency` workers, given the row's deadline, and measures
-    /// the server's CPU time over them all.
+    /// Runs `runWorker` for each of `concurrency` workers, given the row's deadline and where to
+    /// report the row's first error, and measures the server's CPU time over them all.
     func measureWorkers(
-        concurrency: Int, server serverPID: Int32, _ runWorker: @escaping @Sendable (Int, ContinuousClock.Instant) async -> WorkerTiming
+        concurrency: Int, server serverPID: Int32, _ runWorker: @escaping @Sendable (Int, ContinuousClock.Instant, FirstErrorReport) async -> WorkerTiming
     ) async throws -> Measurement {
         let cpuBefore = ProcessCPU.seconds(pid: serverPID)
         let deadline = ContinuousClock.now + .seconds(seconds)
         let start = ContinuousClock.now
+        let firstError = FirstErrorReport()
         let timings = await withTaskGroup(of: WorkerTiming.self) { group in
-            for worker in 0..<concurrency { group.addTask { await runWorker(worker, deadline) } }
+            for worker in 0..<concurrency { group.addTask { await runWorker(worker, deadline, firstError) } }
             return await group.reduce(into: [WorkerTiming]()) { $0.append($1) }
         }
         let elapsed = ContinuousClock.now - start
@@ -278,22 +273,32 @@ struct Bench: AsyncParsableCommand {
     }
 }
 
+/// Prints the first error of a row, whichever worker meets it, so a failing row says why.
+final class FirstErrorReport: Sendable {
+    private let printed = Atomic<Bool>(false)
+
+    func offer(_ error: any Error) {
+        guard !printed.exchange(true, ordering: .relaxed) else { return }
+        FileHandle.standardError.write(Data("first error: \(error)\n".utf8))
+    }
+}
+
 /// One worker's latencies (milliseconds) and errors in a row.
 struct WorkerTiming: Sendable {
-    let worker: Int
+    private let firstError: FirstErrorReport
     private(set) var latencies: [Double] = []
     private(set) var errors = 0
 
-    init(worker: Int) { self.worker = worker }
+    init(reportingFirstErrorTo firstError: FirstErrorReport) { self.firstError = firstError }
 
     mutating func succeeded(since begin: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - begin
         latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
     }
 
-    /// Counts an error; the first of worker 0 is printed, so a failing row says why.
+    /// Counts an error, offering it as the row's first.
     mutating func failed(_ error: any Error) {
-        if errors == 0, worker == 0 { FileHandle.standardError.write(Data("first error: \(error)\n".utf8)) }
+        if errors == 0 { firstError.offer(error) }
         errors += 1
     }
 
@@ -322,6 +327,14 @@ struct Measurement {
 
     /// The errors, and one more when no request was answered: a row that measured nothing fails.
     var countedErrors: Int { errors + (latencies.isEmpty ? 1 : 0) }
+
+    /// Prints the row (and, when it answered no request, says so on standard error); returns its
+    /// ``countedErrors``.
+    func report(_ name: String, _ concurrency: Int) -> Int {
+        print(row(name, concurrency))
+        if latencies.isEmpty { FileHandle.standardError.write(Data("no request answered in the row '\(name)' at concurrency \(concurrency)\n".utf8)) }
+        return countedErrors
+    }
 
     func row(_ name: String, _ concurrency: Int) -> String {
         let rate = Double(latencies.count) / seconds
@@ -406,9 +419,19 @@ enum ProcessMemory {
     static func resident(pid: Int32) -> Int? { field("VmRSS:", pid: pid) }
 
     private static func field(_ name: String, pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+        // "VmRSS:	   61234 kB"
+        ProcStatus.value(name, in: "/proc/\(pid)/status").flatMap { Int($0.split(separator: " ").first ?? "") }
+    }
+}
+
+/// A field of a Linux `/proc/…/status` file.
+enum ProcStatus {
+    /// The value after `key` (e.g. `VmRSS:`) in the status file at `path`, trimmed; `nil` when the
+    /// file or the field is missing (no /proc, or the process or thread has ended).
+    static func value(_ key: String, in path: String) -> String? {
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) })
         else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        return line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
     }
 }

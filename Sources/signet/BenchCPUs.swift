@@ -154,10 +154,7 @@ struct CPUIsolation: Equatable {
     }
 
     private static func allowedCPUs(statusFile: String) throws -> [Int]? {
-        guard let status = try? String(contentsOfFile: statusFile, encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
-        else { return nil }
-        return try parseList(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
+        try ProcStatus.value("Cpus_allowed_list:", in: statusFile).map(parseList)
     }
 
     static func list(_ cpus: [Int]) -> String { cpus.map(String.init).joined(separator: ",") }

@@ -59,10 +59,10 @@ enum PreparedTokenRequests {
     /// its own, until `deadline`, the end of the queue or a request older than ``freshFor``, and
     /// checks every answer: status 200 and a JSON token response with an access token, an ID
     /// token and a refresh token.
-    static func send(_ queue: Queue, port: Int, worker: Int, until deadline: ContinuousClock.Instant) async -> WorkerTiming {
+    static func send(_ queue: Queue, port: Int, until deadline: ContinuousClock.Instant, firstError: FirstErrorReport) async -> WorkerTiming {
         await withCheckedContinuation { continuation in
             Thread {
-                var timing = WorkerTiming(worker: worker)
+                var timing = WorkerTiming(reportingFirstErrorTo: firstError)
                 do {
                     let connection = try BlockingHTTPConnection(port: port)
                     // At least one request, as the other rows make.

@@ -82,12 +82,12 @@ struct BenchLoadTests {
                     body: Data("grant_type=authorization_code&code=nothing&client_id=nobody".utf8)), host: host)
             let notTokens = try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "GET", url: provider.url("/.well-known/openid-configuration")), host: host)
             let queue = PreparedTokenRequests.Queue([refused, notTokens, refused].map { PreparedTokenRequests.Request(bytes: $0, made: .now) })
-            let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
+            let timing = await PreparedTokenRequests.send(queue, port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(timing.errors == 3)
             #expect(timing.latencies.isEmpty)
             // A request whose assertion would be near its end is not sent: the worker stops, no error.
             let stale = PreparedTokenRequests.Request(bytes: refused, made: .now - PreparedTokenRequests.freshFor - .seconds(1))
-            let stopped = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([stale, stale]), port: port, worker: 1, until: .now + .seconds(60))
+            let stopped = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([stale, stale]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(stopped.errors == 0)
             #expect(stopped.latencies.isEmpty)
         }
@@ -114,7 +114,7 @@ struct BenchLoadTests {
             let made = try await PreparedTokenRequests.make(
                 codes: [PreparedCodes.Queue(codes: [code], pending: request.pending)], backend: backend, hostAndPort: "127.0.0.1:\(port)")
             let prepared = try #require(made.first?.next())
-            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([prepared, prepared]), port: port, worker: 1, until: .now + .seconds(60))
+            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([prepared, prepared]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(timing.latencies.count == 1)
             #expect(timing.errors == 1)
         }
@@ -124,7 +124,7 @@ struct BenchLoadTests {
     func noServer() async throws {
         let port = try FreePort.find()
         let queue = PreparedTokenRequests.Queue([PreparedTokenRequests.Request(bytes: Array("GET / HTTP/1.1\r\n\r\n".utf8), made: .now)])
-        let timing = await PreparedTokenRequests.send(queue, port: port, worker: 1, until: .now + .seconds(60))
+        let timing = await PreparedTokenRequests.send(queue, port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
         #expect(timing.errors == 1)
         #expect(timing.latencies.isEmpty)
     }

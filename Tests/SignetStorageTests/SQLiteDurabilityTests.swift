@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import SQLKit
 import SignetCore
 import SignetServer
@@ -17,19 +16,12 @@ struct SQLiteDurabilityTests {
     }
 
     /// A store in `normal` mode (nobody waits for the disk) whose timed flush comes `laterFlush`
-    /// after a commit, opened as `SQLStore.sqlite` opens one; closed after `body`.
+    /// after a commit; closed after `body`.
     private func withNormalStore(laterFlush: Duration, _ body: (SQLStore, InlineSQLiteDatabase) async throws -> Void) async throws {
         try await withTemporarySQLitePath("normal") { path in
-            let database = try InlineSQLiteDatabase(path: path, waitsForDisk: false, laterFlush: laterFlush, logger: Logger(label: "test"))
+            let store = try await SQLStore.sqlite(path: path, synchronous: .normal, laterFlush: laterFlush)
             do {
-                try await SchemaMigrations.run(on: database.migrationSession, lock: false, policy: .upgrade)
-            } catch {
-                database.close()
-                throw error
-            }
-            let store = SQLStore(database: database, isSQLite: true) { await database.closeAfterWaitingWrites() }
-            do {
-                try await body(store, database)
+                try await body(store, try #require(store.database as? InlineSQLiteDatabase))
             } catch {
                 try? await store.close()
                 throw error

@@ -147,16 +147,10 @@ final class SQLiteFlusher: @unchecked Sendable {
         // own, and one whose flag this clears is counted in what is read (a plain store could be
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
-        let covered = commitCounter.load(ordering: .acquiring)
+        let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
-        guard lock.withLock({ failure == nil && covered > synced }) else { return }
-        do {
-            try connection.syncLog()
-        } catch {
-            latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: "a timed flush to disk")
-            return
-        }
-        lock.withLock { synced = max(synced, covered) }
+        guard lock.withLock({ failure == nil && counted > synced }) else { return }
+        _ = syncCountedCommits(during: "a timed flush to disk")
     }
 
     /// A checkpoint in two steps, so that the log is copied whole and the next write starts it
@@ -183,16 +177,24 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
-        // Every commit counted before the flush starts has written its pages to the log.
+        guard syncCountedCommits(during: "a flush to disk", stranding: waiting) else { return }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Syncs the log and records every commit counted before the sync as on disk; on failure,
+    /// latches it (failing `waiting` too) and returns `false`. The one flush both the waited-for
+    /// and the timed flushes make.
+    private func syncCountedCommits(during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
+        // Every commit counted before the sync starts has written its pages to the log.
         let covered = commitCounter.load(ordering: .acquiring)
         do {
             try connection.syncLog()
         } catch {
-            latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: "a flush to disk", stranding: waiting)
-            return
+            latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: what, stranding: waiting)
+            return false
         }
         lock.withLock { synced = max(synced, covered) }
-        for waiter in waiting { waiter.resume() }
+        return true
     }
 
     /// Keeps the first failure for good and fails `waiting` and everyone queued since. Internal
