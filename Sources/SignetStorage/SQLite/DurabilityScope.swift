@@ -12,8 +12,16 @@ final class DurabilityScope: Sendable {
 
     private struct State {
         var latest = 0
+        var deferred = 0
         var binds = false
         var ended = false
+    }
+
+    /// What an answer waits for: its latest commit and its latest deferred statement's ticket
+    /// (``DeferredWrites``), 0 for none.
+    struct Covered: Equatable {
+        let commit: Int
+        let deferred: Int
     }
     private let state = Mutex(State())
 
@@ -28,12 +36,23 @@ final class DurabilityScope: Sendable {
         }
     }
 
-    /// Ends the scope: the latest commit it made, or `nil` when it made no binding write and so
-    /// need not wait for the disk.
-    func end() -> Int? {
+    /// Adds the deferred statement with `ticket` (``DeferredWrites``), binding or not; `false`
+    /// when the scope has ended.
+    func cover(deferred ticket: Int, binding: Bool) -> Bool {
+        state.withLock { state in
+            guard !state.ended else { return false }
+            state.deferred = max(state.deferred, ticket)
+            state.binds = state.binds || binding
+            return true
+        }
+    }
+
+    /// Ends the scope: what it wrote, or `nil` when it made no binding write and so need not
+    /// wait for the disk.
+    func end() -> Covered? {
         state.withLock { state in
             state.ended = true
-            return state.binds ? state.latest : nil
+            return state.binds ? Covered(commit: state.latest, deferred: state.deferred) : nil
         }
     }
 }

@@ -23,7 +23,10 @@ import VaporCSQLite
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
 ///   shared with its neighbours. Without it (`normal`) nobody waits, and the flusher puts each
-///   commit on disk about ``laterFlush`` after it is made.
+///   commit on disk about ``laterFlush`` after it is made;
+/// - an audit event is queued (``writeDeferred(_:)``) and written with the others queued by the
+///   flusher before its next flush, in one transaction; it is on disk when an answer that waits
+///   for it is given, and visible to a read of the audit trail (``writeDeferredNow()``) at once.
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
@@ -98,8 +101,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         self.readers = readers
         let writer = SharedConnection(writerConnection)
-        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: waitsForDisk ? nil : laterFlush) { finishCheckpoint in
-            writer.connection.withLock { _ in finishCheckpoint() }
+        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: waitsForDisk ? nil : laterFlush) { body in
+            try writer.connection.withLock { try body($0) }
         }
         self.writer = writer
         self.waitsForDisk = waitsForDisk
@@ -107,10 +110,18 @@ final class InlineSQLiteDatabase: SQLDatabase {
         eventLoop = MultiThreadedEventLoopGroup.singleton.any()
     }
 
-    /// Flushes for those waiting and closes every connection; statements afterwards fail.
-    /// The writer closes first, so no commit is made that the last flush does not cover.
+    /// Writes the deferred statements, flushes for those waiting and closes every connection;
+    /// statements afterwards fail. The writer closes first, so no commit is made that the last
+    /// flush does not cover.
     func close() {
-        writer.connection.withLock { $0.close() }
+        writer.connection.withLock { writer in
+            do {
+                try flusher.writeDeferred(on: writer)
+            } catch {
+                logger.error("audit events queued at close could not be written", metadata: ["error": .string("\(error)")])
+            }
+            writer.close()
+        }
         flusher.close()
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
@@ -168,6 +179,32 @@ final class InlineSQLiteDatabase: SQLDatabase {
         deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), mayOpenTransaction: true), to: onRow)
     }
 
+    /// Queues a statement that writes something nobody reads before it is written (an audit
+    /// event) for the flusher's next batch (``DeferredWrites``). With `waitsForDisk` it is on disk
+    /// before the answer of the request it was made for, if that answer waits for the disk
+    /// (``WriteBinding``), or before this returns, outside a request.
+    func writeDeferred(_ query: any SQLExpression) async throws {
+        let (sql, binds) = serialize(query)
+        let ticket = flusher.deferred.add(DeferredWrites.Statement(sql: sql, values: try binds.map(SQLiteBinding.value(of:))))
+        flusher.deferredMade()
+        guard waitsForDisk, DurabilityScope.current?.cover(deferred: ticket, binding: WriteBinding.isBinding) != true else { return }
+        try await flusher.waitUntilDurable(flusher.commitCounter.load(ordering: .acquiring), deferred: ticket)
+    }
+
+    /// Writes the deferred statements queued so far, for a read of what they write. While
+    /// another process holds the write lock it waits as a write does.
+    func writeDeferredNow() async throws {
+        var busy = BusyWait()
+        while !flusher.deferred.isEmpty {
+            do {
+                return try writer.connection.withLock { try flusher.writeDeferred(on: $0) }
+            } catch let failure as SQLiteFailure where failure.isBusy {
+                guard let delay = busy.nextDelay() else { throw failure }
+                await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
+            }
+        }
+    }
+
     /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
 
@@ -204,8 +241,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // Also every commit made by anyone before the end: the answer may tell of what its reads
         // saw (a code already used, a grant revoked). Free when those are on disk already.
         if let own = scope.end() {
-            let latest = max(own, flusher.commitCounter.load(ordering: .acquiring))
-            if latest > 0 { try await flusher.waitUntilDurable(latest) }
+            let latest = max(own.commit, flusher.commitCounter.load(ordering: .acquiring))
+            if latest > 0 || own.deferred > 0 { try await flusher.waitUntilDurable(latest, deferred: own.deferred) }
         } else {
             // Once a flush has failed, no answer is given as if all were well, waiting or not.
             try flusher.checkNotFailed()
@@ -232,7 +269,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
                 await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
             }
         }
-        if commit % Self.commitsPerCheckpoint == 0 { flusher.requestCheckpoint() }
+        flusher.noteCommit(commit)
         if !waitsForDisk {
             flusher.commitMade()
         } else if DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
@@ -270,9 +307,6 @@ final class InlineSQLiteDatabase: SQLDatabase {
             eventLoop.scheduleTask(in: .milliseconds(milliseconds)) { continuation.resume() }
         }
     }
-
-    /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
-    private static let commitsPerCheckpoint = 256
 
     /// Without `waitsForDisk`, about how long after a commit it is on disk (later by an fsync or a
     /// checkpoint already under way): what a power loss may undo. PostgreSQL's `wal_writer_delay`

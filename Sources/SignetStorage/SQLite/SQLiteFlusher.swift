@@ -19,6 +19,11 @@ import VaporCSQLite
 /// power loss then undoes about that moment of commits, not everything since the last checkpoint
 /// that the kernel had not yet written back.
 ///
+/// Before each flush it writes the ``DeferredWrites`` queued so far (audit events), in one
+/// transaction, so those an answer waits for are on disk with its own writes. Queued statements
+/// nobody waits for are written about ``deferredDelay`` after they are queued (and flushed when
+/// a commit nobody waits for would be), or with `laterFlush` by the timed flush.
+///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
 final class SQLiteFlusher: @unchecked Sendable {
     // @unchecked: `connection` is touched only by the flusher thread (and by `init` before it
@@ -29,6 +34,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     private let lock = NIOLock()
     private var waiters: [UnsafeContinuation<Void, any Error>] = []
     private var synced = 0
+    /// The latest deferred statement's ticket known to be on disk.
+    private var syncedDeferred = 0
     private var closed = false
     /// The first flush that failed. It stays: after a failed fsync the kernel may have dropped the
     /// pages, so no later flush may report commits durable (as PostgreSQL's `data_sync_retry=off`).
@@ -36,19 +43,27 @@ final class SQLiteFlusher: @unchecked Sendable {
     private var checkpointDue = false
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    /// Runs its argument while no commit can be made (under the writer's lock).
-    private let holdingWriter: @Sendable (() -> Void) -> Void
+    /// Runs its argument with the writer connection, while no other commit can be made (under
+    /// the writer's lock).
+    private let holdingWriter: @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+    /// The statements written before each flush.
+    let deferred: DeferredWrites
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
     /// Whether a commit made since the last flush is waiting for the timed flush.
     private let timedFlushPending = Atomic<Bool>(false)
 
-    /// - Parameter holdingWriter: runs its argument while no commit can be made; the last step
-    ///   of a checkpoint runs in it.
+    /// - Parameter deferred: the statements written before each flush.
+    /// - Parameter holdingWriter: runs its argument with the writer connection while no other
+    ///   commit can be made; the deferred statements and the last step of a checkpoint run in it.
     /// - Parameter laterFlush: how long after ``commitMade()`` its commit is flushed without
     ///   anyone waiting for it; `nil` for never (commits are flushed when someone waits).
-    init(connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, holdingWriter: @escaping @Sendable (() -> Void) -> Void) {
+    init(
+        connection: SQLiteConnectionHandle, deferred: DeferredWrites = DeferredWrites(), laterFlush: Duration? = nil,
+        holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+    ) {
         self.connection = connection
+        self.deferred = deferred
         self.holdingWriter = holdingWriter
         self.laterFlush = laterFlush.map { .nanoseconds(Int($0 / .nanoseconds(1))) }
         let thread = Thread { [self] in runLoop() }
@@ -56,13 +71,14 @@ final class SQLiteFlusher: @unchecked Sendable {
         thread.start()
     }
 
-    /// Returns once the commit numbered `commit` (and every earlier one) is on disk.
-    func waitUntilDurable(_ commit: Int) async throws {
+    /// Returns once the commit numbered `commit` (and every earlier one) is on disk, and the
+    /// deferred statement with the ticket `deferred` (and every earlier one).
+    func waitUntilDurable(_ commit: Int, deferred ticket: Int = 0) async throws {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             enum Verdict { case done, queued, failed(SQLiteFailure) }
             let verdict: Verdict = lock.withLock {
                 if let failure { return .failed(failure) }
-                guard synced < commit else { return .done }
+                guard synced < commit || syncedDeferred < ticket else { return .done }
                 guard !closed else { return .failed(SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed")) }
                 waiters.append(continuation)
                 return .queued
@@ -83,6 +99,43 @@ final class SQLiteFlusher: @unchecked Sendable {
         // Only the first commit since the last flush wakes the thread; the flush covers the rest.
         if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     }
+
+    /// Tells the flusher that a deferred statement was queued: it is written (and flushed) by the
+    /// timed flush `laterFlush` afterwards, or without one written ``deferredDelay`` afterwards,
+    /// unless a flush someone waits for comes first.
+    func deferredMade() {
+        if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
+    }
+
+    /// How long after it is queued a deferred statement nobody waits for is written, when
+    /// commits have no `laterFlush` (`sqlite.synchronous: full`).
+    static let deferredDelay: DispatchTimeInterval = .milliseconds(200)
+
+    /// Writes the queued deferred statements on `writer` (held by the caller) and counts their
+    /// commit. Throws as ``DeferredWrites/write(on:)`` does; a failure other than another
+    /// process's lock is latched as a failed flush, since what it dropped can never be on disk.
+    func writeDeferred(on writer: SQLiteConnectionHandle) throws {
+        guard writer.isOpen else { return }
+        let wrote: Bool
+        do {
+            wrote = try deferred.write(on: writer)
+        } catch let failure as SQLiteFailure where failure.isBusy {
+            throw failure
+        } catch {
+            let failure = (error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)")
+            latch(failure, during: "writing the audit trail")
+            throw failure
+        }
+        if wrote { noteCommit(commitCounter.add(1, ordering: .releasing).newValue) }
+    }
+
+    /// Asks for a checkpoint when the commit numbered `commit` is due one.
+    func noteCommit(_ commit: Int) {
+        if commit % Self.commitsPerCheckpoint == 0 { requestCheckpoint() }
+    }
+
+    /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
+    private static let commitsPerCheckpoint = 256
 
     /// The latest commit known to be on disk.
     var durableCommit: Int { lock.withLock { synced } }
@@ -114,7 +167,13 @@ final class SQLiteFlusher: @unchecked Sendable {
             if let due = timedFlushAt {
                 if wakeUp.wait(timeout: due) == .timedOut {
                     timedFlushAt = nil
-                    flushPendingCommits()
+                    if laterFlush == nil {
+                        // `full`: what nobody waits for is written, not flushed, as any such write.
+                        _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
+                        _ = writeDeferredStatements()
+                    } else {
+                        flushPendingCommits()
+                    }
                     continue
                 }
             } else {
@@ -136,7 +195,7 @@ final class SQLiteFlusher: @unchecked Sendable {
                 finished.signal()
                 return
             }
-            if timedFlushAt == nil, let laterFlush, timedFlushPending.load(ordering: .acquiring) { timedFlushAt = .now() + laterFlush }
+            if timedFlushAt == nil, timedFlushPending.load(ordering: .acquiring) { timedFlushAt = .now() + (laterFlush ?? Self.deferredDelay) }
         }
     }
 
@@ -147,6 +206,8 @@ final class SQLiteFlusher: @unchecked Sendable {
         // own, and one whose flag this clears is counted in what is read (a plain store could be
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
+        // Statements that could not be written now are retried later; the commits made are flushed still.
+        _ = writeDeferredStatements()
         let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
         guard lock.withLock({ failure == nil && counted > synced }) else { return }
@@ -169,7 +230,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         var failure: SQLiteFailure?
         do { try connection.checkpointPassively() } catch { failure = error }
         if failure == nil {
-            holdingWriter { [connection] in
+            try? holdingWriter { [connection] _ in
                 do throws(SQLiteFailure) { try connection.checkpointPassively() } catch { failure = error }
             }
         }
@@ -177,15 +238,47 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
+        // Everyone waiting queued their deferred statements before they waited: these write them.
+        guard writeDeferredStatements(failing: waiting) else { return }
         guard syncCountedCommits(during: "a flush to disk", stranding: waiting) else { return }
         for waiter in waiting { waiter.resume() }
+    }
+
+    /// Writes the deferred statements (before a flush). While another process holds the write
+    /// lock it waits, as a write does (``InlineSQLiteDatabase/BusyWait``, on this thread); if the
+    /// lock is still held after that, `waiting` fail with it, the statements stay queued and a
+    /// later flush tries again. Returns whether the flush may go on.
+    private func writeDeferredStatements(failing waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
+        guard !deferred.isEmpty else { return true }
+        var busy = InlineSQLiteDatabase.BusyWait()
+        while true {
+            do {
+                try holdingWriter { try writeDeferred(on: $0) }
+                return true
+            } catch let failure as SQLiteFailure where failure.isBusy {
+                if let delay = busy.nextDelay() {
+                    Thread.sleep(forTimeInterval: Double(delay) / 1000)
+                    continue
+                }
+                for waiter in waiting { waiter.resume(throwing: failure) }
+                deferredMade()
+                return false
+            } catch {
+                // Latched by `writeDeferred`; those waiting share the failure.
+                for waiter in waiting { waiter.resume(throwing: error) }
+                return false
+            }
+        }
     }
 
     /// Syncs the log and records every commit counted before the sync as on disk; on failure,
     /// latches it (failing `waiting` too) and returns `false`. The one flush both the waited-for
     /// and the timed flushes make.
     private func syncCountedCommits(during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
-        // Every commit counted before the sync starts has written its pages to the log.
+        // Every commit counted before the sync starts has written its pages to the log. The
+        // deferred statements' ticket is read first: a batch committed in between is then
+        // in the count without being in the ticket, never the other way round.
+        let coveredDeferred = deferred.written
         let covered = commitCounter.load(ordering: .acquiring)
         do {
             try connection.syncLog()
@@ -193,7 +286,10 @@ final class SQLiteFlusher: @unchecked Sendable {
             latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: what, stranding: waiting)
             return false
         }
-        lock.withLock { synced = max(synced, covered) }
+        lock.withLock {
+            synced = max(synced, covered)
+            syncedDeferred = max(syncedDeferred, coveredDeferred)
+        }
         return true
     }
 
