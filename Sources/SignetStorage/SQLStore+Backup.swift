@@ -14,6 +14,7 @@ extension SQLStore {
         guard isSQLite else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
         guard !FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "\(path) exists; name a new file") }
         do {
+            try await writeQueuedAuditEvents()
             try await database.raw("VACUUM INTO \(bind: path)").run()
         } catch {
             throw SignetError(.storageFailure, "the backup failed: \(String(reflecting: error))")

@@ -142,9 +142,9 @@ extension SQLStore: DeviceStore {
 }
 
 extension SQLStore: AuditStore {
-    /// On SQLite the event is queued and written with the others of the next flush, in one
-    /// transaction (``InlineSQLiteDatabase/writeDeferred(_:)``): on disk before any answer that
-    /// waits for the disk, readable here at once, and by another process within about 0.2 s.
+    /// On SQLite, the event of an answer that waits for the disk is queued and written with the
+    /// others of that flush, in one transaction (``InlineSQLiteDatabase/writeDeferred(_:)``); it
+    /// is readable here at once, and on disk before the answer is given.
     public func appendAuditEvent(_ event: AuditEventRecord) async throws {
         let insert: SQLQueryString = """
             INSERT INTO signet_audit_events (id, at, user_id, client_id, kind, data)
@@ -157,8 +157,8 @@ extension SQLStore: AuditStore {
         }
     }
 
-    /// Writes the audit events still queued (SQLite), so a read or a purge sees every event recorded.
-    private func writeQueuedAuditEvents() async throws {
+    /// Writes the audit events still queued (SQLite), so a read, a purge or a backup sees every event recorded.
+    func writeQueuedAuditEvents() async throws {
         try await (database as? InlineSQLiteDatabase)?.writeDeferredNow()
     }
 

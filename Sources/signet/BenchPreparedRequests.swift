@@ -40,7 +40,8 @@ enum PreparedTokenRequests {
     static func make(codes: [PreparedCodes.Queue], backend: RelyingParty, hostAndPort: String) async throws -> [Queue] {
         let document = try await backend.discover()
         let keeper = KeepingTransport(tokenEndpoint: document.tokenEndpoint, passingOn: backend.transport)
-        let builder = RelyingParty(configuration: backend.configuration, transport: keeper)
+        // The backend's own clock: the assertions are signed at the time the provider keeps.
+        let builder = backend.using(keeper)
         _ = try await builder.discover()
         var queues: [Queue] = []
         for queue in codes {

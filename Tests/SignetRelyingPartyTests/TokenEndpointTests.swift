@@ -71,6 +71,22 @@ struct TokenEndpointTests {
         await #expect(throws: (any Error).self) { try await other.verify(assertion, as: ClientAssertionClaims.self) }
     }
 
+    @Test("A relying party sent through another transport keeps its configuration and clock: the assertion names the client and its time")
+    func usingAnotherTransport() async throws {
+        let first = FakeProvider()
+        let second = FakeProvider()
+        try await second.answerTokens(tokens)
+        let clock = ManualClock()
+        let original = makeRelyingParty(first, clock: clock, authentication: .privateKeyJWT(privateKey: P256.Signing.PrivateKey(), keyID: "k"))
+        _ = try await original.using(second).exchangeCode("the-code", pending: pending)
+        #expect(await first.last("/token") == nil)
+        let assertion = try #require(form(await second.last("/token"))?["client_assertion"])
+        let payload = try #require(Data(base64URLEncoded: String(assertion.split(separator: ".")[1])))
+        let raw = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        #expect(raw["iss"] as? String == FakeProvider.clientID)
+        #expect(raw["iat"] as? Int == clock.seconds)
+    }
+
     @Test("Every client assertion has a fresh jti")
     func freshJTI() async throws {
         let provider = FakeProvider()

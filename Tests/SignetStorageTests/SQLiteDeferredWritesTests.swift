@@ -5,9 +5,10 @@ import SignetServer
 import SignetTesting
 import Testing
 
-/// Audit events on SQLite are queued and written together before the next flush
-/// (Sources/SignetStorage/SQLite/DeferredWrites.swift): one commit for many events, readable at
-/// once through the store, on disk before any answer that waits for the disk, never lost at close.
+/// With `full`, the audit events of answers that wait for the disk are queued and written together
+/// just before the flush they wait for (Sources/SignetStorage/SQLite/DeferredWrites.swift): one
+/// commit for many events, readable at once through the store, on disk before the answer, never
+/// left behind at close; every other event is written at once.
 @Suite("SQLite: audit events written together, before the flush that answers wait for")
 struct SQLiteDeferredWritesTests {
     private func event(_ index: Int, user: String = "alice") -> AuditEventRecord {
@@ -44,18 +45,31 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("twenty events are written in one commit, readable through the store at once, newest first, and not before")
+    @Test("with full, the events of an answer are written in one commit just before its flush, on disk before it is given, and not before")
     func manyEventsOneCommit() async throws {
-        try await withNormalStore(laterFlush: .seconds(3600)) { store, database, path in
-            let before = database.commits.made
-            for index in 0..<20 { try await store.appendAuditEvent(event(index)) }
-            // Queued, not written: no commit yet, and another process sees none.
-            #expect(database.commits.made == before)
-            #expect(try eventsInFile(path).isEmpty)
-            let listed = try await store.auditEvents(AuditQuery(limit: 100))
-            #expect(listed.map(\.id) == (0..<20).reversed().map { "event-\($0)" })
-            #expect(database.commits.made == before + 1)
+        try await withTemporarySQLiteStore("deferred-batch") { store, database, path in
+            let before = database.commits
+            try await store.durableWrites {
+                for index in 0..<20 { try await store.appendAuditEvent(event(index)) }
+                // Queued, not written: no commit yet, and another process sees none.
+                #expect(database.commits.made == before.made)
+                #expect(try eventsInFile(path).isEmpty)
+            }
+            #expect(database.commits.made == before.made + 1)
+            #expect(database.commits.durable >= database.commits.made)
             #expect(try eventsInFile(path) == (0..<20).map { "event-\($0)" })
+        }
+    }
+
+    @Test("a read of the audit trail writes what is queued first: every event recorded is listed, newest first")
+    func readWritesQueuedEvents() async throws {
+        try await withTemporarySQLiteStore("deferred-read") { store, _, path in
+            try await store.durableWrites {
+                for index in 0..<3 { try await store.appendAuditEvent(event(index)) }
+                let listed = try await store.auditEvents(AuditQuery(limit: 10))
+                #expect(listed.map(\.id) == ["event-2", "event-1", "event-0"])
+                #expect(try eventsInFile(path) == ["event-0", "event-1", "event-2"])
+            }
         }
     }
 
@@ -82,48 +96,37 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("with full, an audit event outside an answer is written and on disk when it returns")
-    func eventAloneIsDurable() async throws {
+    @Test("an event outside an answer, of an answer that does not bind, or with normal, is written at once, as any write")
+    func otherEventsAreWrittenAtOnce() async throws {
         try await withTemporarySQLiteStore("deferred-alone") { store, database, path in
             try await store.appendAuditEvent(event(1))
             #expect(try eventsInFile(path) == ["event-1"])
             #expect(database.commits.durable >= database.commits.made)
-        }
-    }
-
-    @Test("with full, the event of an answer that does not bind is written a moment later, though nobody waits, and flushed at close")
-    func nonBindingEventIsWrittenSoon() async throws {
-        var opened: InlineSQLiteDatabase?
-        try await withTemporarySQLiteStore("deferred-later") { store, database, path in
-            opened = database
-            try await store.durableWrites { try await WriteBinding.notBinding { try await store.appendAuditEvent(event(1)) } }
-            // Written about 0.2 s later; polled for up to 30 s so that a slow machine cannot fail it.
-            for _ in 0..<3000 where try eventsInFile(path).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(try eventsInFile(path) == ["event-1"])
-            // Written, not flushed, as any write nobody waits for with `full`.
+            try await store.durableWrites {
+                try await WriteBinding.notBinding { try await store.appendAuditEvent(event(2)) }
+                #expect(try eventsInFile(path) == ["event-1", "event-2"])
+            }
+            // Not waited for: written, not yet on disk, as any write that binds nothing.
             #expect(database.commits.durable < database.commits.made)
         }
-        let closed = try #require(opened).commits
-        #expect(closed.durable >= closed.made)
+        try await withNormalStore(laterFlush: .seconds(3600)) { store, _, path in
+            try await store.durableWrites { try await store.appendAuditEvent(event(3)) }
+            #expect(try eventsInFile(path) == ["event-3"])
+        }
     }
 
-    @Test("with normal, the timed flush writes queued events, and closing the store writes what is left")
-    func normalWritesOnTimerAndAtClose() async throws {
-        try await withTemporarySQLitePath("deferred-timer") { path in
-            let store = try await SQLStore.sqlite(path: path, synchronous: .normal)
-            try await store.appendAuditEvent(event(1))
-            for _ in 0..<3000 where try eventsInFile(path).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(try eventsInFile(path) == ["event-1"])
-            try await store.close()
-        }
+    @Test("statements still queued when the store closes are written by the close")
+    func closeWritesWhatIsQueued() async throws {
         try await withTemporarySQLitePath("deferred-close") { path in
-            let store = try await SQLStore.sqlite(path: path, synchronous: .normal, laterFlush: .seconds(3600))
+            let store = try await SQLStore.sqlite(path: path)
             let database = try #require(store.database as? InlineSQLiteDatabase)
-            for index in 1...3 { try await store.appendAuditEvent(event(index)) }
+            // As a flush that met another process's lock for too long leaves them.
+            let insert = "INSERT INTO signet_audit_events (id, at, kind, data) VALUES (?, 0, 'test', '{}')"
+            for id in ["left-1", "left-2"] { _ = database.flusher.deferred.add(DeferredWrites.Statement(sql: insert, values: [.text(id)])) }
             #expect(try eventsInFile(path).isEmpty)
             try await store.close()
+            #expect(try eventsInFile(path) == ["left-1", "left-2"])
             #expect(database.commits.durable >= database.commits.made)
-            #expect(try eventsInFile(path) == ["event-1", "event-2", "event-3"])
         }
     }
 
@@ -150,19 +153,22 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("a batch that cannot be written is rolled back whole and is a failed flush: answers fail and readiness says why")
+    @Test("a batch that cannot be written is rolled back whole and is a failed flush: its answer and later ones fail, and readiness says why")
     func failedBatchIsAFailedFlush() async throws {
-        try await withNormalStore(laterFlush: .seconds(3600)) { store, database, path in
-            try await store.appendAuditEvent(event(1))
-            try await store.appendAuditEvent(event(2, user: "refused"))
+        try await withTemporarySQLiteStore("deferred-failed") { store, database, path in
             // Another process makes the second insert fail.
             let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
             defer { other.close() }
             _ = try other.run(
                 "CREATE TRIGGER refuse BEFORE INSERT ON signet_audit_events WHEN NEW.user_id = 'refused' BEGIN SELECT RAISE(ABORT, 'refused'); END",
                 binds: [])
-            await #expect(throws: (any Error).self) { try await store.auditEvents(AuditQuery(limit: 10)) }
-            #expect(database.flushFailure?.contains("writing the audit trail") == true)
+            await #expect(throws: (any Error).self) {
+                try await store.durableWrites {
+                    try await store.appendAuditEvent(event(1))
+                    try await store.appendAuditEvent(event(2, user: "refused"))
+                }
+            }
+            #expect(try #require(await store.unreadiness()).contains("writing the audit trail failed"))
             await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("after")) } }
             // Neither event was written: the batch was rolled back whole.
             #expect(try eventsInFile(path).isEmpty)

@@ -24,9 +24,10 @@ import VaporCSQLite
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
 ///   shared with its neighbours. Without it (`normal`) nobody waits, and the flusher puts each
 ///   commit on disk about ``laterFlush`` after it is made;
-/// - an audit event is queued (``writeDeferred(_:)``) and written with the others queued by the
-///   flusher before its next flush, in one transaction; it is on disk when an answer that waits
-///   for it is given, and visible to a read of the audit trail (``writeDeferredNow()``) at once.
+/// - with `waitsForDisk`, an audit event of an answer that will wait for the disk is queued
+///   (``writeDeferred(_:)``) and written with the others queued by the flusher just before the
+///   flush that answer waits for, in one transaction; a read of the audit trail writes what is
+///   queued first (``writeDeferredNow()``).
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
@@ -114,14 +115,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// statements afterwards fail. The writer closes first, so no commit is made that the last
     /// flush does not cover.
     func close() {
-        writer.connection.withLock { writer in
-            do {
-                try flusher.writeDeferred(on: writer)
-            } catch {
-                logger.error("audit events queued at close could not be written", metadata: ["error": .string("\(error)")])
-            }
-            writer.close()
+        // Waits for another process's write lock as a write would; the writes of any caller
+        // still running fail once the writer is closed, as they would without this step.
+        if !flusher.writeDeferredStatements() {
+            logger.error("audit events queued at close could not be written", metadata: ["reason": .string(flusher.flushFailure ?? "another process held the write lock")])
         }
+        writer.connection.withLock { $0.close() }
         flusher.close()
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
@@ -179,15 +178,21 @@ final class InlineSQLiteDatabase: SQLDatabase {
         deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), mayOpenTransaction: true), to: onRow)
     }
 
-    /// Queues a statement that writes something nobody reads before it is written (an audit
-    /// event) for the flusher's next batch (``DeferredWrites``). With `waitsForDisk` it is on disk
-    /// before the answer of the request it was made for, if that answer waits for the disk
-    /// (``WriteBinding``), or before this returns, outside a request.
+    /// Writes a statement that nothing reads before it is written (an audit event). When the
+    /// answer being made will wait for the disk (`waitsForDisk`, inside ``durableWrites(_:)``, a
+    /// binding write), it is queued for the batch the flusher writes just before that answer's
+    /// flush (``DeferredWrites``): the answer is given only once it is on disk, and if Signet
+    /// stops before, neither is. Otherwise it is written at once, as any write.
     func writeDeferred(_ query: any SQLExpression) async throws {
         let (sql, binds) = serialize(query)
-        let ticket = flusher.deferred.add(DeferredWrites.Statement(sql: sql, values: try binds.map(SQLiteBinding.value(of:))))
-        flusher.deferredMade()
-        guard waitsForDisk, DurabilityScope.current?.cover(deferred: ticket, binding: WriteBinding.isBinding) != true else { return }
+        let values = try binds.map(SQLiteBinding.value(of:))
+        guard waitsForDisk, WriteBinding.isBinding, let scope = DurabilityScope.current else {
+            _ = try await write(sql, values)
+            return
+        }
+        let ticket = flusher.deferred.add(DeferredWrites.Statement(sql: sql, values: values))
+        guard !scope.cover(deferred: ticket, binding: true) else { return }
+        // The answer was given already (a task its request left running): this waits instead.
         try await flusher.waitUntilDurable(flusher.commitCounter.load(ordering: .acquiring), deferred: ticket)
     }
 

@@ -19,10 +19,8 @@ import VaporCSQLite
 /// power loss then undoes about that moment of commits, not everything since the last checkpoint
 /// that the kernel had not yet written back.
 ///
-/// Before each flush it writes the ``DeferredWrites`` queued so far (audit events), in one
-/// transaction, so those an answer waits for are on disk with its own writes. Queued statements
-/// nobody waits for are written about ``deferredDelay`` after they are queued (and flushed when
-/// a commit nobody waits for would be), or with `laterFlush` by the timed flush.
+/// Before each flush it writes the ``DeferredWrites`` queued so far (the audit events of answers
+/// waiting for it), in one transaction, so they are on disk with the answers' own writes.
 ///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
 final class SQLiteFlusher: @unchecked Sendable {
@@ -100,17 +98,6 @@ final class SQLiteFlusher: @unchecked Sendable {
         if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     }
 
-    /// Tells the flusher that a deferred statement was queued: it is written (and flushed) by the
-    /// timed flush `laterFlush` afterwards, or without one written ``deferredDelay`` afterwards,
-    /// unless a flush someone waits for comes first.
-    func deferredMade() {
-        if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
-    }
-
-    /// How long after it is queued a deferred statement nobody waits for is written, when
-    /// commits have no `laterFlush` (`sqlite.synchronous: full`).
-    static let deferredDelay: DispatchTimeInterval = .milliseconds(200)
-
     /// Writes the queued deferred statements on `writer` (held by the caller) and counts their
     /// commit. Throws as ``DeferredWrites/write(on:)`` does; a failure other than another
     /// process's lock is latched as a failed flush, since what it dropped can never be on disk.
@@ -167,13 +154,7 @@ final class SQLiteFlusher: @unchecked Sendable {
             if let due = timedFlushAt {
                 if wakeUp.wait(timeout: due) == .timedOut {
                     timedFlushAt = nil
-                    if laterFlush == nil {
-                        // `full`: what nobody waits for is written, not flushed, as any such write.
-                        _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
-                        _ = writeDeferredStatements()
-                    } else {
-                        flushPendingCommits()
-                    }
+                    flushPendingCommits()
                     continue
                 }
             } else {
@@ -195,7 +176,7 @@ final class SQLiteFlusher: @unchecked Sendable {
                 finished.signal()
                 return
             }
-            if timedFlushAt == nil, timedFlushPending.load(ordering: .acquiring) { timedFlushAt = .now() + (laterFlush ?? Self.deferredDelay) }
+            if timedFlushAt == nil, let laterFlush, timedFlushPending.load(ordering: .acquiring) { timedFlushAt = .now() + laterFlush }
         }
     }
 
@@ -206,7 +187,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         // own, and one whose flag this clears is counted in what is read (a plain store could be
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
-        // Statements that could not be written now are retried later; the commits made are flushed still.
+        // Statements that cannot be written now are written later; the commits made are flushed still.
         _ = writeDeferredStatements()
         let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
@@ -244,11 +225,11 @@ final class SQLiteFlusher: @unchecked Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// Writes the deferred statements (before a flush). While another process holds the write
-    /// lock it waits, as a write does (``InlineSQLiteDatabase/BusyWait``, on this thread); if the
-    /// lock is still held after that, `waiting` fail with it, the statements stay queued and a
-    /// later flush tries again. Returns whether the flush may go on.
-    private func writeDeferredStatements(failing waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
+    /// Writes the deferred statements (before a flush, at close). While another process holds the
+    /// write lock it waits, as a write does (``InlineSQLiteDatabase/BusyWait``, sleeping the
+    /// calling thread); if the lock is still held after that, `waiting` fail with it and the
+    /// statements stay queued for the next flush or the close. Returns whether they were written.
+    func writeDeferredStatements(failing waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
         guard !deferred.isEmpty else { return true }
         var busy = InlineSQLiteDatabase.BusyWait()
         while true {
@@ -261,7 +242,6 @@ final class SQLiteFlusher: @unchecked Sendable {
                     continue
                 }
                 for waiter in waiting { waiter.resume(throwing: failure) }
-                deferredMade()
                 return false
             } catch {
                 // Latched by `writeDeferred`; those waiting share the failure.
@@ -275,9 +255,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// latches it (failing `waiting` too) and returns `false`. The one flush both the waited-for
     /// and the timed flushes make.
     private func syncCountedCommits(during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
-        // Every commit counted before the sync starts has written its pages to the log. The
-        // deferred statements' ticket is read first: a batch committed in between is then
-        // in the count without being in the ticket, never the other way round.
+        // Every commit counted, and every deferred statement marked written, before the sync
+        // starts has written its pages to the log: the sync covers them.
         let coveredDeferred = deferred.written
         let covered = commitCounter.load(ordering: .acquiring)
         do {
