@@ -89,13 +89,13 @@ public struct RelyingParty: Sendable {
         return document
     }
 
-    /// The time now, in whole seconds since 1970, as JWT claims count it.
     /// The same relying party (configuration, clock and source of randomness) talking to the
     /// provider through `transport` instead; its discovery and key caches start empty.
     public func using(_ transport: any HTTPTransport) -> RelyingParty {
         RelyingParty(configuration: configuration, transport: transport, now: now, random: random)
     }
 
+    /// The time now, in whole seconds since 1970, as JWT claims count it.
     var nowSeconds: Int { Int(now().timeIntervalSince1970.rounded(.down)) }
 }
 

@@ -31,20 +31,6 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    /// A store in `normal` mode whose timed flush comes `laterFlush` after a commit; closed after `body`.
-    private func withNormalStore(laterFlush: Duration, _ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
-        try await withTemporarySQLitePath("deferred") { path in
-            let store = try await SQLStore.sqlite(path: path, synchronous: .normal, laterFlush: laterFlush)
-            do {
-                try await body(store, try #require(store.database as? InlineSQLiteDatabase), path)
-            } catch {
-                try? await store.close()
-                throw error
-            }
-            try await store.close()
-        }
-    }
-
     @Test("with full, the events of an answer are written in one commit just before its flush, on disk before it is given, and not before")
     func manyEventsOneCommit() async throws {
         try await withTemporarySQLiteStore("deferred-batch") { store, database, path in
@@ -66,6 +52,7 @@ struct SQLiteDeferredWritesTests {
         try await withTemporarySQLiteStore("deferred-read") { store, _, path in
             try await store.durableWrites {
                 for index in 0..<3 { try await store.appendAuditEvent(event(index)) }
+                #expect(try eventsInFile(path).isEmpty, "queued until a read or the answer's flush")
                 let listed = try await store.auditEvents(AuditQuery(limit: 10))
                 #expect(listed.map(\.id) == ["event-2", "event-1", "event-0"])
                 #expect(try eventsInFile(path) == ["event-0", "event-1", "event-2"])
@@ -109,7 +96,7 @@ struct SQLiteDeferredWritesTests {
             // Not waited for: written, not yet on disk, as any write that binds nothing.
             #expect(database.commits.durable < database.commits.made)
         }
-        try await withNormalStore(laterFlush: .seconds(3600)) { store, _, path in
+        try await withTemporarySQLiteStore("deferred-normal", synchronous: .normal, laterFlush: .seconds(3600)) { store, _, path in
             try await store.durableWrites { try await store.appendAuditEvent(event(3)) }
             #expect(try eventsInFile(path) == ["event-3"])
         }
@@ -130,26 +117,95 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("while another process holds the write lock, queued events wait for it and are then written in the order they were made")
+    @Test("while another process holds the write lock, queued events wait for it, then are written in the order they were made, those queued meanwhile after them")
     func eventsWaitForAnotherProcess() async throws {
         try await withTemporarySQLiteStore("deferred-busy") { store, database, path in
             let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
             defer { other.close() }
             _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
-            let waiting = Task {
+            let first = Task {
                 try await store.durableWrites {
                     try await store.appendAuditEvent(event(1))
                     try await store.appendAuditEvent(event(2))
                 }
             }
-            try await Task.sleep(for: .milliseconds(300))
-            // Still queued: the writer is free for the store's reads meanwhile.
-            #expect(database.writerIsHeld == false)
+            // Polled for up to 30 s so that a slow machine cannot fail it.
+            for _ in 0..<3000 where database.flusher.deferred.lastTicket < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(100))
+            // The first batch has met the lock and is back in the queue; this one comes after it.
+            let second = Task { try await store.durableWrites { try await store.appendAuditEvent(event(3)) } }
+            for _ in 0..<3000 where database.flusher.deferred.lastTicket < 3 { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try eventsInFile(path).isEmpty)
+            // The store still answers reads meanwhile.
             #expect(try await store.client(id: "nobody") == nil)
             _ = try other.run("COMMIT", binds: [])
-            try await waiting.value
-            #expect(try eventsInFile(path) == ["event-1", "event-2"])
+            try await first.value
+            try await second.value
+            #expect(try eventsInFile(path) == ["event-1", "event-2", "event-3"])
             #expect(database.commits.durable >= database.commits.made)
+        }
+    }
+
+    @Test("past the patience with another process's lock, an answer whose events are not written fails while one that waits only for its commits is given; the events are written later")
+    func lockPastPatienceFailsOnlyThoseWithEvents() async throws {
+        try await withTemporarySQLiteStore("deferred-patience") { store, database, path in
+            database.flusher.deferredPatience.store(200, ordering: .relaxed)
+            let gate = Gate()
+            // An answer with a binding commit made before the lock is taken, which waits below.
+            let commitsOnly = Task {
+                try await store.durableWrites {
+                    try await store.insertClient(client("made-before"))
+                    await gate.wait()
+                }
+            }
+            // Taken once that commit is made (polled for up to 30 s so that a slow machine cannot fail it).
+            for _ in 0..<3000 where try await store.client(id: "made-before") == nil { try await Task.sleep(for: .milliseconds(10)) }
+            let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
+            defer { other.close() }
+            _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
+            let withEvent = Task { try await store.durableWrites { try await store.appendAuditEvent(event(1)) } }
+            await gate.open()
+            try await commitsOnly.value
+            await #expect(throws: SQLiteFailure.self) { try await withEvent.value }
+            #expect(try await store.client(id: "made-before") != nil)
+            _ = try other.run("COMMIT", binds: [])
+            // Still queued; the next flush writes it, here the one an event outside an answer waits
+            // for (that event is written at once, so before it: `seq` is the order of writing).
+            try await store.appendAuditEvent(event(2))
+            #expect(try eventsInFile(path) == ["event-2", "event-1"])
+        }
+    }
+
+    @Test("an event made by a task its answer left running is not queued for that answer: it waits for the disk itself")
+    func eventAfterTheAnswer() async throws {
+        try await withTemporarySQLiteStore("deferred-after") { store, database, path in
+            let gate = Gate()
+            var left: Task<Void, any Error>?
+            try await store.durableWrites {
+                left = Task {
+                    await gate.wait()
+                    try await store.appendAuditEvent(event(1))
+                }
+            }
+            await gate.open()
+            try await #require(left).value
+            #expect(try eventsInFile(path) == ["event-1"])
+            #expect(database.commits.durable >= database.commits.made)
+        }
+    }
+
+    @Test("a purge and a backup write what is queued first: the purge counts a queued event, the backup holds it")
+    func purgeAndBackupWriteTheQueue() async throws {
+        try await withTemporarySQLiteStore("deferred-purge") { store, _, path in
+            let copy = path + ".backup"
+            try await store.durableWrites {
+                try await store.appendAuditEvent(event(1))
+                try await store.backup(to: copy)
+                #expect(try await store.purgeAuditEvents(before: Date(timeIntervalSince1970: 4_000_000_000)) == 1)
+            }
+            #expect(try eventsInFile(path).isEmpty)
+            #expect(try eventsInFile(copy) == ["event-1"])
         }
     }
 
@@ -173,5 +229,22 @@ struct SQLiteDeferredWritesTests {
             // Neither event was written: the batch was rolled back whole.
             #expect(try eventsInFile(path).isEmpty)
         }
+    }
+}
+
+/// Holds tasks until it is opened.
+private actor Gate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        guard !isOpen else { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for continuation in waiting { continuation.resume() }
+        waiting.removeAll()
     }
 }

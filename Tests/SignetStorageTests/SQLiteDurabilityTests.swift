@@ -18,16 +18,7 @@ struct SQLiteDurabilityTests {
     /// A store in `normal` mode (nobody waits for the disk) whose timed flush comes `laterFlush`
     /// after a commit; closed after `body`.
     private func withNormalStore(laterFlush: Duration, _ body: (SQLStore, InlineSQLiteDatabase) async throws -> Void) async throws {
-        try await withTemporarySQLitePath("normal") { path in
-            let store = try await SQLStore.sqlite(path: path, synchronous: .normal, laterFlush: laterFlush)
-            do {
-                try await body(store, try #require(store.database as? InlineSQLiteDatabase))
-            } catch {
-                try? await store.close()
-                throw error
-            }
-            try await store.close()
-        }
+        try await withTemporarySQLiteStore("normal", synchronous: .normal, laterFlush: laterFlush) { store, database, _ in try await body(store, database) }
     }
 
     private func client(_ id: String) -> ClientRecord {

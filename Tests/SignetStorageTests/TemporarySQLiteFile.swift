@@ -10,10 +10,14 @@ func withTemporarySQLitePath<T>(_ label: String, _ body: (String) async throws -
 }
 
 /// Runs `body` with a migrated SQLite store on a temporary file, its database and the file's path,
-/// and closes the store afterwards, however `body` ends.
-func withTemporarySQLiteStore(_ label: String, _ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
+/// and closes the store afterwards, however `body` ends. `synchronous` and `laterFlush` as for
+/// `SQLStore.sqlite(path:synchronous:laterFlush:migrations:logger:)`.
+func withTemporarySQLiteStore(
+    _ label: String, synchronous: SQLStore.Synchronous = .full, laterFlush: Duration = InlineSQLiteDatabase.laterFlush,
+    _ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void
+) async throws {
     try await withTemporarySQLitePath(label) { path in
-        let store = try await SQLStore.sqlite(path: path)
+        let store = try await SQLStore.sqlite(path: path, synchronous: synchronous, laterFlush: laterFlush)
         do {
             try await body(store, try #require(store.database as? InlineSQLiteDatabase), path)
         } catch {

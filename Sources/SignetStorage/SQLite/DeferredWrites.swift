@@ -36,6 +36,9 @@ final class DeferredWrites: Sendable {
         }
     }
 
+    /// The latest ticket given (for tests).
+    var lastTicket: Int { state.withLock { $0.queued } }
+
     /// The latest ticket whose statement is committed (every earlier one is too).
     var written: Int { state.withLock { $0.written } }
 
@@ -47,8 +50,9 @@ final class DeferredWrites: Sendable {
     /// Returns whether a commit was made.
     ///
     /// When another process holds the write lock (`SQLITE_BUSY`) nothing is written and the
-    /// statements stay queued. Any other failure rolls the batch back and throws it; the
-    /// statements are then dropped, and the caller treats it as a failed flush.
+    /// statements stay queued, in front of any queued meanwhile. Any other failure rolls the
+    /// batch back and throws it; the statements are then dropped, and the caller treats it as a
+    /// failed flush.
     func write(on writer: SQLiteConnectionHandle) throws -> Bool {
         let batch = state.withLock { state in
             defer { state.queue.removeAll(keepingCapacity: true) }
@@ -57,16 +61,13 @@ final class DeferredWrites: Sendable {
         guard !batch.statements.isEmpty else { return false }
         do {
             _ = try writer.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
-        } catch let failure as SQLiteFailure where failure.isBusy {
-            // Put back in front of anything queued meanwhile: the order stays.
-            state.withLock { $0.queue.insert(contentsOf: batch.statements, at: 0) }
-            throw failure
-        }
-        do {
             for statement in batch.statements { _ = try writer.run(statement.sql, binds: statement.values, mayOpenTransaction: true) }
             _ = try writer.run("COMMIT", binds: [], mayOpenTransaction: true)
         } catch {
             if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            if let failure = error as? SQLiteFailure, failure.isBusy {
+                state.withLock { $0.queue.insert(contentsOf: batch.statements, at: 0) }
+            }
             throw error
         }
         state.withLock { $0.written = max($0.written, batch.last) }

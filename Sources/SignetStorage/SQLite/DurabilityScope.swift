@@ -28,20 +28,19 @@ final class DurabilityScope: Sendable {
     /// Adds the commit numbered `sequence`, a binding write or not (``WriteBinding``); `false`
     /// when the scope has ended.
     func cover(_ sequence: Int, binding: Bool) -> Bool {
-        state.withLock { state in
-            guard !state.ended else { return false }
-            state.latest = max(state.latest, sequence)
-            state.binds = state.binds || binding
-            return true
-        }
+        add(binding: binding) { $0.latest = max($0.latest, sequence) }
     }
 
     /// Adds the deferred statement with `ticket` (``DeferredWrites``), binding or not; `false`
     /// when the scope has ended.
     func cover(deferred ticket: Int, binding: Bool) -> Bool {
+        add(binding: binding) { $0.deferred = max($0.deferred, ticket) }
+    }
+
+    private func add(binding: Bool, _ record: (inout State) -> Void) -> Bool {
         state.withLock { state in
             guard !state.ended else { return false }
-            state.deferred = max(state.deferred, ticket)
+            record(&state)
             state.binds = state.binds || binding
             return true
         }

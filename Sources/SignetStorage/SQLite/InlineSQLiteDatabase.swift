@@ -117,8 +117,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     func close() {
         // Waits for another process's write lock as a write would; the writes of any caller
         // still running fail once the writer is closed, as they would without this step.
-        if !flusher.writeDeferredStatements() {
-            logger.error("audit events queued at close could not be written", metadata: ["reason": .string(flusher.flushFailure ?? "another process held the write lock")])
+        if let failure = flusher.writeDeferredStatements() {
+            logger.error("audit events queued at close could not be written", metadata: ["reason": .string(failure.description)])
         }
         writer.connection.withLock { $0.close() }
         flusher.close()
@@ -190,6 +190,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
             _ = try await write(sql, values)
             return
         }
+        // Once a flush has failed nothing is queued: no flush would come to write it.
+        try flusher.checkNotFailed()
         let ticket = flusher.deferred.add(DeferredWrites.Statement(sql: sql, values: values))
         guard !scope.cover(deferred: ticket, binding: true) else { return }
         // The answer was given already (a task its request left running): this waits instead.

@@ -30,7 +30,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// The number of the latest commit, counted by the writer after each one.
     let commitCounter = Atomic<Int>(0)
     private let lock = NIOLock()
-    private var waiters: [UnsafeContinuation<Void, any Error>] = []
+    private var waiters: [Waiter] = []
     private var synced = 0
     /// The latest deferred statement's ticket known to be on disk.
     private var syncedDeferred = 0
@@ -41,6 +41,9 @@ final class SQLiteFlusher: @unchecked Sendable {
     private var checkpointDue = false
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// How long, in milliseconds, the deferred statements wait for another process's write lock
+    /// before those waiting for them fail (``InlineSQLiteDatabase/BusyWait``); tests shorten it.
+    let deferredPatience = Atomic<Int64>(InlineSQLiteDatabase.BusyWait.patience)
     /// Runs its argument with the writer connection, while no other commit can be made (under
     /// the writer's lock).
     private let holdingWriter: @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
@@ -78,7 +81,7 @@ final class SQLiteFlusher: @unchecked Sendable {
                 if let failure { return .failed(failure) }
                 guard synced < commit || syncedDeferred < ticket else { return .done }
                 guard !closed else { return .failed(SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed")) }
-                waiters.append(continuation)
+                waiters.append(Waiter(commit: commit, deferred: ticket, continuation: continuation))
                 return .queued
             }
             switch verdict {
@@ -102,7 +105,10 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// commit. Throws as ``DeferredWrites/write(on:)`` does; a failure other than another
     /// process's lock is latched as a failed flush, since what it dropped can never be on disk.
     func writeDeferred(on writer: SQLiteConnectionHandle) throws {
-        guard writer.isOpen else { return }
+        guard writer.isOpen else {
+            guard deferred.isEmpty else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
+            return
+        }
         let wrote: Bool
         do {
             wrote = try deferred.write(on: writer)
@@ -218,35 +224,55 @@ final class SQLiteFlusher: @unchecked Sendable {
         if let failure, failure.code & 0xFF == SQLITE_IOERR { latch(failure, during: "a checkpoint") }
     }
 
-    private func flush(for waiting: [UnsafeContinuation<Void, any Error>]) {
-        // Everyone waiting queued their deferred statements before they waited: these write them.
-        guard writeDeferredStatements(failing: waiting) else { return }
-        guard syncCountedCommits(during: "a flush to disk", stranding: waiting) else { return }
-        for waiter in waiting { waiter.resume() }
+    /// An answer waiting for the disk: what it waits for, and how to resume it.
+    private struct Waiter {
+        let commit: Int
+        let deferred: Int
+        let continuation: UnsafeContinuation<Void, any Error>
     }
 
-    /// Writes the deferred statements (before a flush, at close). While another process holds the
-    /// write lock it waits, as a write does (``InlineSQLiteDatabase/BusyWait``, sleeping the
-    /// calling thread); if the lock is still held after that, `waiting` fail with it and the
-    /// statements stay queued for the next flush or the close. Returns whether they were written.
-    func writeDeferredStatements(failing waiting: [UnsafeContinuation<Void, any Error>] = []) -> Bool {
-        guard !deferred.isEmpty else { return true }
-        var busy = InlineSQLiteDatabase.BusyWait()
+    private func flush(for waiting: [Waiter]) {
+        // Everyone waiting queued their deferred statements before they waited: these write them.
+        let unwritten = writeDeferredStatements()
+        if let failure = lock.withLock({ self.failure }) {
+            for waiter in waiting { waiter.continuation.resume(throwing: failure) }
+            return
+        }
+        guard syncCountedCommits(during: "a flush to disk", stranding: waiting.map(\.continuation)) else { return }
+        // Each is resumed only once what it waits for is on disk; a failure latched meanwhile
+        // (by a write of the deferred statements elsewhere) fails everyone.
+        let (failure, synced, syncedDeferred) = lock.withLock { (self.failure, self.synced, self.syncedDeferred) }
+        for waiter in waiting {
+            if let failure {
+                waiter.continuation.resume(throwing: failure)
+            } else if waiter.commit <= synced, waiter.deferred <= syncedDeferred {
+                waiter.continuation.resume()
+            } else {
+                // Its deferred statements could not be written (another process's lock past the
+                // patience, a closed store): the answer fails, as a write that could not be made.
+                waiter.continuation.resume(throwing: unwritten ?? SQLiteFailure(code: SQLITE_MISUSE, message: "its audit events were not written"))
+            }
+        }
+    }
+
+    /// Writes the deferred statements queued so far (before a flush, at close), under the
+    /// writer's lock even when none is queued, so that a batch another thread is writing is
+    /// done first. While another process holds the write lock it waits, as a write does
+    /// (``InlineSQLiteDatabase/BusyWait``, sleeping the calling thread: the flusher's own, or the
+    /// closing one). Returns `nil` once they are written, else why not: that lock still held
+    /// after ``deferredPatience`` (they stay queued for the next flush or the close), a closed
+    /// store, or a failure (latched by ``writeDeferred(on:)``).
+    func writeDeferredStatements() -> SQLiteFailure? {
+        var busy = InlineSQLiteDatabase.BusyWait(patience: deferredPatience.load(ordering: .relaxed))
         while true {
             do {
                 try holdingWriter { try writeDeferred(on: $0) }
-                return true
+                return nil
             } catch let failure as SQLiteFailure where failure.isBusy {
-                if let delay = busy.nextDelay() {
-                    Thread.sleep(forTimeInterval: Double(delay) / 1000)
-                    continue
-                }
-                for waiter in waiting { waiter.resume(throwing: failure) }
-                return false
+                guard let delay = busy.nextDelay() else { return failure }
+                Thread.sleep(forTimeInterval: Double(delay) / 1000)
             } catch {
-                // Latched by `writeDeferred`; those waiting share the failure.
-                for waiter in waiting { waiter.resume(throwing: error) }
-                return false
+                return (error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)")
             }
         }
     }
@@ -266,6 +292,8 @@ final class SQLiteFlusher: @unchecked Sendable {
             return false
         }
         lock.withLock {
+            // A failure latched meanwhile (elsewhere) stands: nothing is reported durable after it.
+            guard failure == nil else { return }
             synced = max(synced, covered)
             syncedDeferred = max(syncedDeferred, coveredDeferred)
         }
@@ -278,7 +306,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         let stranded = lock.withLock {
             self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "\(what) failed (\(failure.message)); restart Signet")
             defer { waiters.removeAll() }
-            return waiters
+            return waiters.map(\.continuation)
         }
         for waiter in waiting + stranded { waiter.resume(throwing: failure) }
     }
