@@ -120,6 +120,8 @@ struct SQLiteDeferredWritesTests {
     @Test("while another process holds the write lock, queued events wait for it, then are written in the order they were made, those queued meanwhile after them")
     func eventsWaitForAnotherProcess() async throws {
         try await withTemporarySQLiteStore("deferred-busy") { store, database, path in
+            // Patience enough for a slow machine: this test is about the order, not the patience.
+            database.flusher.deferredPatience.store(60_000, ordering: .relaxed)
             let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
             defer { other.close() }
             _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
@@ -132,7 +134,7 @@ struct SQLiteDeferredWritesTests {
             // Polled for up to 30 s so that a slow machine cannot fail it.
             for _ in 0..<3000 where database.flusher.deferred.lastTicket < 2 { try await Task.sleep(for: .milliseconds(10)) }
             try await Task.sleep(for: .milliseconds(100))
-            // The first batch has met the lock and is back in the queue; this one comes after it.
+            // Queued after the first batch, whether that is waiting in the queue or for the lock.
             let second = Task { try await store.durableWrites { try await store.appendAuditEvent(event(3)) } }
             for _ in 0..<3000 where database.flusher.deferred.lastTicket < 3 { try await Task.sleep(for: .milliseconds(10)) }
             try await Task.sleep(for: .milliseconds(100))
@@ -165,6 +167,8 @@ struct SQLiteDeferredWritesTests {
             defer { other.close() }
             _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
             let withEvent = Task { try await store.durableWrites { try await store.appendAuditEvent(event(1)) } }
+            // The event is queued before the other answer ends, so the two wait for the same flushes.
+            for _ in 0..<3000 where database.flusher.deferred.lastTicket < 1 { try await Task.sleep(for: .milliseconds(10)) }
             await gate.open()
             try await commitsOnly.value
             await #expect(throws: SQLiteFailure.self) { try await withEvent.value }
@@ -198,14 +202,36 @@ struct SQLiteDeferredWritesTests {
     @Test("a purge and a backup write what is queued first: the purge counts a queued event, the backup holds it")
     func purgeAndBackupWriteTheQueue() async throws {
         try await withTemporarySQLiteStore("deferred-purge") { store, _, path in
-            let copy = path + ".backup"
             try await store.durableWrites {
                 try await store.appendAuditEvent(event(1))
-                try await store.backup(to: copy)
                 #expect(try await store.purgeAuditEvents(before: Date(timeIntervalSince1970: 4_000_000_000)) == 1)
             }
             #expect(try eventsInFile(path).isEmpty)
-            #expect(try eventsInFile(copy) == ["event-1"])
+            let copy = path + ".backup"
+            try await store.durableWrites {
+                try await store.appendAuditEvent(event(2))
+                try await store.backup(to: copy)
+            }
+            #expect(try eventsInFile(copy) == ["event-2"])
+        }
+    }
+
+    @Test("once a flush has failed nothing is queued: the answer fails at once; on a closed writer queued statements are an error, none queued is not")
+    func nothingQueuedAfterAFailureOrOnAClosedWriter() async throws {
+        try await withTemporarySQLiteStore("deferred-latched") { store, database, _ in
+            database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a flush to disk")
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.appendAuditEvent(event(1)) } }
+            #expect(database.flusher.deferred.lastTicket == 0)
+        }
+        try await withTemporarySQLitePath("deferred-closed") { path in
+            let store = try await SQLStore.sqlite(path: path)
+            try await store.close()
+            let flusher = try #require(store.database as? InlineSQLiteDatabase).flusher
+            let closed = try SQLiteConnectionHandle(path: path, settings: [])
+            closed.close()
+            try flusher.writeDeferred(on: closed)
+            _ = flusher.deferred.add(DeferredWrites.Statement(sql: "INSERT INTO signet_audit_events (id, at, kind, data) VALUES ('x', 0, 'test', '{}')", values: []))
+            #expect(throws: SQLiteFailure.self) { try flusher.writeDeferred(on: closed) }
         }
     }
 

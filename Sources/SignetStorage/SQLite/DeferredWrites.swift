@@ -45,6 +45,10 @@ final class DeferredWrites: Sendable {
     /// Whether statements are queued.
     var isEmpty: Bool { state.withLock { $0.queue.isEmpty } }
 
+    /// Whether every statement queued so far is written: none queued and none being written (a
+    /// batch taken out is counted as written only once committed).
+    var isSettled: Bool { state.withLock { $0.queue.isEmpty && $0.written == $0.queued } }
+
     /// Writes every queued statement in one transaction on `writer`, which the caller holds
     /// (under the writer's lock, so batches are committed in the order they were queued).
     /// Returns whether a commit was made.

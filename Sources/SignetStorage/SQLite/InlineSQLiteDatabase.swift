@@ -198,11 +198,13 @@ final class InlineSQLiteDatabase: SQLDatabase {
         try await flusher.waitUntilDurable(flusher.commitCounter.load(ordering: .acquiring), deferred: ticket)
     }
 
-    /// Writes the deferred statements queued so far, for a read of what they write. While
-    /// another process holds the write lock it waits as a write does.
+    /// Writes the deferred statements queued so far, for a read of what they write: under the
+    /// writer's lock whenever any is queued or being written, so that a batch another thread is
+    /// writing is committed first. While another process holds the write lock it waits as a
+    /// write does.
     func writeDeferredNow() async throws {
         var busy = BusyWait()
-        while !flusher.deferred.isEmpty {
+        while !flusher.deferred.isSettled {
             do {
                 return try writer.connection.withLock { try flusher.writeDeferred(on: $0) }
             } catch let failure as SQLiteFailure where failure.isBusy {

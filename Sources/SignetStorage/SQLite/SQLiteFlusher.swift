@@ -256,13 +256,14 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     /// Writes the deferred statements queued so far (before a flush, at close), under the
-    /// writer's lock even when none is queued, so that a batch another thread is writing is
-    /// done first. While another process holds the write lock it waits, as a write does
+    /// writer's lock whenever any is queued or being written, so that a batch another thread is
+    /// writing is done first. While another process holds the write lock it waits, as a write does
     /// (``InlineSQLiteDatabase/BusyWait``, sleeping the calling thread: the flusher's own, or the
     /// closing one). Returns `nil` once they are written, else why not: that lock still held
     /// after ``deferredPatience`` (they stay queued for the next flush or the close), a closed
     /// store, or a failure (latched by ``writeDeferred(on:)``).
     func writeDeferredStatements() -> SQLiteFailure? {
+        guard !deferred.isSettled else { return nil }
         var busy = InlineSQLiteDatabase.BusyWait(patience: deferredPatience.load(ordering: .relaxed))
         while true {
             do {
