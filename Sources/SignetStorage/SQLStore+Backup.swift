@@ -11,7 +11,7 @@ extension SQLStore {
     ///
     /// - Throws: `invalidConfiguration` for PostgreSQL or when `path` exists; `storageFailure` when SQLite fails.
     public func backup(to path: String) async throws {
-        guard isSQLite else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
+        guard sqlite != nil else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
         guard !FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "\(path) exists; name a new file") }
         do {
             try await writeQueuedAuditEvents()
@@ -59,7 +59,7 @@ extension SQLStore {
                 _ = try await store.listClients()
                 // What the migrations wrote is in the log (a rebuilt audit trail can be hundreds of
                 // megabytes): the file is moved into place without it, so it must hold everything.
-                guard let database = store.database as? InlineSQLiteDatabase else { throw SignetError(.storageFailure, "not an SQLite store") }
+                guard let database = store.sqlite else { throw SignetError(.storageFailure, "not an SQLite store") }
                 do { try await database.copyLogIntoDatabaseCompletely() } catch {
                     throw SignetError(.storageFailure, "the restored store could not be written out whole (a full disk, or another process using it): \(error)")
                 }

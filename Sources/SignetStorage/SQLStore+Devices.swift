@@ -150,7 +150,7 @@ extension SQLStore: AuditStore {
             INSERT INTO signet_audit_events (id, at, user_id, client_id, kind, data)
             VALUES (\(bind: event.id), \(bind: Self.millis(event.at)), \(bind: event.userID), \(bind: event.clientID), \(bind: event.kind), \(bind: try Self.json(event)))
             """
-        if let sqlite = database as? InlineSQLiteDatabase {
+        if let sqlite {
             try await sqlite.writeDeferred(insert)
         } else {
             try await database.raw(insert).run()
@@ -159,7 +159,7 @@ extension SQLStore: AuditStore {
 
     /// Writes the audit events still queued (SQLite), so a read, a purge or a backup sees every event recorded.
     func writeQueuedAuditEvents() async throws {
-        try await (database as? InlineSQLiteDatabase)?.writeDeferredNow()
+        try await sqlite?.writeDeferredNow()
     }
 
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {

@@ -17,13 +17,14 @@ import SignetServer
 /// milliseconds and lists as JSON text, so both dialects read the same columns.
 public final class SQLStore: Sendable {
     let database: any SQLDatabase
-    /// Whether this is the embedded SQLite store (else PostgreSQL).
-    let isSQLite: Bool
+    /// The embedded SQLite database, `nil` on PostgreSQL: what only SQLite has (flushes per
+    /// answer, deferred audit events, backups), looked up once rather than cast per request.
+    let sqlite: InlineSQLiteDatabase?
     private let shutdown: @Sendable () async throws -> Void
 
-    init(database: any SQLDatabase, isSQLite: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
+    init(database: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
         self.database = database
-        self.isSQLite = isSQLite
+        sqlite = database as? InlineSQLiteDatabase
         self.shutdown = shutdown
     }
 
@@ -76,7 +77,7 @@ public final class SQLStore: Sendable {
             database.close()
             throw error
         }
-        return SQLStore(database: database, isSQLite: true) { await database.closeAfterWaitingWrites() }
+        return SQLStore(database: database) { await database.closeAfterWaitingWrites() }
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection
@@ -121,7 +122,7 @@ public final class SQLStore: Sendable {
             maxConnectionsPerEventLoop: max(1, maxConnections / max(1, System.coreCount)), logger: logger, on: group)
         let database = pool.database(logger: logger).sql(queryLogLevel: nil)
         let owner = PoolOwner(pool: pool)
-        return SQLStore(database: database, isSQLite: false) { try await owner.pool.shutdownAsync() }
+        return SQLStore(database: database) { try await owner.pool.shutdownAsync() }
     }
 
     /// Opens the store a `--database` value names: a `postgres://` URL, or an SQLite file path.
@@ -145,14 +146,14 @@ public final class SQLStore: Sendable {
 
 extension SQLStore: WriteDurabilityStore {
     public func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
-        guard let sqlite = database as? InlineSQLiteDatabase else { return try await body() }
+        guard let sqlite else { return try await body() }
         return try await sqlite.durableWrites(body)
     }
 }
 
 extension SQLStore: ReadinessStore {
     public func unreadiness() async -> String? {
-        if let failure = (database as? InlineSQLiteDatabase)?.flushFailure { return failure }
+        if let failure = sqlite?.flushFailure { return failure }
         do {
             let row = try await database.raw("SELECT MAX(version) AS version FROM signet_schema_migrations").first()
             let version = try row?.decode(column: "version", as: Int64?.self) ?? 0

@@ -92,7 +92,7 @@ struct AnswerDurabilityTests {
         let path = folder.appendingPathComponent("signet.sqlite").path
         let store = try await SQLStore.sqlite(path: path)
         defer { Task { try? await store.close() } }
-        let database = try #require(store.database as? InlineSQLiteDatabase)
+        let database = try #require(store.sqlite)
         try await withTestProvider(store: store, outbox: outbox) { provider in
             _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
             try await body(provider, database)

@@ -25,7 +25,7 @@ struct SQLiteBusyWriterTests {
     }
 
     private func waitsOutsideTheWriter(_ store: SQLStore, path: String) async throws {
-        let database = try #require(store.database as? InlineSQLiteDatabase)
+        let database = try #require(store.sqlite)
         try await store.insertClient(client("before"))
         // Another connection, as another process would, takes the write lock and keeps it.
         let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])

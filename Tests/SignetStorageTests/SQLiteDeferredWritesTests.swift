@@ -106,7 +106,7 @@ struct SQLiteDeferredWritesTests {
     func closeWritesWhatIsQueued() async throws {
         try await withTemporarySQLitePath("deferred-close") { path in
             let store = try await SQLStore.sqlite(path: path)
-            let database = try #require(store.database as? InlineSQLiteDatabase)
+            let database = try #require(store.sqlite)
             // As a flush that met another process's lock for too long leaves them.
             let insert = "INSERT INTO signet_audit_events (id, at, kind, data) VALUES (?, 0, 'test', '{}')"
             for id in ["left-1", "left-2"] { _ = database.flusher.deferred.add(DeferredWrites.Statement(sql: insert, values: [.text(id)])) }
@@ -226,7 +226,7 @@ struct SQLiteDeferredWritesTests {
         try await withTemporarySQLitePath("deferred-closed") { path in
             let store = try await SQLStore.sqlite(path: path)
             try await store.close()
-            let flusher = try #require(store.database as? InlineSQLiteDatabase).flusher
+            let flusher = try #require(store.sqlite).flusher
             let closed = try SQLiteConnectionHandle(path: path, settings: [])
             closed.close()
             try flusher.writeDeferred(on: closed)

@@ -101,7 +101,7 @@ struct SQLiteDurabilityTests {
     func normalFlushesOnATimer() async throws {
         try await withTemporarySQLitePath("normal") { path in
             let store = try await SQLStore.sqlite(path: path, synchronous: .normal)
-            let database = try #require(store.database as? InlineSQLiteDatabase)
+            let database = try #require(store.sqlite)
             #expect(!database.waitsForDisk)
             for id in ["one", "two", "three"] { try await store.insertClient(client(id)) }
             try await store.durableWrites { try await store.insertClient(client("binding")) }

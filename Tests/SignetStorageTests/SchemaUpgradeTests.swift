@@ -24,7 +24,7 @@ struct SchemaUpgradeTests {
         // The schema and rows as version 8 wrote them.
         let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
         try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 8)
-        let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+        let oldStore = SQLStore(database: old) { old.close() }
         for index in 0..<5 {
             try await oldStore.appendAuditEvent(
                 AuditEventRecord(
@@ -74,7 +74,7 @@ struct SchemaUpgradeTests {
         }
         let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
         try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
-        let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+        let oldStore = SQLStore(database: old) { old.close() }
         for index in 0..<8 { try await oldStore.appendAuditEvent(event(index, user: index % 2 == 0 ? "u1" : "u2")) }
         // The newest events deleted by hand: the rebuilt table may hand their numbers out again
         // (nothing refers to them), but a new event always numbers after every kept one.
@@ -117,7 +117,7 @@ struct SchemaUpgradeTests {
             try await withTemporarySQLitePath("restore-destination") { destination in
                 let old = try InlineSQLiteDatabase(path: source, waitsForDisk: true, logger: Logger(label: "test"))
                 try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 9)
-                let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+                let oldStore = SQLStore(database: old) { old.close() }
                 for index in 0..<50 {
                     try await oldStore.appendAuditEvent(
                         AuditEventRecord(id: "event-\(index)", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)), kind: "token.issued", userID: "u1",
@@ -232,7 +232,7 @@ struct SchemaUpgradeTests {
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
             try await SchemaMigrations.run(on: old.migrationSession, lock: false, through: 10)
-            let oldStore = SQLStore(database: old, isSQLite: true) { old.close() }
+            let oldStore = SQLStore(database: old) { old.close() }
             for key in ["address-checking:10.0.0.1", "account-checking:abc", "address:10.0.0.1", "account:abc"] {
                 _ = try await oldStore.recordFailure(key: key, at: now, resetBefore: now.addingTimeInterval(-60))
             }

@@ -19,7 +19,7 @@ func withTemporarySQLiteStore(
     try await withTemporarySQLitePath(label) { path in
         let store = try await SQLStore.sqlite(path: path, synchronous: synchronous, laterFlush: laterFlush)
         do {
-            try await body(store, try #require(store.database as? InlineSQLiteDatabase), path)
+            try await body(store, try #require(store.sqlite), path)
         } catch {
             try? await store.close()
             throw error

@@ -142,10 +142,17 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// steps, for up to `patience` milliseconds. Throws when it cannot be done, the disk being
     /// full, say: the log is then the only copy of what it holds.
     func copyLogIntoDatabaseCompletely(patience: Int64 = BusyWait.patience) async throws {
+        try await onWriter(patience: patience) { try $0.checkpointCompletely() }
+    }
+
+    /// Runs `body` with the writer connection, under its lock; while `body` meets another
+    /// connection's lock (`SQLITE_BUSY`) it tries again in ``BusyWait``'s steps, waiting with
+    /// neither the lock nor the thread held, for up to `patience` milliseconds.
+    private func onWriter(patience: Int64 = BusyWait.patience, _ body: @Sendable (SQLiteConnectionHandle) throws -> Void) async throws {
         var busy = BusyWait(patience: patience)
         while true {
             do {
-                return try writer.connection.withLock { try $0.checkpointCompletely() }
+                return try writer.connection.withLock { try body($0) }
             } catch let failure as SQLiteFailure where failure.isBusy {
                 guard let delay = busy.nextDelay() else { throw failure }
                 await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
@@ -203,15 +210,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// writing is committed first. While another process holds the write lock it waits as a
     /// write does.
     func writeDeferredNow() async throws {
-        var busy = BusyWait()
-        while !flusher.deferred.isSettled {
-            do {
-                return try writer.connection.withLock { try flusher.writeDeferred(on: $0) }
-            } catch let failure as SQLiteFailure where failure.isBusy {
-                guard let delay = busy.nextDelay() else { throw failure }
-                await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
-            }
-        }
+        guard !flusher.deferred.isSettled else { return }
+        try await onWriter { try flusher.writeDeferred(on: $0) }
     }
 
     /// The latest commit, and the latest known to be on disk (for tests).

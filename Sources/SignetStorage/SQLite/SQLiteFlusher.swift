@@ -48,23 +48,20 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// the writer's lock).
     private let holdingWriter: @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     /// The statements written before each flush.
-    let deferred: DeferredWrites
+    let deferred = DeferredWrites()
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
     /// Whether a commit made since the last flush is waiting for the timed flush.
     private let timedFlushPending = Atomic<Bool>(false)
 
-    /// - Parameter deferred: the statements written before each flush.
     /// - Parameter holdingWriter: runs its argument with the writer connection while no other
     ///   commit can be made; the deferred statements and the last step of a checkpoint run in it.
     /// - Parameter laterFlush: how long after ``commitMade()`` its commit is flushed without
     ///   anyone waiting for it; `nil` for never (commits are flushed when someone waits).
     init(
-        connection: SQLiteConnectionHandle, deferred: DeferredWrites = DeferredWrites(), laterFlush: Duration? = nil,
-        holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     ) {
         self.connection = connection
-        self.deferred = deferred
         self.holdingWriter = holdingWriter
         self.laterFlush = laterFlush.map { .nanoseconds(Int($0 / .nanoseconds(1))) }
         let thread = Thread { [self] in runLoop() }
@@ -234,10 +231,6 @@ final class SQLiteFlusher: @unchecked Sendable {
     private func flush(for waiting: [Waiter]) {
         // Everyone waiting queued their deferred statements before they waited: these write them.
         let unwritten = writeDeferredStatements()
-        if let failure = lock.withLock({ self.failure }) {
-            for waiter in waiting { waiter.continuation.resume(throwing: failure) }
-            return
-        }
         guard syncCountedCommits(during: "a flush to disk", stranding: waiting.map(\.continuation)) else { return }
         // Each is resumed only once what it waits for is on disk; a failure latched meanwhile
         // (by a write of the deferred statements elsewhere) fails everyone.
