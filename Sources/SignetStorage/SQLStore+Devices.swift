@@ -159,7 +159,7 @@ extension SQLStore: AuditStore {
 
     /// Writes the audit events still queued (SQLite), so a read, a purge or a backup sees every event recorded.
     func writeQueuedAuditEvents() async throws {
-        try await sqlite?.writeDeferredNow()
+        try await sqlite?.commitPendingWrites()
     }
 
     public func auditEvents(userID: String, limit: Int) async throws -> [AuditEventRecord] {

@@ -17,7 +17,7 @@ import Testing
 struct AnswerDurabilityTests {
     @Test("the login page and a right password's redirect do not wait; a wrong password and the code's redemption wait for everything before them")
     func signInAnswers() async throws {
-        try await withSQLiteProvider { provider, database in
+        try await withSQLiteProvider { provider, database, _ in
             _ = try await provider.admin.addUser(username: "carol", password: "a long passphrase", name: "Carol")
             #expect(database.commits.durable >= database.commits.made)
 
@@ -52,27 +52,35 @@ struct AnswerDurabilityTests {
 
     @Test("an SMS code goes out only once its send is charged on disk, though the page that shows the SMS step is an answer of its own")
     func smsSendIsChargedBeforeItGoesOut() async throws {
-        // Commits made but not on disk when the message goes out: only the login's SMS step, saved
-        // after the send was charged (without the charge's own flush, the whole request's writes).
-        final class Seen: Sendable { let notDurableAtSend = Mutex<[Int]>([]) }
+        // When the message goes out: every commit is on disk, the charge among them (another
+        // connection sees it), and only the login's SMS step, saved after the send was charged,
+        // waits in the open batch. Without the charge's own flush, the charge would wait there too,
+        // unseen by any other connection.
+        struct AtSend: Equatable {
+            let notDurable: Int
+            let chargesSeenElsewhere: Int
+            let batchOpen: Bool
+        }
+        final class Seen: Sendable { let atSend = Mutex<[AtSend]>([]) }
         let seen = Seen()
         let outbox = MemoryOutbox()
-        try await withSQLiteProvider(outbox: outbox) { provider, database in
+        try await withSQLiteProvider(outbox: outbox) { provider, database, path in
             await outbox.whenSending { _ in
                 let commits = database.commits
-                seen.notDurableAtSend.withLock { $0.append(commits.made - commits.durable) }
+                let charges = (try? chargesInFile(path)) ?? -1
+                seen.atSend.withLock { $0.append(AtSend(notDurable: commits.made - commits.durable, chargesSeenElsewhere: charges, batchOpen: database.hasOpenBatch)) }
             }
             _ = try await provider.admin.addUser(username: "dana", password: "a long passphrase", name: "Dana", phoneNumber: "+4522222222")
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
             let code = try await provider.signInTwoFactor(authorization, username: "dana", password: "a long passphrase")
             #expect(!code.isEmpty)
         }
-        #expect(seen.notDurableAtSend.withLock { $0 } == [1])
+        #expect(seen.atSend.withLock { $0 } == [AtSend(notDurable: 0, chargesSeenElsewhere: 1, batchOpen: true)])
     }
 
     @Test("a right password for a locked account is refused only once its audit event, the only record of it, is on disk")
     func lockedAccountEventBinds() async throws {
-        try await withSQLiteProvider { provider, database in
+        try await withSQLiteProvider { provider, database, _ in
             _ = try await provider.admin.addUser(username: "erin", password: "a long passphrase", name: "Erin")
             try await provider.admin.setLocked(username: "erin", true)
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
@@ -84,18 +92,27 @@ struct AnswerDurabilityTests {
         }
     }
 
-    /// A test provider on a fresh SQLite file (`sqlite.synchronous: full`) with a public client
-    /// `app`; `body` gets the database to read its commit counts.
-    private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase) async throws -> Void) async throws {
+    /// The SMS sends charged in the file, as another connection reads them.
+    private func chargesInFile(_ path: String) throws -> Int {
+        let connection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
+        defer { connection.close() }
+        let rows = try connection.run("SELECT count(*) FROM signet_limits WHERE key LIKE '%code_sends%'", binds: []).rows
+        guard case .integer(let count)? = rows.first?.first else { return -1 }
+        return Int(count)
+    }
+
+    /// A test provider on a fresh SQLite file (`sqlite.synchronous: full`, no timed commit) with a
+    /// public client `app`; `body` gets the database to read its commit counts, and the file's path.
+    private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase, String) async throws -> Void) async throws {
         let folder = try TestFolder.make("durability")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("signet.sqlite").path
-        let store = try await SQLStore.sqlite(path: path)
+        let store = try await SQLStore.sqlite(path: path, synchronous: .full, laterFlush: .seconds(3600))
         defer { Task { try? await store.close() } }
         let database = try #require(store.sqlite)
         try await withTestProvider(store: store, outbox: outbox) { provider in
             _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
-            try await body(provider, database)
+            try await body(provider, database, path)
         }
     }
 }

@@ -83,17 +83,18 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("an event outside an answer, of an answer that does not bind, or with normal, is written at once, as any write")
+    @Test("an event outside an answer, of an answer that does not bind, or with normal, is not queued: written as any write")
     func otherEventsAreWrittenAtOnce() async throws {
-        try await withTemporarySQLiteStore("deferred-alone") { store, database, path in
+        try await withTemporarySQLiteStore("deferred-alone", laterFlush: .seconds(3600)) { store, database, path in
             try await store.appendAuditEvent(event(1))
             #expect(try eventsInFile(path) == ["event-1"])
             #expect(database.commits.durable >= database.commits.made)
             try await store.durableWrites {
                 try await WriteBinding.notBinding { try await store.appendAuditEvent(event(2)) }
-                #expect(try eventsInFile(path) == ["event-1", "event-2"])
+                #expect(database.flusher.deferred.lastTicket == 0, "not queued")
             }
-            // Not waited for: written, not yet on disk, as any write that binds nothing.
+            // Committed before the answer, as any write that binds nothing; not waited for on disk.
+            #expect(try eventsInFile(path) == ["event-1", "event-2"])
             #expect(database.commits.durable < database.commits.made)
         }
         try await withTemporarySQLiteStore("deferred-normal", synchronous: .normal, laterFlush: .seconds(3600)) { store, _, path in
@@ -229,9 +230,9 @@ struct SQLiteDeferredWritesTests {
             let flusher = try #require(store.sqlite).flusher
             let closed = try SQLiteConnectionHandle(path: path, settings: [])
             closed.close()
-            try flusher.writeDeferred(on: closed)
+            try flusher.commitBatch(on: closed)
             _ = flusher.deferred.add(DeferredWrites.Statement(sql: "INSERT INTO signet_audit_events (id, at, kind, data) VALUES ('x', 0, 'test', '{}')", values: []))
-            #expect(throws: SQLiteFailure.self) { try flusher.writeDeferred(on: closed) }
+            #expect(throws: SQLiteFailure.self) { try flusher.commitBatch(on: closed) }
         }
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 import VaporCSQLite
 
 /// Statements whose caller need not see them written before it goes on (an audit event), kept in
-/// order and written together, in one transaction on the writer connection, by whoever comes
+/// order and written together, in the writer's open batch (``WriteBatch``), by whoever commits it
 /// first: the flusher just before its next flush (so an answer that waits for the disk finds its
 /// statements there too), a read of what they write, or the store's close.
 ///
@@ -24,6 +24,8 @@ final class DeferredWrites: Sendable {
         var queue: [Statement] = []
         var queued = 0
         var written = 0
+        /// The latest ticket run inside the writer's open transaction.
+        var inTransaction = 0
     }
     private let state = Mutex(State())
 
@@ -49,32 +51,26 @@ final class DeferredWrites: Sendable {
     /// batch taken out is counted as written only once committed).
     var isSettled: Bool { state.withLock { $0.queue.isEmpty && $0.written == $0.queued } }
 
-    /// Writes every queued statement in one transaction on `writer`, which the caller holds
-    /// (under the writer's lock, so batches are committed in the order they were queued).
-    /// Returns whether a commit was made.
+    /// Runs every queued statement on `writer`, which the caller holds (under the writer's lock,
+    /// so they run in the order they were queued) inside the transaction it has open (the
+    /// writer's open batch, ``WriteBatch``). They count as written once that transaction is
+    /// committed (``markCommitted()``). Returns whether any ran.
     ///
-    /// When another process holds the write lock (`SQLITE_BUSY`) nothing is written and the
-    /// statements stay queued, in front of any queued meanwhile. Any other failure rolls the
-    /// batch back and throws it; the statements are then dropped, and the caller treats it as a
-    /// failed flush.
-    func write(on writer: SQLiteConnectionHandle) throws -> Bool {
+    /// A failure throws; the statements are then dropped with the transaction, which the caller
+    /// rolls back and treats as a failed flush.
+    func run(on writer: SQLiteConnectionHandle) throws -> Bool {
         let batch = state.withLock { state in
             defer { state.queue.removeAll(keepingCapacity: true) }
             return (statements: state.queue, last: state.queued)
         }
         guard !batch.statements.isEmpty else { return false }
-        do {
-            _ = try writer.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
-            for statement in batch.statements { _ = try writer.run(statement.sql, binds: statement.values, mayOpenTransaction: true) }
-            _ = try writer.run("COMMIT", binds: [], mayOpenTransaction: true)
-        } catch {
-            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
-            if let failure = error as? SQLiteFailure, failure.isBusy {
-                state.withLock { $0.queue.insert(contentsOf: batch.statements, at: 0) }
-            }
-            throw error
-        }
-        state.withLock { $0.written = max($0.written, batch.last) }
+        for statement in batch.statements { _ = try writer.run(statement.sql, binds: statement.values, mayOpenTransaction: true) }
+        state.withLock { $0.inTransaction = max($0.inTransaction, batch.last) }
         return true
+    }
+
+    /// Counts the statements run in the transaction just committed as written.
+    func markCommitted() {
+        state.withLock { $0.written = max($0.written, $0.inTransaction) }
     }
 }

@@ -46,6 +46,9 @@ final class DurabilityScope: Sendable {
         }
     }
 
+    /// The latest commit it wrote into or read from, binding or not (0 for none).
+    var latestCommit: Int { state.withLock { $0.latest } }
+
     /// Ends the scope: what it wrote, or `nil` when it made no binding write and so need not
     /// wait for the disk.
     func end() -> Covered? {

@@ -27,7 +27,7 @@ import VaporCSQLite
 /// - with `waitsForDisk`, an audit event of an answer that will wait for the disk is queued
 ///   (``writeDeferred(_:)``) and written with the others queued by the flusher just before the
 ///   flush that answer waits for, in one transaction; a read of the audit trail writes what is
-///   queued first (``writeDeferredNow()``).
+///   queued first (``commitPendingWrites()``).
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
@@ -58,7 +58,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     ///
     /// - Parameter waitsForDisk: whether a write is reported done only once it is on disk.
     /// - Parameter readers: how many reader connections (reads beyond that many wait for one).
-    /// - Parameter laterFlush: without `waitsForDisk`, how long after a commit it is flushed anyway.
+    /// - Parameter laterFlush: how long after a commit nobody waits for it is flushed anyway;
+    ///   with `waitsForDisk`, how long after it opened the open batch is committed and flushed
+    ///   anyway (``WriteBatch``).
     init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, laterFlush: Duration = InlineSQLiteDatabase.laterFlush, logger: Logger) throws {
         // Connections never flush at commit: the flusher does, when someone waits. No memory map
         // (`mmap_size`): it saves four `pread`s per token request but cost about 0.1 ms of CPU more,
@@ -102,7 +104,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         self.readers = readers
         let writer = SharedConnection(writerConnection)
-        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: waitsForDisk ? nil : laterFlush) { body in
+        // A checkpoint every 256 commits (SQLite's own default is every 1000 pages). With
+        // `waitsForDisk` a commit is a batch of about five token requests' writes (``WriteBatch``):
+        // every 64, about as many requests apart as before, so the log does not outgrow its 32 MiB
+        // between checkpoints.
+        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: laterFlush, commitsPerCheckpoint: waitsForDisk ? 64 : 256) { body in
             try writer.connection.withLock { try body($0) }
         }
         self.writer = writer
@@ -142,7 +148,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// steps, for up to `patience` milliseconds. Throws when it cannot be done, the disk being
     /// full, say: the log is then the only copy of what it holds.
     func copyLogIntoDatabaseCompletely(patience: Int64 = BusyWait.patience) async throws {
-        try await onWriter(patience: patience) { try $0.checkpointCompletely() }
+        try await onWriter(patience: patience) { writer in
+            try flusher.commitBatch(on: writer)
+            try writer.checkpointCompletely()
+        }
     }
 
     /// Runs `body` with the writer connection, under its lock; while `body` meets another
@@ -176,13 +185,15 @@ final class InlineSQLiteDatabase: SQLDatabase {
         } else if let read = try readIfReadOnly(sql, values) {
             deliver(read, to: onRow)
         } else {
-            deliver(try await write(sql, values), to: onRow)
+            // Written, by SQLite's verdict, yet not an `INSERT`, `UPDATE` or `DELETE`: `VACUUM INTO`,
+            // say, which no transaction may hold. Run alone, after the open batch's commit.
+            deliver(try await write(sql, values, alone: true), to: onRow)
         }
     }
 
     fileprivate func executeOnWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), mayOpenTransaction: true), to: onRow)
+        deliver(try await write(sql, try binds.map(SQLiteBinding.value(of:)), alone: true, mayOpenTransaction: true), to: onRow)
     }
 
     /// Writes a statement that nothing reads before it is written (an audit event). When the
@@ -205,17 +216,21 @@ final class InlineSQLiteDatabase: SQLDatabase {
         try await flusher.waitUntilDurable(flusher.commitCounter.load(ordering: .acquiring), deferred: ticket)
     }
 
-    /// Writes the deferred statements queued so far, for a read of what they write: under the
-    /// writer's lock whenever any is queued or being written, so that a batch another thread is
-    /// writing is committed first. While another process holds the write lock it waits as a
-    /// write does.
-    func writeDeferredNow() async throws {
-        guard !flusher.deferred.isSettled else { return }
-        try await onWriter { try flusher.writeDeferred(on: $0) }
+    /// Commits the open batch (``WriteBatch``) with the deferred statements queued so far, for a
+    /// read of what they write on another connection: under the writer's lock whenever a batch is
+    /// open or a statement is queued or being written, so that a batch another thread is
+    /// committing is done first. While another process holds the write lock it waits as a write
+    /// does.
+    func commitPendingWrites() async throws {
+        guard !flusher.deferred.isSettled || flusher.batchIsOpen.load(ordering: .acquiring) else { return }
+        try await onWriter { try flusher.commitBatch(on: $0) }
     }
 
     /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
+
+    /// Whether the writer holds writes in its open batch, not yet committed (for tests).
+    var hasOpenBatch: Bool { flusher.batchIsOpen.load(ordering: .acquiring) }
 
     /// How many times the connections' cached statements were prepared again (for tests).
     var repreparations: Int {
@@ -253,18 +268,27 @@ final class InlineSQLiteDatabase: SQLDatabase {
             let latest = max(own.commit, flusher.commitCounter.load(ordering: .acquiring))
             if latest > 0 || own.deferred > 0 { try await flusher.waitUntilDurable(latest, deferred: own.deferred) }
         } else {
+            // No flush to wait for; yet what it wrote or read in the open batch is committed
+            // before the answer, so that a request after it sees what the answer told of.
+            if scope.latestCommit > flusher.commitCounter.load(ordering: .acquiring) { try await commitPendingWrites() }
             // Once a flush has failed, no answer is given as if all were well, waiting or not.
             try flusher.checkNotFailed()
         }
         return try outcome.get()
     }
 
-    private func write(_ sql: String, _ values: [SQLiteValue], mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
+    /// - Parameter alone: whether it runs outside the open batch (``WriteBatch``), after its
+    ///   commit: a migration's transaction control, or a statement no transaction may hold.
+    private func write(_ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
         var (result, commit): (SQLiteResult, Int)
         var busy = BusyWait()
         while true {
             do {
                 (result, commit) = try writer.connection.withLock { connection in
+                    if waitsForDisk {
+                        guard alone else { return try flusher.runInBatch(sql, values, on: connection) }
+                        try flusher.commitBatch(on: connection)
+                    }
                     let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
                     return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
                 }
@@ -278,8 +302,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
                 await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
             }
         }
-        flusher.noteCommit(commit)
         if !waitsForDisk {
+            flusher.noteCommit(commit)
             flusher.commitMade()
         } else if DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
             try await flusher.waitUntilDurable(commit)
@@ -329,13 +353,24 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// Runs `sql` on the writer or a reader when SQLite says it only reads; `nil` when it writes.
     private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
+        let scope = DurabilityScope.current
+        // A request that wrote into the open batch (``WriteBatch``) reads on the writer, the one
+        // connection that sees those writes before the batch is committed, listings included.
+        if let scope, scope.latestCommit > flusher.commitCounter.load(ordering: .acquiring) {
+            let attempt = try writer.connection.withLock { try readOnWriter(sql, values, $0, for: scope) }
+            switch attempt {
+            case .rows(let answer): return answer
+            case .writes: return nil
+            case .elsewhere: break
+            }
+        }
         // Look-ups on the writer first when it is free: its page cache survives its own commits,
         // while every commit makes a reader reread the pages it uses (20 fewer reads of the file
         // per token request). Not listings (`ORDER BY`), which may hold it for many rows, and not
         // while it is closed or inside a migration's transaction. Then a free reader, else the
         // next reader in turn. A read meeting another process's lock on the writer, which does not
         // wait for those, goes to a reader, which does.
-        if !Self.isListing(sql), let attempt = try writer.connection.withLockIfAvailable({ try Self.attemptRead(sql, values, onWriter: $0) }) {
+        if !Self.isListing(sql), let attempt = try writer.connection.withLockIfAvailable({ try readOnWriter(sql, values, $0, for: scope) }) {
             switch attempt {
             case .rows(let answer): return answer
             case .writes: return nil
@@ -347,6 +382,18 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         let turn = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
         return try readers[turn % readers.count].connection.withLock { try Self.read(sql, values, on: $0) }
+    }
+
+    /// A read on the writer (held by the caller). Inside the open batch only for a request,
+    /// whose scope then counts the batch's commit as one it must not answer before; a read for
+    /// no request (an administrative command, a background job) goes to a reader instead, which
+    /// sees committed writes only.
+    private func readOnWriter(_ sql: String, _ values: [SQLiteValue], _ writer: SQLiteConnectionHandle, for scope: DurabilityScope?) throws -> WriterRead {
+        let batch = flusher.openBatchCommit(on: writer)
+        if batch != nil, scope == nil { return .elsewhere }
+        let attempt = try Self.attemptRead(sql, values, onWriter: writer, insideBatch: batch != nil)
+        if let batch, case .rows = attempt { _ = scope?.cover(batch, binding: false) }
+        return attempt
     }
 
     /// What a read tried on the writer connection came to.
@@ -361,10 +408,14 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     /// Runs `sql` on the writer connection if it only reads and the writer can take it now.
-    static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle) throws -> WriterRead {
-        guard writer.isOpen, writer.isAutocommit else { return .elsewhere }
+    ///
+    /// - Parameter insideBatch: whether the writer's open transaction is the open batch, which
+    ///   the read may see; any other transaction (a migration's) sends it elsewhere.
+    static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle, insideBatch: Bool = false) throws -> WriterRead {
+        guard writer.isOpen, writer.isAutocommit || insideBatch else { return .elsewhere }
         do {
-            return try read(sql, values, on: writer).map(WriterRead.rows) ?? .writes
+            guard try writer.isReadOnly(sql) else { return .writes }
+            return .rows(try writer.run(sql, binds: values, mayOpenTransaction: insideBatch))
         } catch let failure as SQLiteFailure where failure.isBusy {
             return .elsewhere
         }

@@ -19,8 +19,9 @@ import VaporCSQLite
 /// power loss then undoes about that moment of commits, not everything since the last checkpoint
 /// that the kernel had not yet written back.
 ///
-/// Before each flush it writes the ``DeferredWrites`` queued so far (the audit events of answers
-/// waiting for it), in one transaction, so they are on disk with the answers' own writes.
+/// Before each flush it commits the writer's open batch (``WriteBatch``) with the
+/// ``DeferredWrites`` queued so far (the audit events of answers waiting for it), so they are on
+/// disk with the answers' own writes.
 ///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit separates committing from flushing.
 final class SQLiteFlusher: @unchecked Sendable {
@@ -49,8 +50,12 @@ final class SQLiteFlusher: @unchecked Sendable {
     private let holdingWriter: @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     /// The statements written before each flush.
     let deferred = DeferredWrites()
+    /// Whether the writer has a batch open (``WriteBatch``); changed under the writer's lock.
+    let batchIsOpen = Atomic<Bool>(false)
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
+    /// How often, in commits, the log is copied into the database.
+    private let commitsPerCheckpoint: Int
     /// Whether a commit made since the last flush is waiting for the timed flush.
     private let timedFlushPending = Atomic<Bool>(false)
 
@@ -58,11 +63,13 @@ final class SQLiteFlusher: @unchecked Sendable {
     ///   commit can be made; the deferred statements and the last step of a checkpoint run in it.
     /// - Parameter laterFlush: how long after ``commitMade()`` its commit is flushed without
     ///   anyone waiting for it; `nil` for never (commits are flushed when someone waits).
+    /// - Parameter commitsPerCheckpoint: how often, in commits, the log is copied into the database.
     init(
-        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, commitsPerCheckpoint: Int = 256, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     ) {
         self.connection = connection
         self.holdingWriter = holdingWriter
+        self.commitsPerCheckpoint = commitsPerCheckpoint
         self.laterFlush = laterFlush.map { .nanoseconds(Int($0 / .nanoseconds(1))) }
         let thread = Thread { [self] in runLoop() }
         thread.name = "signet-sqlite-flush"
@@ -98,34 +105,10 @@ final class SQLiteFlusher: @unchecked Sendable {
         if !timedFlushPending.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     }
 
-    /// Writes the queued deferred statements on `writer` (held by the caller) and counts their
-    /// commit. Throws as ``DeferredWrites/write(on:)`` does; a failure other than another
-    /// process's lock is latched as a failed flush, since what it dropped can never be on disk.
-    func writeDeferred(on writer: SQLiteConnectionHandle) throws {
-        guard writer.isOpen else {
-            guard deferred.isEmpty else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
-            return
-        }
-        let wrote: Bool
-        do {
-            wrote = try deferred.write(on: writer)
-        } catch let failure as SQLiteFailure where failure.isBusy {
-            throw failure
-        } catch {
-            let failure = (error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)")
-            latch(failure, during: "writing the audit trail")
-            throw failure
-        }
-        if wrote { noteCommit(commitCounter.add(1, ordering: .releasing).newValue) }
-    }
-
     /// Asks for a checkpoint when the commit numbered `commit` is due one.
     func noteCommit(_ commit: Int) {
-        if commit % Self.commitsPerCheckpoint == 0 { requestCheckpoint() }
+        if commit % commitsPerCheckpoint == 0 { requestCheckpoint() }
     }
-
-    /// How often the log is copied into the database (SQLite's own default is every 1000 pages).
-    private static let commitsPerCheckpoint = 256
 
     /// The latest commit known to be on disk.
     var durableCommit: Int { lock.withLock { synced } }
@@ -229,7 +212,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     }
 
     private func flush(for waiting: [Waiter]) {
-        // Everyone waiting queued their deferred statements before they waited: these write them.
+        // Everyone waiting wrote into the open batch, or queued deferred statements, before they
+        // waited: this commits them.
         let unwritten = writeDeferredStatements()
         guard syncCountedCommits(during: "a flush to disk", stranding: waiting.map(\.continuation)) else { return }
         // Each is resumed only once what it waits for is on disk; a failure latched meanwhile
@@ -248,19 +232,20 @@ final class SQLiteFlusher: @unchecked Sendable {
         }
     }
 
-    /// Writes the deferred statements queued so far (before a flush, at close), under the
-    /// writer's lock whenever any is queued or being written, so that a batch another thread is
-    /// writing is done first. While another process holds the write lock it waits, as a write does
-    /// (``InlineSQLiteDatabase/BusyWait``, sleeping the calling thread: the flusher's own, or the
-    /// closing one). Returns `nil` once they are written, else why not: that lock still held
-    /// after ``deferredPatience`` (they stay queued for the next flush or the close), a closed
-    /// store, or a failure (latched by ``writeDeferred(on:)``).
+    /// Commits the open batch with the deferred statements queued so far (before a flush, at
+    /// close), under the writer's lock whenever a batch is open or a statement queued or being
+    /// written, so that a batch another thread is committing is done first. While another process
+    /// holds the write lock (met opening a batch for the queued statements) it waits, as a write
+    /// does (``InlineSQLiteDatabase/BusyWait``, sleeping the calling thread: the flusher's own, or
+    /// the closing one). Returns `nil` once committed, else why not: that lock still held after
+    /// ``deferredPatience`` (the statements stay queued for the next flush or the close), a closed
+    /// store, or a failure (latched by ``commitBatch(on:)``).
     func writeDeferredStatements() -> SQLiteFailure? {
-        guard !deferred.isSettled else { return nil }
+        guard !deferred.isSettled || batchIsOpen.load(ordering: .acquiring) else { return nil }
         var busy = InlineSQLiteDatabase.BusyWait(patience: deferredPatience.load(ordering: .relaxed))
         while true {
             do {
-                try holdingWriter { try writeDeferred(on: $0) }
+                try holdingWriter { try commitBatch(on: $0) }
                 return nil
             } catch let failure as SQLiteFailure where failure.isBusy {
                 guard let delay = busy.nextDelay() else { return failure }

@@ -1,0 +1,95 @@
+// The writer's open transaction: the writes of concurrent requests, committed once per flush.
+import VaporCSQLite
+
+/// With `waitsForDisk` (`sqlite.synchronous: full`) the writes of requests are not committed one
+/// by one. The first opens a transaction on the writer connection (`BEGIN IMMEDIATE`), those
+/// after it join it, and it is committed once, with the queued ``DeferredWrites``, just before
+/// the flush their answers wait for (or by an answer that waits for no flush, before it is
+/// given; at the latest ``InlineSQLiteDatabase/laterFlush`` after it opened, since the write
+/// lock it holds keeps other processes waiting). A commit rewrote the
+/// last pages of a table and its indexes to the log and took and released its locks; one per
+/// flush instead of four per token request (docs/performance.md, fifteenth part).
+///
+/// Each statement is still atomic on its own: a failed constraint ends the statement only (SQLite
+/// keeps the transaction), so the store's one-statement single-use rules hold as before. A failure
+/// that ends the whole transaction (a full disk, an I/O error) drops the writes of others with it:
+/// it is latched as a failed flush, so no answer counting on them is given.
+///
+/// The open batch is seen only on the writer connection: a request that wrote into it reads
+/// there (``InlineSQLiteDatabase``), and one that read from it has it committed before its
+/// answer. Commits are numbered as before (``SQLiteFlusher/commitCounter``); the open batch is
+/// the next number, and a write in it waits for that commit.
+///
+/// Written by hand: neither SQLiteNIO nor SQLiteKit shares a transaction between callers.
+extension SQLiteFlusher {
+    /// Runs `sql` on `writer` (held by the caller) in the open batch, opening one if none is
+    /// open; returns its rows and the number of the commit that will end the batch. Another
+    /// process's write lock (`SQLITE_BUSY`) at the opening is thrown with nothing done.
+    func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle) throws -> (SQLiteResult, Int) {
+        let joined = !writer.isAutocommit
+        try openBatch(on: writer)
+        let commit = commitCounter.load(ordering: .relaxed) + 1
+        do {
+            return (try writer.run(sql, binds: values, mayOpenTransaction: true), commit)
+        } catch {
+            // SQLite ended the transaction: a batch this statement opened held nothing else.
+            if writer.isAutocommit {
+                if joined { droppedBatch(error, during: "a write that ended the transaction it shared with other requests") } else { batchIsOpen.store(false, ordering: .releasing) }
+            }
+            throw error
+        }
+    }
+
+    /// The number of the commit that will end the open batch, when one is open on `writer` (held
+    /// by the caller).
+    func openBatchCommit(on writer: SQLiteConnectionHandle) -> Int? {
+        batchIsOpen.load(ordering: .relaxed) && !writer.isAutocommit ? commitCounter.load(ordering: .relaxed) + 1 : nil
+    }
+
+    /// Commits the open batch on `writer` (held by the caller), with the deferred statements
+    /// queued so far, and counts the commit. With none open and none queued, nothing. Another
+    /// process's write lock, met opening a batch for the queued statements, is thrown with
+    /// nothing done (they stay queued); any other failure rolls the batch back, is latched as a
+    /// failed flush, and is thrown.
+    func commitBatch(on writer: SQLiteConnectionHandle) throws {
+        guard writer.isOpen else {
+            guard deferred.isEmpty else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
+            return
+        }
+        if !deferred.isEmpty {
+            try openBatch(on: writer)
+            do {
+                _ = try deferred.run(on: writer)
+            } catch {
+                if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+                droppedBatch(error, during: "writing the audit trail")
+                throw error
+            }
+        }
+        guard batchIsOpen.load(ordering: .relaxed) else { return }
+        do {
+            try writer.execute("COMMIT")
+        } catch {
+            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
+            droppedBatch(error, during: "a commit")
+            throw error
+        }
+        batchIsOpen.store(false, ordering: .releasing)
+        deferred.markCommitted()
+        noteCommit(commitCounter.add(1, ordering: .releasing).newValue)
+    }
+
+    private func openBatch(on writer: SQLiteConnectionHandle) throws {
+        guard writer.isAutocommit else { return }
+        _ = try writer.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
+        batchIsOpen.store(true, ordering: .releasing)
+        // The timed flush commits it, if nobody does before.
+        commitMade()
+    }
+
+    /// The open batch ended without its commit: what it held can never be on disk.
+    private func droppedBatch(_ error: any Error, during what: String) {
+        batchIsOpen.store(false, ordering: .releasing)
+        latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: what)
+    }
+}
