@@ -11,8 +11,9 @@ import Testing
 /// connections inside a transaction.
 @Suite("SQLite: one flush per answer, no transactions on shared connections")
 struct SQLiteDurabilityTests {
+    /// A store in `full` mode with no timed flush during a test: what these check is who waits.
     private func withStore(_ body: (SQLStore, InlineSQLiteDatabase, String) async throws -> Void) async throws {
-        try await withTemporarySQLiteStore("durability", body)
+        try await withTemporarySQLiteStore("durability", laterFlush: .seconds(3600), body)
     }
 
     /// A store in `normal` mode (nobody waits for the disk) whose timed flush comes `laterFlush`
@@ -243,24 +244,25 @@ struct SQLiteDurabilityTests {
         try await withStore { store, database, path in
             try await database.raw("CREATE TABLE churn (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)").run()
             let payload = String(repeating: "x", count: 200)
-            // 10,000 commits of a page or more each: a log never started again holds over 40 MB.
-            try await store.durableWrites {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for writer in 0..<4 {
-                        group.addTask {
-                            for index in 0..<2500 {
+            // 10,000 answers of a write each, eight at a time: batches follow each other, one is
+            // open at almost every checkpoint, and a log never started again holds over 40 MB.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<8 {
+                    group.addTask {
+                        for index in 0..<1250 {
+                            try await store.durableWrites {
                                 try await database.raw("INSERT INTO churn (id, payload) VALUES (\(bind: writer * 10_000 + index), \(bind: payload))").run()
                             }
                         }
                     }
-                    try await group.waitForAll()
                 }
+                try await group.waitForAll()
             }
             let rows = try await database.raw("SELECT count(*) AS n FROM churn").first()?.decode(column: "n", as: Int.self)
             #expect(rows == 10_000)
-            // A checkpoint every 256 commits: the log's high-water mark is 3-5 MB here, even with the
-            // cores busy elsewhere (the flusher's checkpoints lag behind then). Never started again,
-            // it holds every commit: 72 MB with the checkpoint this replaced.
+            // A checkpoint every 64 commits (batches): the log's high-water mark stays a few MB here,
+            // even with the cores busy elsewhere (the flusher's checkpoints lag behind then). Never
+            // started again, it holds every commit: 72 MB with the checkpoint this replaced.
             let logSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
             #expect(logSize < 16 << 20, "the log grew to \(logSize) bytes")
         }

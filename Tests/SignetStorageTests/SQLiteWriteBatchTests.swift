@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SignetCore
 import SignetServer
 @testable import SignetStorage
@@ -167,6 +168,97 @@ struct SQLiteWriteBatchTests {
         }
     }
 
+    @Test("a batch ended without its commit (as SQLite ends it after an I/O error, in a read too) is a failed flush: the answers whose writes it held fail, and the next statement finds it")
+    func batchEndedUnseen() async throws {
+        for next in ["a read", "a write"] {
+            try await withTemporarySQLiteStore("batch-ended", laterFlush: noTimedCommit) { store, database, path in
+                let written = Rendezvous(count: 2)
+                let ended = Rendezvous(count: 2)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await #expect(throws: SQLiteFailure.self, "its write was lost with the batch (\(next))") {
+                            try await store.durableWrites {
+                                try await store.insertClient(client("a"))
+                                await written.arrive()
+                                await ended.arrive()
+                            }
+                        }
+                    }
+                    group.addTask {
+                        await written.arrive()
+                        try database.withWriter { try $0.execute("ROLLBACK") }
+                        await #expect(throws: (any Error).self, "\(next) after it") {
+                            try await store.durableWrites {
+                                if next == "a read" {
+                                    _ = try await store.listClients()
+                                    try await store.insertClient(client("b"))
+                                } else {
+                                    try await store.insertClient(client("b"))
+                                }
+                            }
+                        }
+                        await ended.arrive()
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(database.flushFailure?.contains("ended the transaction it shared with other requests") == true)
+                #expect(try clientsInFile(path).isEmpty)
+            }
+        }
+    }
+
+    @Test("closing the store commits the open batch under the same hold as the close")
+    func closeCommitsTheBatch() async throws {
+        try await withTemporarySQLitePath("batch-close") { path in
+            let store = try await SQLStore.sqlite(path: path, synchronous: .full, laterFlush: noTimedCommit)
+            let written = Rendezvous(count: 2)
+            let closed = Rendezvous(count: 2)
+            let answer = Task {
+                try await store.durableWrites {
+                    try await store.insertClient(client("a"))
+                    await written.arrive()
+                    await closed.arrive()
+                }
+            }
+            await written.arrive()
+            #expect(try clientsInFile(path).isEmpty)
+            try await store.close()
+            await closed.arrive()
+            _ = await answer.result
+            #expect(try clientsInFile(path) == ["a"])
+        }
+    }
+
+    @Test("under steady answers, batch after batch, a write from another process (a signet command) still gets its turn within its patience")
+    func anotherProcessGetsItsTurn() async throws {
+        try await withTemporarySQLiteStore("batch-turn") { store, _, path in
+            let stop = StopFlag()
+            let load = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for writer in 0..<16 {
+                        group.addTask {
+                            var index = 0
+                            while !stop.isSet {
+                                try await store.durableWrites { try await store.insertClient(client("load-\(writer)-\(index)")) }
+                                index += 1
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let other = try await SQLStore.sqlite(path: path, synchronous: .full, laterFlush: noTimedCommit, migrations: .requireCurrent)
+            var failure: (any Error)?
+            do { try await other.insertClient(client("from-a-command")) } catch { failure = error }
+            stop.set()
+            try await load.value
+            try await other.close()
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(try clientsInFile(path).contains("from-a-command"))
+        }
+    }
+
     @Test("a batch nobody waits for yet (an answer still being made) is committed and flushed by the timed flush")
     func timedCommit() async throws {
         try await withTemporarySQLiteStore("batch-timed", laterFlush: .milliseconds(20)) { store, database, path in
@@ -201,4 +293,11 @@ private actor Rendezvous {
         }
         await withCheckedContinuation { waiting.append($0) }
     }
+}
+
+/// A flag the load tasks poll.
+private final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
 }

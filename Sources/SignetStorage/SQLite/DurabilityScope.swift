@@ -23,7 +23,12 @@ final class DurabilityScope: Sendable {
         let commit: Int
         let deferred: Int
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// - Parameter latest: a commit already counted as read from (a parent scope's).
+    init(after latest: Int = 0) {
+        state = Mutex(State(latest: latest))
+    }
 
     /// Adds the commit numbered `sequence`, a binding write or not (``WriteBinding``); `false`
     /// when the scope has ended.

@@ -18,7 +18,7 @@ import VaporCSQLite
 ///   readers run beside the writer); one that writes runs on the one writer connection, under
 ///   its lock;
 /// - a write meeting another process's write lock waits for it outside the writer's lock and
-///   off the thread, in SQLite's `busy_timeout` steps (5 s in all), then tries again;
+///   off the thread, trying again every 2 ms (5 s in all);
 /// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
@@ -126,7 +126,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
         if let failure = flusher.writeDeferredStatements() {
             logger.error("audit events queued at close could not be written", metadata: ["reason": .string(failure.description)])
         }
-        writer.connection.withLock { $0.close() }
+        // A batch opened since is committed under the same hold as the close, which would roll it back.
+        writer.connection.withLock { writer in
+            try? flusher.commitBatch(on: writer)
+            writer.close()
+        }
         flusher.close()
         for reader in readers { reader.connection.withLock { $0.close() } }
     }
@@ -229,6 +233,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// The latest commit, and the latest known to be on disk (for tests).
     var commits: (made: Int, durable: Int) { (flusher.commitCounter.load(ordering: .acquiring), flusher.durableCommit) }
 
+    /// Runs `body` with the writer connection, under its lock (for tests, which end its
+    /// transaction as a failure inside SQLite would).
+    func withWriter(_ body: @Sendable (SQLiteConnectionHandle) throws -> Void) throws {
+        try writer.connection.withLock { try body($0) }
+    }
+
     /// Whether the writer holds writes in its open batch, not yet committed (for tests).
     var hasOpenBatch: Bool { flusher.batchIsOpen.load(ordering: .acquiring) }
 
@@ -255,7 +265,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
             try flusher.checkNotFailed()
             return result
         }
-        let scope = DurabilityScope()
+        // A scope inside another (a charge made durable before the request goes on) reads where
+        // its parent would: it starts from what the parent wrote into or read from.
+        let scope = DurabilityScope(after: DurabilityScope.current?.latestCommit ?? 0)
         let outcome: Result<T, any Error>
         do {
             outcome = .success(try await DurabilityScope.$current.withValue(scope) { try await body() })
@@ -290,7 +302,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
                         try flusher.commitBatch(on: connection)
                     }
                     let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
-                    return (result, flusher.commitCounter.add(1, ordering: .releasing).newValue)
+                    let commit = flusher.commitCounter.add(1, ordering: .releasing).newValue
+                    flusher.noteCommit(commit)
+                    return (result, commit)
                 }
                 break
             } catch let failure as SQLiteFailure where failure.isBusy && !failure.isStaleSnapshot {
@@ -303,7 +317,6 @@ final class InlineSQLiteDatabase: SQLDatabase {
             }
         }
         if !waitsForDisk {
-            flusher.noteCommit(commit)
             flusher.commitMade()
         } else if DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {
             try await flusher.waitUntilDurable(commit)
@@ -311,10 +324,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
         return result
     }
 
-    /// The waits between tries of a write while another process holds the write lock: SQLite's
-    /// own `busy_timeout` steps (1, 2, 5 … 100 ms), 5 s in all, as that setting had it.
+    /// The waits between tries of a write while another process holds the write lock: 1 ms, then
+    /// 2 ms, 5 s in all. Shorter than SQLite's own `busy_timeout` steps (up to 100 ms), so that a
+    /// `signet` command meets the few milliseconds a busy server leaves it every so often
+    /// (``SQLiteFlusher/leaveATurnToOthers()``); a try costs a few microseconds.
     struct BusyWait {
-        private static let steps: [Int64] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+        private static let steps: [Int64] = [1, 2]
         /// How long, in milliseconds, unless told otherwise.
         static let patience: Int64 = 5000
         private let total: Int64
@@ -389,9 +404,16 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// no request (an administrative command, a background job) goes to a reader instead, which
     /// sees committed writes only.
     private func readOnWriter(_ sql: String, _ values: [SQLiteValue], _ writer: SQLiteConnectionHandle, for scope: DurabilityScope?) throws -> WriterRead {
-        let batch = flusher.openBatchCommit(on: writer)
+        let batch = try flusher.openBatchCommit(on: writer)
         if batch != nil, scope == nil { return .elsewhere }
-        let attempt = try Self.attemptRead(sql, values, onWriter: writer, insideBatch: batch != nil)
+        let attempt: WriterRead
+        do {
+            attempt = try Self.attemptRead(sql, values, onWriter: writer, insideBatch: batch != nil)
+        } catch {
+            // A read's failure can end the transaction too (an I/O error, a full disk).
+            if batch != nil { flusher.noteFailureInBatch(on: writer) }
+            throw error
+        }
         if let batch, case .rows = attempt { _ = scope?.cover(batch, binding: false) }
         return attempt
     }

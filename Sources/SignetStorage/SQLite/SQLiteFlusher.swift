@@ -52,6 +52,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     let deferred = DeferredWrites()
     /// Whether the writer has a batch open (``WriteBatch``); changed under the writer's lock.
     let batchIsOpen = Atomic<Bool>(false)
+    /// Until when (uptime, in nanoseconds) no batch is opened: other processes' turn.
+    let othersTurnUntil = Atomic<UInt64>(0)
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
     /// How often, in commits, the log is copied into the database.
@@ -174,6 +176,8 @@ final class SQLiteFlusher: @unchecked Sendable {
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
         // Statements that cannot be written now are written later; the commits made are flushed still.
+        // Other processes' turn starts before the commit, so no batch opens again right after it.
+        leaveATurnToOthers()
         _ = writeDeferredStatements()
         let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
@@ -197,7 +201,12 @@ final class SQLiteFlusher: @unchecked Sendable {
         var failure: SQLiteFailure?
         do { try connection.checkpointPassively() } catch { failure = error }
         if failure == nil {
-            try? holdingWriter { [connection] _ in
+            try? holdingWriter { [connection] writer in
+                // The open batch first: a log can start again only at the opening of a write
+                // transaction, once it is copied whole, and under load one is open almost always.
+                // Its commit is flushed by this checkpoint's sync of the log, and counted by the
+                // next flush.
+                try? commitBatch(on: writer)
                 do throws(SQLiteFailure) { try connection.checkpointPassively() } catch { failure = error }
             }
         }

@@ -1,4 +1,5 @@
 // The writer's open transaction: the writes of concurrent requests, committed once per flush.
+import Dispatch
 import VaporCSQLite
 
 /// With `waitsForDisk` (`sqlite.synchronous: full`) the writes of requests are not committed one
@@ -26,6 +27,11 @@ extension SQLiteFlusher {
     /// open; returns its rows and the number of the commit that will end the batch. Another
     /// process's write lock (`SQLITE_BUSY`) at the opening is thrown with nothing done.
     func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle) throws -> (SQLiteResult, Int) {
+        try checkBatchIntact(on: writer)
+        if writer.isAutocommit, DispatchTime.now().uptimeNanoseconds < othersTurnUntil.load(ordering: .relaxed) {
+            // Other processes' turn (``leaveATurnToOthers()``): waited for as their lock would be.
+            throw SQLiteFailure(code: SQLITE_BUSY, message: "a moment left to other processes' writes")
+        }
         let joined = !writer.isAutocommit
         try openBatch(on: writer)
         let commit = commitCounter.load(ordering: .relaxed) + 1
@@ -34,7 +40,7 @@ extension SQLiteFlusher {
         } catch {
             // SQLite ended the transaction: a batch this statement opened held nothing else.
             if writer.isAutocommit {
-                if joined { droppedBatch(error, during: "a write that ended the transaction it shared with other requests") } else { batchIsOpen.store(false, ordering: .releasing) }
+                if joined { droppedBatch(error, during: "a statement that ended the transaction it shared with other requests") } else { batchIsOpen.store(false, ordering: .releasing) }
             }
             throw error
         }
@@ -42,9 +48,38 @@ extension SQLiteFlusher {
 
     /// The number of the commit that will end the open batch, when one is open on `writer` (held
     /// by the caller).
-    func openBatchCommit(on writer: SQLiteConnectionHandle) -> Int? {
-        batchIsOpen.load(ordering: .relaxed) && !writer.isAutocommit ? commitCounter.load(ordering: .relaxed) + 1 : nil
+    func openBatchCommit(on writer: SQLiteConnectionHandle) throws -> Int? {
+        try checkBatchIntact(on: writer)
+        return batchIsOpen.load(ordering: .relaxed) ? commitCounter.load(ordering: .relaxed) + 1 : nil
     }
+
+    /// Throws, latched as a failed flush, when the open batch has ended without its commit:
+    /// SQLite rolls a transaction back by itself after some failures, of reads too (an I/O
+    /// error, a full disk while spilling its pages), and a closed connection ends it.
+    func checkBatchIntact(on writer: SQLiteConnectionHandle) throws {
+        guard batchIsOpen.load(ordering: .relaxed), writer.isAutocommit else { return }
+        let failure = SQLiteFailure(code: SQLITE_ABORT, message: "the transaction was ended without its commit")
+        droppedBatch(failure, during: "a statement that ended the transaction it shared with other requests")
+        throw failure
+    }
+
+    /// After a statement on `writer` inside the open batch failed: a failure that ended the
+    /// transaction is latched (``checkBatchIntact(on:)``).
+    func noteFailureInBatch(on writer: SQLiteConnectionHandle) {
+        _ = try? checkBatchIntact(on: writer)
+    }
+
+    /// Leaves the write lock to other processes (a `signet` command) for a moment: no batch is
+    /// opened for ``othersTurn``. Under steady load a batch opens again right after each commit,
+    /// so without this a command would never find the lock free; its tries come at least every
+    /// few milliseconds (``InlineSQLiteDatabase/BusyWait``). Called by the timed flush, about
+    /// every ``InlineSQLiteDatabase/laterFlush`` while batches follow each other.
+    func leaveATurnToOthers() {
+        othersTurnUntil.store(DispatchTime.now().uptimeNanoseconds + Self.othersTurn, ordering: .relaxed)
+    }
+
+    /// How long, in nanoseconds, other processes' turn lasts.
+    static let othersTurn: UInt64 = 5_000_000
 
     /// Commits the open batch on `writer` (held by the caller), with the deferred statements
     /// queued so far, and counts the commit. With none open and none queued, nothing. Another
@@ -52,6 +87,7 @@ extension SQLiteFlusher {
     /// nothing done (they stay queued); any other failure rolls the batch back, is latched as a
     /// failed flush, and is thrown.
     func commitBatch(on writer: SQLiteConnectionHandle) throws {
+        try checkBatchIntact(on: writer)
         guard writer.isOpen else {
             guard deferred.isEmpty else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
             return
