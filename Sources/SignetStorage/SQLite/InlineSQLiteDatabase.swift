@@ -24,6 +24,9 @@ import VaporCSQLite
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
 ///   shared with its neighbours. Without it (`normal`) nobody waits, and the flusher puts each
 ///   commit on disk about ``laterFlush`` after it is made;
+/// - with `waitsForDisk`, writes are not committed one by one: they join the writer's open
+///   transaction, committed once before the flush (``WriteBatch``). A request that wrote into it
+///   or read from it reads on the writer until it is committed;
 /// - with `waitsForDisk`, an audit event of an answer that will wait for the disk is queued
 ///   (``writeDeferred(_:)``) and written with the others queued by the flusher just before the
 ///   flush that answer waits for, in one transaction; a read of the audit trail writes what is
@@ -31,7 +34,7 @@ import VaporCSQLite
 ///
 /// The store's queries are written once against SQLKit and run here unchanged. Transactions of
 /// several statements are not offered through it: each statement is atomic on its own, which is
-/// how the store is written (one-statement single-use rules).
+/// how the store is written (one-statement single-use rules), inside a batch too.
 final class InlineSQLiteDatabase: SQLDatabase {
     let logger: Logger
     let eventLoop: any EventLoop
