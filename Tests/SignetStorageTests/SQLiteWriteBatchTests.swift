@@ -78,53 +78,49 @@ struct SQLiteWriteBatchTests {
         }
     }
 
+    /// Runs `meanwhile` while another answer, still being made, holds its write of the client
+    /// `held` in the open batch; returns how that answer ended.
+    private func whileAnotherAnswerHolds(
+        _ held: String, in store: SQLStore, _ meanwhile: @escaping @Sendable () async throws -> Void
+    ) async throws -> Result<Void, any Error> {
+        let written = Rendezvous(count: 2)
+        let done = Rendezvous(count: 2)
+        let holder = Task {
+            try await store.durableWrites {
+                try await store.insertClient(client(held))
+                await written.arrive()
+                await done.arrive()
+            }
+        }
+        await written.arrive()
+        let outcome = await Task { try await meanwhile() }.result
+        await done.arrive()
+        let held = await holder.result
+        try outcome.get()
+        return held
+    }
+
     @Test("an answer that read another answer's uncommitted write has it committed before it is given; a read for no request does not see it")
     func readerOfTheBatchCommitsIt() async throws {
         try await withTemporarySQLiteStore("batch-read", laterFlush: noTimedCommit) { store, _, path in
-            let written = Rendezvous(count: 2)
-            let readerDone = Rendezvous(count: 2)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await store.durableWrites {
-                        try await store.insertClient(client("a"))
-                        await written.arrive()
-                        await readerDone.arrive()
-                    }
-                }
-                group.addTask {
-                    await written.arrive()
-                    // A read for no request (an administrative command): committed writes only.
-                    #expect(try await store.client(id: "a") == nil)
-                    let seen = try await store.durableWrites { try await store.client(id: "a") }
-                    #expect(seen?.id == "a", "a request reads on the writer, inside the open batch")
-                    #expect(try clientsInFile(path) == ["a"], "committed before the answer that told of it")
-                    await readerDone.arrive()
-                }
-                try await group.waitForAll()
+            let holder = try await whileAnotherAnswerHolds("a", in: store) {
+                // A read for no request (an administrative command): committed writes only.
+                #expect(try await store.client(id: "a") == nil)
+                let seen = try await store.durableWrites { try await store.client(id: "a") }
+                #expect(seen?.id == "a", "a request reads on the writer, inside the open batch")
+                #expect(try clientsInFile(path) == ["a"], "committed before the answer that told of it")
             }
+            #expect(throws: Never.self) { try holder.get() }
         }
     }
 
     @Test("a failed constraint ends its own statement only: the other answers' writes in the batch are committed")
     func constraintFailureKeepsTheBatch() async throws {
         try await withTemporarySQLiteStore("batch-constraint", laterFlush: noTimedCommit) { store, database, path in
-            let written = Rendezvous(count: 2)
-            let failed = Rendezvous(count: 2)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await store.durableWrites {
-                        try await store.insertClient(client("a"))
-                        await written.arrive()
-                        await failed.arrive()
-                    }
-                }
-                group.addTask {
-                    await written.arrive()
-                    await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("a")) } }
-                    await failed.arrive()
-                }
-                try await group.waitForAll()
+            let holder = try await whileAnotherAnswerHolds("a", in: store) {
+                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("a")) } }
             }
+            #expect(throws: Never.self) { try holder.get() }
             #expect(try clientsInFile(path) == ["a"])
             #expect(database.flushFailure == nil)
         }
@@ -143,64 +139,33 @@ struct SQLiteWriteBatchTests {
         }
         try await withTemporarySQLiteStore("batch-dropped", laterFlush: noTimedCommit) { store, database, path in
             try runElsewhere(trigger, on: path)
-            let written = Rendezvous(count: 2)
-            let failed = Rendezvous(count: 2)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    await #expect(throws: SQLiteFailure.self, "its write was rolled back with the batch") {
-                        try await store.durableWrites {
-                            try await store.insertClient(client("a"))
-                            await written.arrive()
-                            await failed.arrive()
-                        }
-                    }
-                }
-                group.addTask {
-                    await written.arrive()
-                    await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("boom")) } }
-                    await failed.arrive()
-                }
-                try await group.waitForAll()
+            let holder = try await whileAnotherAnswerHolds("a", in: store) {
+                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("boom")) } }
             }
+            #expect(throws: SQLiteFailure.self, "its write was rolled back with the batch") { try holder.get() }
             #expect(try clientsInFile(path).isEmpty)
             #expect(database.flushFailure?.contains("ended the transaction it shared with other requests") == true)
             await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("later")) } }
         }
     }
 
-    @Test("a batch ended without its commit (as SQLite ends it after an I/O error, in a read too) is a failed flush: the answers whose writes it held fail, and the next statement finds it")
+    @Test("a batch ended without its commit (as SQLite ends it after an I/O error, in a read too) is a failed flush: the answers whose writes it held fail, and the next read or write on the writer finds it")
     func batchEndedUnseen() async throws {
         for next in ["a read", "a write"] {
             try await withTemporarySQLiteStore("batch-ended", laterFlush: noTimedCommit) { store, database, path in
-                let written = Rendezvous(count: 2)
-                let ended = Rendezvous(count: 2)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        await #expect(throws: SQLiteFailure.self, "its write was lost with the batch (\(next))") {
-                            try await store.durableWrites {
-                                try await store.insertClient(client("a"))
-                                await written.arrive()
-                                await ended.arrive()
+                let holder = try await whileAnotherAnswerHolds("a", in: store) {
+                    try database.withWriter { try $0.execute("ROLLBACK") }
+                    await #expect(throws: SQLiteFailure.self, "\(next) after it") {
+                        try await store.durableWrites {
+                            if next == "a read" {
+                                _ = try await store.client(id: "nobody")
+                            } else {
+                                try await store.insertClient(client("b"))
                             }
                         }
                     }
-                    group.addTask {
-                        await written.arrive()
-                        try database.withWriter { try $0.execute("ROLLBACK") }
-                        await #expect(throws: (any Error).self, "\(next) after it") {
-                            try await store.durableWrites {
-                                if next == "a read" {
-                                    _ = try await store.listClients()
-                                    try await store.insertClient(client("b"))
-                                } else {
-                                    try await store.insertClient(client("b"))
-                                }
-                            }
-                        }
-                        await ended.arrive()
-                    }
-                    try await group.waitForAll()
                 }
+                #expect(throws: SQLiteFailure.self, "its write was lost with the batch (\(next))") { try holder.get() }
                 #expect(database.flushFailure?.contains("ended the transaction it shared with other requests") == true)
                 #expect(try clientsInFile(path).isEmpty)
             }
