@@ -44,7 +44,7 @@ extension SQLStore {
         let staging = destination + ".restoring"
         /// The staged copy with its log and shared memory. An interrupted restore's log would be
         /// replayed onto a new copy, so it goes first too.
-        func removeStaging() { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) } }
+        func removeStaging() { for suffix in ["", "-wal", "-shm", "-waiting"] { try? FileManager.default.removeItem(atPath: staging + suffix) } }
         removeStaging()
         do {
             try FileManager.default.copyItem(atPath: path, toPath: staging)
@@ -69,8 +69,8 @@ extension SQLStore {
             }
             try await store.close()
             if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
-            // Empty now: everything is in the file.
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            // Empty now: everything is in the file (and `-waiting` is only ever empty).
+            for suffix in ["-wal", "-shm", "-waiting"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
             // On disk before it is in place, and its new name on disk before the restore says done.
             try Self.sync(staging)
             guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }

@@ -194,7 +194,7 @@ struct SQLiteWriteBatchTests {
         }
     }
 
-    @Test("under steady answers, batch after batch, a write from another process (a signet command) still gets its turn within its patience")
+    @Test("under steady answers, batch after batch, a write through another store on the same file (as a command opens it) lands within its patience")
     func anotherProcessGetsItsTurn() async throws {
         try await withTemporarySQLiteStore("batch-turn") { store, _, path in
             let stop = StopFlag()

@@ -18,7 +18,7 @@ import VaporCSQLite
 ///   readers run beside the writer); one that writes runs on the one writer connection, under
 ///   its lock;
 /// - a write meeting another process's write lock waits for it outside the writer's lock and
-///   off the thread, trying again every 2 ms (5 s in all);
+///   off the thread, trying again every 10 ms at most (5 s in all);
 /// - commits do not flush. With `waitsForDisk` (`sqlite.synchronous: full`) nothing is reported
 ///   done before it is on disk: a write waits for the ``SQLiteFlusher``, except inside
 ///   ``durableWrites(_:)``, where the writes of a whole request wait for one flush at its end,
@@ -48,6 +48,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Internal, not private, so tests can make a flush fail.
     let flusher: SQLiteFlusher
     private let nextReader = Atomic<Int>(0)
+    /// Where this process says its writes wait for another process's write lock.
+    private let writeLockQueue: WriteLockQueue
     /// Writes waiting for another process's lock, which ``closeAfterWaitingWrites()`` lets finish.
     private let waitingWrites = Atomic<Int>(0)
 
@@ -111,7 +113,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // `waitsForDisk` a commit is a batch of about five token requests' writes (``WriteBatch``):
         // every 64, about as many requests apart as before, so the log does not outgrow its 32 MiB
         // between checkpoints.
-        flusher = SQLiteFlusher(connection: flushConnection, laterFlush: laterFlush, commitsPerCheckpoint: waitsForDisk ? 64 : 256) { body in
+        let writeLockQueue = WriteLockQueue(databasePath: path)
+        self.writeLockQueue = writeLockQueue
+        flusher = SQLiteFlusher(
+            connection: flushConnection, laterFlush: laterFlush, commitsPerCheckpoint: waitsForDisk ? 64 : 256, writeLockQueue: waitsForDisk ? writeLockQueue : nil
+        ) { body in
             try writer.connection.withLock { try body($0) }
         }
         self.writer = writer
@@ -131,7 +137,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         // A batch opened since is committed under the same hold as the close, which would roll it back.
         writer.connection.withLock { writer in
-            try? flusher.commitBatch(on: writer)
+            do {
+                try flusher.commitBatch(on: writer)
+            } catch {
+                logger.error("the writes of the last moment could not be committed at close", metadata: ["reason": .string("\(error)")])
+            }
             writer.close()
         }
         flusher.close()
@@ -297,6 +307,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     private func write(_ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
         var (result, commit): (SQLiteResult, Int)
         var busy = BusyWait()
+        var queued = false
+        defer { if queued { writeLockQueue.leave() } }
         while true {
             do {
                 (result, commit) = try writer.connection.withLock { connection in
@@ -314,6 +326,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
                 // Another process holds the write lock; the statement did nothing. Wait with
                 // neither the writer's lock nor the thread held, then try again.
                 guard let delay = busy.nextDelay() else { throw failure }
+                if !queued, !failure.isGivingWay {
+                    // Another process holds the lock: said, so that a server gives way to it.
+                    writeLockQueue.join()
+                    queued = true
+                }
                 waitingWrites.add(1, ordering: .relaxed)
                 defer { waitingWrites.subtract(1, ordering: .relaxed) }
                 await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
@@ -327,23 +344,27 @@ final class InlineSQLiteDatabase: SQLDatabase {
         return result
     }
 
-    /// The waits between tries of a write while another process holds the write lock: 1 ms, then
-    /// 2 ms, 5 s in all. Shorter than SQLite's own `busy_timeout` steps (up to 100 ms), so that a
-    /// `signet` command meets the few milliseconds a busy server leaves it every so often
-    /// (``SQLiteFlusher/leaveATurnToOthers()``); a try costs a few microseconds.
+    /// The waits between tries of a write while another process holds the write lock: 1, 2, 5,
+    /// then 10 ms, 5 s in all (by the steps, and by the clock). Shorter than SQLite's own
+    /// `busy_timeout` steps (up to 100 ms): a server gives way to a waiting process
+    /// (``WriteLockQueue``) and holds its own writes back meanwhile, so that process should not
+    /// sleep long once the lock is free.
     struct BusyWait {
-        private static let steps: [Int64] = [1, 2]
+        private static let steps: [Int64] = [1, 2, 5, 10]
         /// How long, in milliseconds, unless told otherwise.
         static let patience: Int64 = 5000
         private let total: Int64
         private var tries = 0
         private var waited: Int64 = 0
 
+        private let started = DispatchTime.now().uptimeNanoseconds
+
         init(patience: Int64 = Self.patience) { total = patience }
 
-        /// The next wait in milliseconds, or `nil` once the whole patience has been waited.
+        /// The next wait in milliseconds, or `nil` once the whole patience has been waited (its
+        /// steps, or as long by the clock: a loaded machine's timers come late).
         mutating func nextDelay() -> Int64? {
-            guard waited < total else { return nil }
+            guard waited < total, DispatchTime.now().uptimeNanoseconds - started < UInt64(total) * 1_000_000 else { return nil }
             let delay = min(Self.steps[min(tries, Self.steps.count - 1)], total - waited)
             tries += 1
             waited += delay

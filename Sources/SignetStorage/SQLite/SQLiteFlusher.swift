@@ -52,8 +52,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     let deferred = DeferredWrites()
     /// Whether the writer has a batch open (``WriteBatch``); changed under the writer's lock.
     let batchIsOpen = Atomic<Bool>(false)
-    /// Until when (uptime, in nanoseconds) no batch is opened: other processes' turn.
-    let othersTurnUntil = Atomic<UInt64>(0)
+    /// Where other processes say their writes wait for the write lock; `nil` for none.
+    let writeLockQueue: WriteLockQueue?
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
     /// How often, in commits, the log is copied into the database.
@@ -66,12 +66,14 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// - Parameter laterFlush: how long after ``commitMade()`` its commit is flushed without
     ///   anyone waiting for it; `nil` for never (commits are flushed when someone waits).
     /// - Parameter commitsPerCheckpoint: how often, in commits, the log is copied into the database.
+    /// - Parameter writeLockQueue: where other processes say their writes wait for the write lock.
     init(
-        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, commitsPerCheckpoint: Int = 256, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, commitsPerCheckpoint: Int = 256, writeLockQueue: WriteLockQueue? = nil, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     ) {
         self.connection = connection
         self.holdingWriter = holdingWriter
         self.commitsPerCheckpoint = commitsPerCheckpoint
+        self.writeLockQueue = writeLockQueue
         self.laterFlush = laterFlush.map { .nanoseconds(Int($0 / .nanoseconds(1))) }
         let thread = Thread { [self] in runLoop() }
         thread.name = "signet-sqlite-flush"
@@ -176,8 +178,6 @@ final class SQLiteFlusher: @unchecked Sendable {
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
         // Statements that cannot be written now are written later; the commits made are flushed still.
-        // Other processes' turn starts before the commit, so no batch opens again right after it.
-        leaveATurnToOthers()
         _ = writeDeferredStatements()
         let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
@@ -206,7 +206,7 @@ final class SQLiteFlusher: @unchecked Sendable {
                 // transaction, once it is copied whole, and under load one is open almost always.
                 // Its commit is flushed by this checkpoint's sync of the log, and counted by the
                 // next flush.
-                try? commitBatch(on: writer)
+                try? commitBatch(on: writer, countsTowardCheckpoint: false)
                 do throws(SQLiteFailure) { try connection.checkpointPassively() } catch { failure = error }
             }
         }

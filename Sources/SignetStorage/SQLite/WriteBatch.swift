@@ -1,5 +1,4 @@
 // The writer's open transaction: the writes of concurrent requests, committed once per flush.
-import Dispatch
 import VaporCSQLite
 
 /// With `waitsForDisk` (`sqlite.synchronous: full`) the writes of requests are not committed one
@@ -19,7 +18,9 @@ import VaporCSQLite
 /// The open batch is seen only on the writer connection: a request that wrote into it reads
 /// there (``InlineSQLiteDatabase``), and one that read from it has it committed before its
 /// answer. Commits are numbered as before (``SQLiteFlusher/commitCounter``); the open batch is
-/// the next number, and a write in it waits for that commit.
+/// the next number, and a write in it waits for that commit. While another process's write waits
+/// for SQLite's write lock (``WriteLockQueue``), no batch is opened, so it gets the lock at the
+/// next commit.
 ///
 /// Written by hand: neither SQLiteNIO nor SQLiteKit shares a transaction between callers.
 extension SQLiteFlusher {
@@ -28,9 +29,15 @@ extension SQLiteFlusher {
     /// process's write lock (`SQLITE_BUSY`) at the opening is thrown with nothing done.
     func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle) throws -> (SQLiteResult, Int) {
         try checkBatchIntact(on: writer)
-        if writer.isAutocommit, DispatchTime.now().uptimeNanoseconds < othersTurnUntil.load(ordering: .relaxed) {
-            // Other processes' turn (``leaveATurnToOthers()``): waited for as their lock would be.
-            throw SQLiteFailure(code: SQLITE_BUSY, message: "a moment left to other processes' writes")
+        // Once a flush has failed no answer is given; nothing more is written for them either.
+        try checkNotFailed()
+        if writer.isAutocommit, writeLockQueue?.othersWait == true {
+            // Another process's write waits for the lock: it goes first, at the next commit.
+            throw SQLiteFailure(code: SQLiteFailure.givingWay, message: "another process's write goes first")
+        }
+        guard writer.isAutocommit || batchIsOpen.load(ordering: .relaxed) else {
+            // A transaction that is no batch (a migration's, or one a failed rollback left).
+            throw SQLiteFailure(code: SQLITE_MISUSE, message: "the writer is inside a transaction of its own")
         }
         let joined = !writer.isAutocommit
         try openBatch(on: writer)
@@ -69,24 +76,14 @@ extension SQLiteFlusher {
         _ = try? checkBatchIntact(on: writer)
     }
 
-    /// Leaves the write lock to other processes (a `signet` command) for a moment: no batch is
-    /// opened for ``othersTurn``. Under steady load a batch opens again right after each commit,
-    /// so without this a command would never find the lock free; its tries come at least every
-    /// few milliseconds (``InlineSQLiteDatabase/BusyWait``). Called by the timed flush, about
-    /// every ``InlineSQLiteDatabase/laterFlush`` while batches follow each other.
-    func leaveATurnToOthers() {
-        othersTurnUntil.store(DispatchTime.now().uptimeNanoseconds + Self.othersTurn, ordering: .relaxed)
-    }
-
-    /// How long, in nanoseconds, other processes' turn lasts.
-    static let othersTurn: UInt64 = 5_000_000
-
     /// Commits the open batch on `writer` (held by the caller), with the deferred statements
     /// queued so far, and counts the commit. With none open and none queued, nothing. Another
     /// process's write lock, met opening a batch for the queued statements, is thrown with
     /// nothing done (they stay queued); any other failure rolls the batch back, is latched as a
     /// failed flush, and is thrown.
-    func commitBatch(on writer: SQLiteConnectionHandle) throws {
+    ///
+    /// - Parameter countsTowardCheckpoint: `false` for the checkpoint's own commit.
+    func commitBatch(on writer: SQLiteConnectionHandle, countsTowardCheckpoint: Bool = true) throws {
         try checkBatchIntact(on: writer)
         guard writer.isOpen else {
             guard deferred.isEmpty else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the store is closed") }
@@ -112,7 +109,8 @@ extension SQLiteFlusher {
         }
         batchIsOpen.store(false, ordering: .releasing)
         deferred.markCommitted()
-        noteCommit(commitCounter.add(1, ordering: .releasing).newValue)
+        let commit = commitCounter.add(1, ordering: .releasing).newValue
+        if countsTowardCheckpoint { noteCommit(commit) }
     }
 
     private func openBatch(on writer: SQLiteConnectionHandle) throws {
@@ -125,7 +123,18 @@ extension SQLiteFlusher {
 
     /// The open batch ended without its commit: what it held can never be on disk.
     private func droppedBatch(_ error: any Error, during what: String) {
-        batchIsOpen.store(false, ordering: .releasing)
+        // Latched first: an answer that finds no batch open then finds the failure.
+        defer { batchIsOpen.store(false, ordering: .releasing) }
         latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: what)
     }
+}
+
+extension SQLiteFailure {
+    /// `SQLITE_BUSY` with an extended code of Signet's own: no batch was opened because another
+    /// process's write waits for the lock. Retried as a busy refusal, but not itself a wait for
+    /// another process (``WriteLockQueue``), so two processes never give way to each other.
+    static let givingWay: Int32 = SQLITE_BUSY | (0x40 << 8)
+
+    /// Whether this is ``givingWay``.
+    var isGivingWay: Bool { code == Self.givingWay }
 }
