@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SignetCore
 import SignetServer
 @testable import SignetStorage
@@ -194,36 +193,6 @@ struct SQLiteWriteBatchTests {
         }
     }
 
-    @Test("under steady answers, batch after batch, a write through another store on the same file (as a command opens it) lands within its patience")
-    func anotherProcessGetsItsTurn() async throws {
-        try await withTemporarySQLiteStore("batch-turn") { store, _, path in
-            let stop = StopFlag()
-            let load = Task {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for writer in 0..<16 {
-                        group.addTask {
-                            var index = 0
-                            while !stop.isSet {
-                                try await store.durableWrites { try await store.insertClient(client("load-\(writer)-\(index)")) }
-                                index += 1
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
-            }
-            try await Task.sleep(for: .milliseconds(300))
-            let other = try await SQLStore.sqlite(path: path, synchronous: .full, laterFlush: noTimedCommit, migrations: .requireCurrent)
-            var failure: (any Error)?
-            do { try await other.insertClient(client("from-a-command")) } catch { failure = error }
-            stop.set()
-            try await load.value
-            try await other.close()
-            #expect(failure == nil, "\(String(describing: failure))")
-            #expect(try clientsInFile(path).contains("from-a-command"))
-        }
-    }
-
     @Test("a batch nobody waits for yet (an answer still being made) is committed and flushed by the timed flush")
     func timedCommit() async throws {
         try await withTemporarySQLiteStore("batch-timed", laterFlush: .milliseconds(20)) { store, database, path in
@@ -258,11 +227,4 @@ private actor Rendezvous {
         }
         await withCheckedContinuation { waiting.append($0) }
     }
-}
-
-/// A flag the load tasks poll.
-private final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .relaxed) }
-    func set() { flag.store(true, ordering: .relaxed) }
 }

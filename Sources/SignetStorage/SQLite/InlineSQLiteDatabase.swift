@@ -313,7 +313,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
             do {
                 (result, commit) = try writer.connection.withLock { connection in
                     if waitsForDisk {
-                        guard alone else { return try flusher.runInBatch(sql, values, on: connection) }
+                        guard alone else { return try flusher.runInBatch(sql, values, on: connection, mayGiveWay: !queued) }
                         try flusher.commitBatch(on: connection)
                     }
                     let result = try connection.run(sql, binds: values, mayOpenTransaction: mayOpenTransaction)
@@ -335,6 +335,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
                 defer { waitingWrites.subtract(1, ordering: .relaxed) }
                 await Self.sleep(delay, on: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop)
             }
+        }
+        // Written: no longer waiting for the lock, while the flush is waited for.
+        if queued {
+            writeLockQueue.leave()
+            queued = false
         }
         if !waitsForDisk {
             flusher.commitMade()

@@ -54,6 +54,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     let batchIsOpen = Atomic<Bool>(false)
     /// Where other processes say their writes wait for the write lock; `nil` for none.
     let writeLockQueue: WriteLockQueue?
+    /// Since when (uptime, in nanoseconds) the writer gives way to another process; 0 for not.
+    let givingWaySince = Atomic<UInt64>(0)
     /// How long after a commit nobody waits for it is flushed anyway; `nil`: not until someone waits.
     private let laterFlush: DispatchTimeInterval?
     /// How often, in commits, the log is copied into the database.

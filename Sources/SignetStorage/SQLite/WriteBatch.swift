@@ -1,4 +1,5 @@
 // The writer's open transaction: the writes of concurrent requests, committed once per flush.
+import Dispatch
 import VaporCSQLite
 
 /// With `waitsForDisk` (`sqlite.synchronous: full`) the writes of requests are not committed one
@@ -27,11 +28,15 @@ extension SQLiteFlusher {
     /// Runs `sql` on `writer` (held by the caller) in the open batch, opening one if none is
     /// open; returns its rows and the number of the commit that will end the batch. Another
     /// process's write lock (`SQLITE_BUSY`) at the opening is thrown with nothing done.
-    func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle) throws -> (SQLiteResult, Int) {
+    ///
+    /// - Parameter mayGiveWay: whether it opens no batch while another process's write waits
+    ///   for the lock (``WriteLockQueue``); `false` for a write that waits in the queue itself, so
+    ///   that two waiting processes never give way to each other.
+    func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle, mayGiveWay: Bool = true) throws -> (SQLiteResult, Int) {
         try checkBatchIntact(on: writer)
         // Once a flush has failed no answer is given; nothing more is written for them either.
         try checkNotFailed()
-        if writer.isAutocommit, writeLockQueue?.othersWait == true {
+        if writer.isAutocommit, mayGiveWay, givesWay() {
             // Another process's write waits for the lock: it goes first, at the next commit.
             throw SQLiteFailure(code: SQLiteFailure.givingWay, message: "another process's write goes first")
         }
@@ -59,6 +64,24 @@ extension SQLiteFlusher {
         try checkBatchIntact(on: writer)
         return batchIsOpen.load(ordering: .relaxed) ? commitCounter.load(ordering: .relaxed) + 1 : nil
     }
+
+    /// Whether to open no batch now: another process's write waits for the lock, and has not
+    /// been given way to for longer than ``givingWayLimit`` (a process stopped while it waits,
+    /// by a debugger or `docker pause`, must not stop the server's writes).
+    private func givesWay() -> Bool {
+        guard let writeLockQueue, writeLockQueue.othersWait else {
+            givingWaySince.store(0, ordering: .relaxed)
+            return false
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let since = givingWaySince.load(ordering: .relaxed)
+        if since == 0 { givingWaySince.store(now, ordering: .relaxed) }
+        return since == 0 || now - since < Self.givingWayLimit
+    }
+
+    /// How long, in nanoseconds, a server gives way to a waiting process at most: longer than a
+    /// batch stays open (``InlineSQLiteDatabase/laterFlush``), so the waiting write meets a commit.
+    static let givingWayLimit: UInt64 = 500_000_000
 
     /// Throws, latched as a failed flush, when the open batch has ended without its commit:
     /// SQLite rolls a transaction back by itself after some failures, of reads too (an I/O
@@ -132,7 +155,8 @@ extension SQLiteFlusher {
 extension SQLiteFailure {
     /// `SQLITE_BUSY` with an extended code of Signet's own: no batch was opened because another
     /// process's write waits for the lock. Retried as a busy refusal, but not itself a wait for
-    /// another process (``WriteLockQueue``), so two processes never give way to each other.
+    /// another process (``WriteLockQueue``); a write that waits in the queue never gives way, so
+    /// two waiting processes do not give way to each other.
     static let givingWay: Int32 = SQLITE_BUSY | (0x40 << 8)
 
     /// Whether this is ``givingWay``.

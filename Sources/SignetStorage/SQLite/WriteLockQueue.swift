@@ -10,7 +10,10 @@ import Synchronization
 /// on the first byte of `<database>-waiting` for as long as it waits, and the server looks for
 /// such a lock (`F_GETLK`) before it opens a batch: while there is one, it opens none, and the
 /// waiting process gets its turn at the next commit. `fcntl` locks belong to a process, so the
-/// server does not see its own waits, and one that dies lets go of its lock.
+/// server does not see its own waits, and one that dies lets go of its lock. A server gives way
+/// for at most half a second at a time, so a process stopped while it waits cannot stop the
+/// server's writes. The file is created empty, readable by its owner only; run the commands as
+/// the server's user (docs/operations.md), and do not remove it while the server runs.
 ///
 /// Written by hand: SQLite has no queue for its write lock, and Foundation no `fcntl` locks.
 final class WriteLockQueue: Sendable {
@@ -64,8 +67,15 @@ final class WriteLockQueue: Sendable {
         }
     }
 
+    /// Opens the file once: read and write, created if needed, else read only (enough for a
+    /// shared lock and for looking), else never again (`-2`: a folder this process cannot write,
+    /// a file another user made; then waits are not announced, and the server does not look).
     private static func open(_ path: String, _ state: inout State) -> Int32? {
-        if state.descriptor < 0 { state.descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if state.descriptor == -1 {
+            state.descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            if state.descriptor < 0 { state.descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC) }
+            if state.descriptor < 0 { state.descriptor = -2 }
+        }
         return state.descriptor >= 0 ? state.descriptor : nil
     }
 
