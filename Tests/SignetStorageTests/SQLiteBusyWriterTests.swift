@@ -8,10 +8,6 @@ import Testing
 /// the lock is released.
 @Suite("SQLite: a write meeting another process's lock waits without holding the writer")
 struct SQLiteBusyWriterTests {
-    private func client(_ id: String) -> ClientRecord {
-        ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
-    }
-
     @Test("the write waits, the writer stays free for reads, and the write lands after the other commits")
     func writeWaitsOutsideTheWriter() async throws {
         try await withTemporarySQLitePath("busy") { path in
@@ -26,13 +22,13 @@ struct SQLiteBusyWriterTests {
 
     private func waitsOutsideTheWriter(_ store: SQLStore, path: String) async throws {
         let database = try #require(store.sqlite)
-        try await store.insertClient(client("before"))
+        try await store.insertClient(sampleClient("before"))
         // Another connection, as another process would, takes the write lock and keeps it.
         let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
         defer { other.close() }
         _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
 
-        let waiting = Task { try await store.insertClient(client("waiting")) }
+        let waiting = Task { try await store.insertClient(sampleClient("waiting")) }
         try await Task.sleep(for: .milliseconds(300))
         // Still waiting, yet the writer is not held and the store answers reads meanwhile.
         #expect(try await store.client(id: "waiting") == nil)
@@ -65,7 +61,7 @@ struct SQLiteBusyWriterTests {
     func writerReadRouting() async throws {
         try await withTemporarySQLitePath("routing") { path in
             let store = try await SQLStore.sqlite(path: path)
-            try await store.insertClient(client("routed"))
+            try await store.insertClient(sampleClient("routed"))
             try await store.close()
             let connection = try SQLiteConnectionHandle(path: path, settings: [])
             defer { connection.close() }

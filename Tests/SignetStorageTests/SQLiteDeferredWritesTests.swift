@@ -17,18 +17,9 @@ struct SQLiteDeferredWritesTests {
             clientID: "bank-app", actor: "client", target: "grant-\(index)", reason: nil)
     }
 
-    private func client(_ id: String) -> ClientRecord {
-        ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
-    }
-
     /// The events in the file, as another process would read them (ids in the order written).
     private func eventsInFile(_ path: String) throws -> [String] {
-        let connection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
-        defer { connection.close() }
-        return try connection.run("SELECT id FROM signet_audit_events ORDER BY seq", binds: []).rows.compactMap {
-            guard case .text(let id) = $0.first else { return nil }
-            return id
-        }
+        try textColumn(of: "SELECT id FROM signet_audit_events ORDER BY seq", inFile: path)
     }
 
     @Test("with full, the events of an answer are written in one commit just before its flush, on disk before it is given, and not before")
@@ -65,7 +56,7 @@ struct SQLiteDeferredWritesTests {
         try await withTemporarySQLiteStore("deferred-full") { store, database, path in
             // A write outside an answer: on disk when it returns, so the answer below has no commit
             // of its own that is not on disk yet.
-            try await store.insertClient(client("before"))
+            try await store.insertClient(sampleClient("before"))
             #expect(database.commits.durable >= database.commits.made)
             try await store.durableWrites {
                 try await store.appendAuditEvent(event(1))
@@ -75,7 +66,7 @@ struct SQLiteDeferredWritesTests {
             #expect(database.commits.durable >= database.commits.made)
             // With a binding commit of its own, too.
             try await store.durableWrites {
-                try await store.insertClient(client("during"))
+                try await store.insertClient(sampleClient("during"))
                 try await store.appendAuditEvent(event(2))
             }
             #expect(try eventsInFile(path) == ["event-1", "event-2"])
@@ -158,7 +149,7 @@ struct SQLiteDeferredWritesTests {
             // An answer with a binding commit made before the lock is taken, which waits below.
             let commitsOnly = Task {
                 try await store.durableWrites {
-                    try await store.insertClient(client("made-before"))
+                    try await store.insertClient(sampleClient("made-before"))
                     await gate.wait()
                 }
             }
@@ -252,7 +243,7 @@ struct SQLiteDeferredWritesTests {
                 }
             }
             #expect(try #require(await store.unreadiness()).contains("writing the audit trail failed"))
-            await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("after")) } }
+            await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(sampleClient("after")) } }
             // Neither event was written: the batch was rolled back whole.
             #expect(try eventsInFile(path).isEmpty)
         }

@@ -22,14 +22,10 @@ struct SQLiteDurabilityTests {
         try await withTemporarySQLiteStore("normal", synchronous: .normal, laterFlush: laterFlush) { store, database, _ in try await body(store, database) }
     }
 
-    private func client(_ id: String) -> ClientRecord {
-        ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
-    }
-
     @Test("a write outside an answer is on disk when it returns")
     func writeAloneIsFlushed() async throws {
         try await withStore { store, database, _ in
-            try await store.insertClient(client("alone"))
+            try await store.insertClient(sampleClient("alone"))
             let commits = database.commits
             #expect(commits.made > 0)
             #expect(commits.durable >= commits.made)
@@ -42,7 +38,7 @@ struct SQLiteDurabilityTests {
             let before = database.commits
             #expect(before.durable == before.made)
             try await store.durableWrites {
-                for index in 0..<3 { try await store.insertClient(client("answer-\(index)")) }
+                for index in 0..<3 { try await store.insertClient(sampleClient("answer-\(index)")) }
                 // In the open batch, not yet committed nor flushed: the answer has not been given.
                 #expect(database.commits == before)
             }
@@ -58,7 +54,7 @@ struct SQLiteDurabilityTests {
         try await withStore { store, database, _ in
             await #expect(throws: Refused.self) {
                 try await store.durableWrites {
-                    try await store.insertClient(client("spent"))
+                    try await store.insertClient(sampleClient("spent"))
                     throw Refused()
                 }
             }
@@ -76,7 +72,7 @@ struct SQLiteDurabilityTests {
                 }
             }
             // Still in autocommit: a write commits at once and another connection sees it.
-            try await store.insertClient(client("after"))
+            try await store.insertClient(sampleClient("after"))
             let other = try await SQLStore.sqlite(path: path)
             #expect(try await other.client(id: "after") != nil)
             try await other.close()
@@ -87,12 +83,12 @@ struct SQLiteDurabilityTests {
     func nonBindingAnswerDoesNotWait() async throws {
         try await withStore { store, database, _ in
             try await store.durableWrites {
-                try await WriteBinding.notBinding { try await store.insertClient(client("new")) }
+                try await WriteBinding.notBinding { try await store.insertClient(sampleClient("new")) }
             }
             let after = database.commits
             #expect(after.durable < after.made)
             // Outside an answer the write itself waits, binding or not.
-            try await WriteBinding.notBinding { try await store.insertClient(client("alone")) }
+            try await WriteBinding.notBinding { try await store.insertClient(sampleClient("alone")) }
             let alone = database.commits
             #expect(alone.durable >= alone.made)
         }
@@ -104,8 +100,8 @@ struct SQLiteDurabilityTests {
             let store = try await SQLStore.sqlite(path: path, synchronous: .normal)
             let database = try #require(store.sqlite)
             #expect(!database.waitsForDisk)
-            for id in ["one", "two", "three"] { try await store.insertClient(client(id)) }
-            try await store.durableWrites { try await store.insertClient(client("binding")) }
+            for id in ["one", "two", "three"] { try await store.insertClient(sampleClient(id)) }
+            try await store.durableWrites { try await store.insertClient(sampleClient("binding")) }
             let made = database.commits.made
             #expect(made > 0)
             // Flushed about 0.2 s after the first commit; polled for up to 30 s, so that a slow
@@ -114,7 +110,7 @@ struct SQLiteDurabilityTests {
             for _ in 0..<3000 where database.commits.durable < made { try await Task.sleep(for: .milliseconds(10)) }
             #expect(database.commits.durable >= made)
             // A later commit is flushed by a later timed flush.
-            try await store.insertClient(client("later"))
+            try await store.insertClient(sampleClient("later"))
             let later = database.commits.made
             for _ in 0..<3000 where database.commits.durable < later { try await Task.sleep(for: .milliseconds(10)) }
             #expect(database.commits.durable >= later)
@@ -127,8 +123,8 @@ struct SQLiteDurabilityTests {
         var database: InlineSQLiteDatabase?
         try await withNormalStore(laterFlush: .seconds(3600)) { store, opened in
             database = opened
-            try await store.insertClient(client("one"))
-            try await store.durableWrites { try await store.insertClient(client("binding")) }
+            try await store.insertClient(sampleClient("one"))
+            try await store.durableWrites { try await store.insertClient(sampleClient("binding")) }
             // An hour away: only the timer could have flushed, and it has not.
             #expect(opened.commits.durable < opened.commits.made)
         }
@@ -142,7 +138,7 @@ struct SQLiteDurabilityTests {
         var opened: InlineSQLiteDatabase?
         try await withStore { store, database, _ in
             opened = database
-            try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(client("session")) } }
+            try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(sampleClient("session")) } }
             #expect(database.commits.durable < database.commits.made)
         }
         let closed = try #require(opened).commits
@@ -154,10 +150,10 @@ struct SQLiteDurabilityTests {
         var opened: InlineSQLiteDatabase?
         try await withNormalStore(laterFlush: .seconds(3600)) { store, database in
             opened = database
-            try await store.durableWrites { try await store.insertClient(client("before")) }
+            try await store.durableWrites { try await store.insertClient(sampleClient("before")) }
             database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a timed flush to disk")
             await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { _ = try await store.client(id: "before") } }
-            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("after")) } }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(sampleClient("after")) } }
             let reason = try #require(await store.unreadiness())
             #expect(reason.contains("a timed flush to disk failed (simulated)"))
         }
@@ -170,15 +166,15 @@ struct SQLiteDurabilityTests {
     func bindingWriteWaitsForAll() async throws {
         try await withStore { store, database, _ in
             try await store.durableWrites {
-                try await WriteBinding.notBinding { try await store.insertClient(client("first")) }
+                try await WriteBinding.notBinding { try await store.insertClient(sampleClient("first")) }
             }
             #expect(database.commits.durable < database.commits.made)
             // Reading does not bind: the earlier commit is still not on disk.
             try await store.durableWrites { _ = try await store.client(id: "first") }
             #expect(database.commits.durable < database.commits.made)
             try await store.durableWrites {
-                try await WriteBinding.notBinding { try await store.insertClient(client("second")) }
-                try await store.insertClient(client("binding"))
+                try await WriteBinding.notBinding { try await store.insertClient(sampleClient("second")) }
+                try await store.insertClient(sampleClient("binding"))
             }
             let after = database.commits
             #expect(after.durable >= after.made)
@@ -191,14 +187,14 @@ struct SQLiteDurabilityTests {
         try await withStore { store, database, _ in
             await #expect(throws: Refused.self) {
                 try await store.durableWrites {
-                    try await WriteBinding.notBinding { try await store.insertClient(client("made")) }
+                    try await WriteBinding.notBinding { try await store.insertClient(sampleClient("made")) }
                     throw Refused()
                 }
             }
             #expect(database.commits.durable < database.commits.made)
             await #expect(throws: Refused.self) {
                 try await store.durableWrites {
-                    try await store.insertClient(client("spent"))
+                    try await store.insertClient(sampleClient("spent"))
                     throw Refused()
                 }
             }
@@ -211,10 +207,10 @@ struct SQLiteDurabilityTests {
         try await withStore { store, database, _ in
             database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a flush to disk")
             await #expect(throws: SQLiteFailure.self) {
-                try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(client("new")) } }
+                try await store.durableWrites { try await WriteBinding.notBinding { try await store.insertClient(sampleClient("new")) } }
             }
             await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { _ = try await store.client(id: "new") } }
-            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("binding")) } }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(sampleClient("binding")) } }
             let reason = try #require(await store.unreadiness())
             #expect(reason.contains("a flush to disk failed (simulated)"))
         }
@@ -228,7 +224,7 @@ struct SQLiteDurabilityTests {
                     group.addTask {
                         // This write's commit is numbered after every commit made before it starts.
                         let before = database.commits.made
-                        try await store.insertClient(client("crowd-\(index)"))
+                        try await store.insertClient(sampleClient("crowd-\(index)"))
                         return database.commits.durable > before
                     }
                 }
@@ -271,11 +267,11 @@ struct SQLiteDurabilityTests {
     @Test("the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them past the patience); a reader that lets go in time is waited for")
     func completeCopyOrRefusal() async throws {
         try await withStore { store, database, path in
-            try await store.insertClient(client("before-the-reader"))
+            try await store.insertClient(sampleClient("before-the-reader"))
             let reader = try SQLiteConnectionHandle(path: path, settings: [])
             _ = try reader.run("BEGIN", binds: [], mayOpenTransaction: true)
             _ = try reader.run("SELECT count(*) FROM signet_clients", binds: [], mayOpenTransaction: true)
-            try await store.insertClient(client("after-the-reader"))
+            try await store.insertClient(sampleClient("after-the-reader"))
             await #expect(throws: SQLiteFailure.self) { try await database.copyLogIntoDatabaseCompletely(patience: 50) }
             #expect(try logSize(path) > 0)
             // A reader that lets go while the copy waits for it: the copy is made.

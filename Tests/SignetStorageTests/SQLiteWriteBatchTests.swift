@@ -12,18 +12,9 @@ import Testing
 /// ends the transaction fails every answer that counted on it.
 @Suite("SQLite: the writes of answers made together share one transaction, committed once before their flush")
 struct SQLiteWriteBatchTests {
-    private func client(_ id: String) -> ClientRecord {
-        ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
-    }
-
     /// The clients in the file, as another process reads them.
     private func clientsInFile(_ path: String) throws -> [String] {
-        let connection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
-        defer { connection.close() }
-        return try connection.run("SELECT id FROM signet_clients ORDER BY id", binds: []).rows.compactMap {
-            guard case .text(let id) = $0.first else { return nil }
-            return id
-        }
+        try textColumn(of: "SELECT id FROM signet_clients ORDER BY id", inFile: path)
     }
 
     /// Runs SQL on a connection of its own, as another process would.
@@ -46,7 +37,7 @@ struct SQLiteWriteBatchTests {
                 for index in 0..<4 {
                     group.addTask {
                         try await store.durableWrites {
-                            try await store.insertClient(client("c\(index)"))
+                            try await store.insertClient(sampleClient("c\(index)"))
                             #expect(try await store.client(id: "c\(index)")?.id == "c\(index)")
                             #expect(try await store.listClients().map(\.id).contains("c\(index)"), "a listing reads the batch it wrote into")
                             await allWrote.arrive()
@@ -69,7 +60,7 @@ struct SQLiteWriteBatchTests {
         try await withTemporarySQLiteStore("batch-not-binding", laterFlush: noTimedCommit) { store, database, path in
             let before = database.commits.made
             try await store.durableWrites {
-                try await WriteBinding.notBinding { try await store.insertClient(client("session")) }
+                try await WriteBinding.notBinding { try await store.insertClient(sampleClient("session")) }
                 #expect(try clientsInFile(path).isEmpty)
             }
             #expect(database.commits.made == before + 1)
@@ -86,7 +77,7 @@ struct SQLiteWriteBatchTests {
         let done = Rendezvous(count: 2)
         let holder = Task {
             try await store.durableWrites {
-                try await store.insertClient(client(held))
+                try await store.insertClient(sampleClient(held))
                 await written.arrive()
                 await done.arrive()
             }
@@ -117,7 +108,7 @@ struct SQLiteWriteBatchTests {
     func constraintFailureKeepsTheBatch() async throws {
         try await withTemporarySQLiteStore("batch-constraint", laterFlush: noTimedCommit) { store, database, path in
             let holder = try await whileAnotherAnswerHolds("a", in: store) {
-                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("a")) } }
+                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(sampleClient("a")) } }
             }
             #expect(throws: Never.self) { try holder.get() }
             #expect(try clientsInFile(path) == ["a"])
@@ -131,20 +122,20 @@ struct SQLiteWriteBatchTests {
         let trigger = "CREATE TRIGGER boom BEFORE INSERT ON signet_clients WHEN NEW.id LIKE 'boom%' BEGIN SELECT RAISE(ROLLBACK, 'simulated'); END"
         try await withTemporarySQLiteStore("batch-dropped-alone", laterFlush: noTimedCommit) { store, database, path in
             try runElsewhere(trigger, on: path)
-            await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("boom")) } }
+            await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(sampleClient("boom")) } }
             #expect(database.flushFailure == nil, "the batch it opened held nothing else")
-            try await store.durableWrites { try await store.insertClient(client("after")) }
+            try await store.durableWrites { try await store.insertClient(sampleClient("after")) }
             #expect(try clientsInFile(path) == ["after"])
         }
         try await withTemporarySQLiteStore("batch-dropped", laterFlush: noTimedCommit) { store, database, path in
             try runElsewhere(trigger, on: path)
             let holder = try await whileAnotherAnswerHolds("a", in: store) {
-                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(client("boom")) } }
+                await #expect(throws: (any Error).self) { try await store.durableWrites { try await store.insertClient(sampleClient("boom")) } }
             }
             #expect(throws: SQLiteFailure.self, "its write was rolled back with the batch") { try holder.get() }
             #expect(try clientsInFile(path).isEmpty)
             #expect(database.flushFailure?.contains("ended the transaction it shared with other requests") == true)
-            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(client("later")) } }
+            await #expect(throws: SQLiteFailure.self) { try await store.durableWrites { try await store.insertClient(sampleClient("later")) } }
         }
     }
 
@@ -159,7 +150,7 @@ struct SQLiteWriteBatchTests {
                             if next == "a read" {
                                 _ = try await store.client(id: "nobody")
                             } else {
-                                try await store.insertClient(client("b"))
+                                try await store.insertClient(sampleClient("b"))
                             }
                         }
                     }
@@ -171,7 +162,7 @@ struct SQLiteWriteBatchTests {
         }
     }
 
-    @Test("closing the store commits the open batch under the same hold as the close")
+    @Test("closing the store commits the open batch")
     func closeCommitsTheBatch() async throws {
         try await withTemporarySQLitePath("batch-close") { path in
             let store = try await SQLStore.sqlite(path: path, synchronous: .full, laterFlush: noTimedCommit)
@@ -179,7 +170,7 @@ struct SQLiteWriteBatchTests {
             let closed = Rendezvous(count: 2)
             let answer = Task {
                 try await store.durableWrites {
-                    try await store.insertClient(client("a"))
+                    try await store.insertClient(sampleClient("a"))
                     await written.arrive()
                     await closed.arrive()
                 }
@@ -197,7 +188,7 @@ struct SQLiteWriteBatchTests {
     func timedCommit() async throws {
         try await withTemporarySQLiteStore("batch-timed", laterFlush: .milliseconds(20)) { store, database, path in
             try await store.durableWrites {
-                try await store.insertClient(client("slow"))
+                try await store.insertClient(sampleClient("slow"))
                 var seen = false
                 for _ in 0..<500 where !seen {
                     try await Task.sleep(for: .milliseconds(10))

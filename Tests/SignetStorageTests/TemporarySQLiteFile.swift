@@ -1,4 +1,5 @@
 import Foundation
+import SignetServer
 @testable import SignetStorage
 import SignetTesting
 import Testing
@@ -25,5 +26,21 @@ func withTemporarySQLiteStore(
             throw error
         }
         try await store.close()
+    }
+}
+
+/// A public client with one redirect URI, named by its id, for tests that only need a row.
+func sampleClient(_ id: String) -> ClientRecord {
+    ClientRecord(id: id, name: id, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date())
+}
+
+/// The first column of `query`'s rows in the file at `path`, as text, read through a connection
+/// of its own, as another process would read it.
+func textColumn(of query: String, inFile path: String) throws -> [String] {
+    let connection = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
+    defer { connection.close() }
+    return try connection.run(query, binds: []).rows.compactMap {
+        guard case .text(let value) = $0.first else { return nil }
+        return value
     }
 }

@@ -74,7 +74,7 @@ struct WriteLockQueueTests {
             try python.run()
             try waitFor(path + ".locked", from: python)
             try await store.durableWrites {
-                try await store.insertClient(ClientRecord(id: "waited", name: "waited", authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date()))
+                try await store.insertClient(sampleClient("waited"))
             }
             python.waitUntilExit()
             #expect(try String(contentsOfFile: path + ".seen", encoding: .utf8) == "yes", "the other process saw the write waiting")
@@ -128,7 +128,7 @@ struct WriteLockQueueTests {
             let done = DoneFlag()
             let answer = Task {
                 try await store.durableWrites {
-                    try await store.insertClient(ClientRecord(id: "after", name: "after", authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date()))
+                    try await store.insertClient(sampleClient("after"))
                 }
                 done.set()
             }

@@ -54,19 +54,18 @@ final class DeferredWrites: Sendable {
     /// Runs every queued statement on `writer`, which the caller holds (under the writer's lock,
     /// so they run in the order they were queued) inside the transaction it has open (the
     /// writer's open batch, ``WriteBatch``). They count as written once that transaction is
-    /// committed (``markCommitted()``). Returns whether any ran.
+    /// committed (``markCommitted()``).
     ///
     /// A failure throws; the statements are then dropped with the transaction, which the caller
     /// rolls back and treats as a failed flush.
-    func run(on writer: SQLiteConnectionHandle) throws -> Bool {
+    func run(on writer: SQLiteConnectionHandle) throws {
         let batch = state.withLock { state in
             defer { state.queue.removeAll(keepingCapacity: true) }
             return (statements: state.queue, last: state.queued)
         }
-        guard !batch.statements.isEmpty else { return false }
+        guard !batch.statements.isEmpty else { return }
         for statement in batch.statements { _ = try writer.run(statement.sql, binds: statement.values, mayOpenTransaction: true) }
         state.withLock { $0.inTransaction = max($0.inTransaction, batch.last) }
-        return true
     }
 
     /// Counts the statements run in the transaction just committed as written.

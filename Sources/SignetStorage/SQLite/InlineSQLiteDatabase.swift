@@ -132,7 +132,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
     func close() {
         // Waits for another process's write lock as a write would; the writes of any caller
         // still running fail once the writer is closed, as they would without this step.
-        if let failure = flusher.writeDeferredStatements() {
+        if let failure = flusher.commitOpenBatch() {
             logger.error("audit events queued at close could not be written", metadata: ["reason": .string(failure.description)])
         }
         // A batch opened since is committed under the same hold as the close, which would roll it back.
@@ -398,28 +398,26 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// Runs `sql` on the writer or a reader when SQLite says it only reads; `nil` when it writes.
     private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
         let scope = DurabilityScope.current
-        // A request that wrote into the open batch (``WriteBatch``) reads on the writer, the one
-        // connection that sees those writes before the batch is committed, listings included.
+        let attempt: WriterRead?
         if let scope, scope.latestCommit > flusher.commitCounter.load(ordering: .acquiring) {
-            let attempt = try writer.connection.withLock { try readOnWriter(sql, values, $0, for: scope) }
-            switch attempt {
-            case .rows(let answer): return answer
-            case .writes: return nil
-            case .elsewhere: break
-            }
+            // A request that wrote into or read from the open batch (``WriteBatch``) reads on the
+            // writer, the one connection that sees it before its commit, listings included.
+            attempt = try writer.connection.withLock { try readOnWriter(sql, values, $0, for: scope) }
+        } else if !Self.isListing(sql) {
+            // Look-ups on the writer first when it is free: its page cache survives its own
+            // commits, while every commit makes a reader reread the pages it uses (20 fewer reads
+            // of the file per token request). Not listings (`ORDER BY`), which may hold it for many
+            // rows, and not while it is closed or inside a migration's transaction. Then a free
+            // reader, else the next reader in turn. A read meeting another process's lock on the
+            // writer, which does not wait for those, goes to a reader, which does.
+            attempt = try writer.connection.withLockIfAvailable { try readOnWriter(sql, values, $0, for: scope) }
+        } else {
+            attempt = nil
         }
-        // Look-ups on the writer first when it is free: its page cache survives its own commits,
-        // while every commit makes a reader reread the pages it uses (20 fewer reads of the file
-        // per token request). Not listings (`ORDER BY`), which may hold it for many rows, and not
-        // while it is closed or inside a migration's transaction. Then a free reader, else the
-        // next reader in turn. A read meeting another process's lock on the writer, which does not
-        // wait for those, goes to a reader, which does.
-        if !Self.isListing(sql), let attempt = try writer.connection.withLockIfAvailable({ try readOnWriter(sql, values, $0, for: scope) }) {
-            switch attempt {
-            case .rows(let answer): return answer
-            case .writes: return nil
-            case .elsewhere: break
-            }
+        switch attempt {
+        case .rows(let answer)?: return answer
+        case .writes?: return nil
+        case .elsewhere?, nil: break
         }
         for reader in readers {
             if let answer = try reader.connection.withLockIfAvailable({ try Self.read(sql, values, on: $0) }) { return answer }
@@ -440,7 +438,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
             attempt = try Self.attemptRead(sql, values, onWriter: writer, insideBatch: batch != nil)
         } catch {
             // A read's failure can end the transaction too (an I/O error, a full disk).
-            if batch != nil { flusher.noteFailureInBatch(on: writer) }
+            if batch != nil { _ = try? flusher.checkBatchIntact(on: writer) }
             throw error
         }
         if let batch, case .rows = attempt { _ = scope?.cover(batch, binding: false) }

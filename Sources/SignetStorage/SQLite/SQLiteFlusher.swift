@@ -39,6 +39,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// The first flush that failed. It stays: after a failed fsync the kernel may have dropped the
     /// pages, so no later flush may report commits durable (as PostgreSQL's `data_sync_retry=off`).
     private var failure: SQLiteFailure?
+    /// Whether ``failure`` is set, read without the lock (set under it, never cleared).
+    private let hasFailed = Atomic<Bool>(false)
     private var checkpointDue = false
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -180,7 +182,7 @@ final class SQLiteFlusher: @unchecked Sendable {
         // seen by the writers only after the read).
         _ = timedFlushPending.exchange(false, ordering: .acquiringAndReleasing)
         // Statements that cannot be written now are written later; the commits made are flushed still.
-        _ = writeDeferredStatements()
+        _ = commitOpenBatch()
         let counted = commitCounter.load(ordering: .acquiring)
         // After a failed flush, none reports commits durable (the kernel may have dropped pages).
         guard lock.withLock({ failure == nil && counted > synced }) else { return }
@@ -225,7 +227,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     private func flush(for waiting: [Waiter]) {
         // Everyone waiting wrote into the open batch, or queued deferred statements, before they
         // waited: this commits them.
-        let unwritten = writeDeferredStatements()
+        let unwritten = commitOpenBatch()
         guard syncCountedCommits(during: "a flush to disk", stranding: waiting.map(\.continuation)) else { return }
         // Each is resumed only once what it waits for is on disk; a failure latched meanwhile
         // (by a write of the deferred statements elsewhere) fails everyone.
@@ -251,7 +253,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// the closing one). Returns `nil` once committed, else why not: that lock still held after
     /// ``deferredPatience`` (the statements stay queued for the next flush or the close), a closed
     /// store, or a failure (latched by ``commitBatch(on:)``).
-    func writeDeferredStatements() -> SQLiteFailure? {
+    func commitOpenBatch() -> SQLiteFailure? {
         guard !deferred.isSettled || batchIsOpen.load(ordering: .acquiring) else { return nil }
         var busy = InlineSQLiteDatabase.BusyWait(patience: deferredPatience.load(ordering: .relaxed))
         while true {
@@ -295,6 +297,7 @@ final class SQLiteFlusher: @unchecked Sendable {
     func latch(_ failure: SQLiteFailure, during what: String, stranding waiting: [UnsafeContinuation<Void, any Error>] = []) {
         let stranded = lock.withLock {
             self.failure = self.failure ?? SQLiteFailure(code: failure.code, message: "\(what) failed (\(failure.message)); restart Signet")
+            hasFailed.store(true, ordering: .releasing)
             defer { waiters.removeAll() }
             return waiters.map(\.continuation)
         }
@@ -304,6 +307,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// Throws the latched failure, if a flush or a checkpoint has failed: writes made since may
     /// never reach the disk.
     func checkNotFailed() throws {
+        // Without the lock while nothing has failed: every write and every answer asks.
+        guard hasFailed.load(ordering: .acquiring) else { return }
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 }

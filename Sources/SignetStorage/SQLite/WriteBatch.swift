@@ -93,12 +93,6 @@ extension SQLiteFlusher {
         throw failure
     }
 
-    /// After a statement on `writer` inside the open batch failed: a failure that ended the
-    /// transaction is latched (``checkBatchIntact(on:)``).
-    func noteFailureInBatch(on writer: SQLiteConnectionHandle) {
-        _ = try? checkBatchIntact(on: writer)
-    }
-
     /// Commits the open batch on `writer` (held by the caller), with the deferred statements
     /// queued so far, and counts the commit. With none open and none queued, nothing. Another
     /// process's write lock, met opening a batch for the queued statements, is thrown with
@@ -115,10 +109,9 @@ extension SQLiteFlusher {
         if !deferred.isEmpty {
             try openBatch(on: writer)
             do {
-                _ = try deferred.run(on: writer)
+                try deferred.run(on: writer)
             } catch {
-                if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
-                droppedBatch(error, during: "writing the audit trail")
+                droppedBatch(error, during: "writing the audit trail", rollingBackOn: writer)
                 throw error
             }
         }
@@ -126,8 +119,7 @@ extension SQLiteFlusher {
         do {
             try writer.execute("COMMIT")
         } catch {
-            if !writer.isAutocommit { try? writer.execute("ROLLBACK") }
-            droppedBatch(error, during: "a commit")
+            droppedBatch(error, during: "a commit", rollingBackOn: writer)
             throw error
         }
         batchIsOpen.store(false, ordering: .releasing)
@@ -144,8 +136,10 @@ extension SQLiteFlusher {
         commitMade()
     }
 
-    /// The open batch ended without its commit: what it held can never be on disk.
-    private func droppedBatch(_ error: any Error, during what: String) {
+    /// The open batch ended without its commit: what it held can never be on disk. Rolls back
+    /// what SQLite left open on `writer`, if given.
+    private func droppedBatch(_ error: any Error, during what: String, rollingBackOn writer: SQLiteConnectionHandle? = nil) {
+        if let writer, !writer.isAutocommit { try? writer.execute("ROLLBACK") }
         // Latched first: an answer that finds no batch open then finds the failure.
         defer { batchIsOpen.store(false, ordering: .releasing) }
         latch((error as? SQLiteFailure) ?? SQLiteFailure(code: SQLITE_IOERR, message: "\(error)"), during: what)

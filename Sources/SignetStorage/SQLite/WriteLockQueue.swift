@@ -57,11 +57,7 @@ final class WriteLockQueue: Sendable {
     var othersWait: Bool {
         state.withLock { state in
             guard let descriptor = Self.open(path, &state) else { return false }
-            var query = flock()
-            query.l_type = Int16(F_WRLCK)
-            query.l_whence = Int16(SEEK_SET)
-            query.l_start = 0
-            query.l_len = 1
+            var query = Self.firstByte(F_WRLCK)
             guard fcntl(descriptor, F_GETLK, &query) == 0 else { return false }
             return query.l_type != Int16(F_UNLCK)
         }
@@ -80,11 +76,17 @@ final class WriteLockQueue: Sendable {
     }
 
     private static func lock(_ descriptor: Int32, type: Int32) -> Bool {
-        var request = flock()
-        request.l_type = Int16(type)
-        request.l_whence = Int16(SEEK_SET)
-        request.l_start = 0
-        request.l_len = 1
+        var request = firstByte(type)
         return fcntl(descriptor, F_SETLK, &request) == 0
+    }
+
+    /// A lock of `type` on the file's first byte, the one the waits are told through.
+    private static func firstByte(_ type: Int32) -> flock {
+        var range = flock()
+        range.l_type = Int16(type)
+        range.l_whence = Int16(SEEK_SET)
+        range.l_start = 0
+        range.l_len = 1
+        return range
     }
 }
