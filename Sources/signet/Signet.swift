@@ -1,5 +1,6 @@
 // The `signet` command: serve, administer and demonstrate the identity provider.
 import ArgumentParser
+import Foundation
 import SignetCore
 
 @main
@@ -17,11 +18,15 @@ struct Signet: AsyncParsableCommand {
     /// tasks run on the event loops instead of being handed to the standard thread pool and back
     /// (5 to 7 context switches per token request instead of 13, docs/performance.md).
     ///
+    /// It also raises glibc's trim threshold (``AllocatorTuning``), so the memory a request frees
+    /// is kept for the next instead of being given back to the kernel and faulted in again.
+    ///
     /// Password hashing runs on NIO's thread pool and SQLite's flushes on their own thread. What
     /// still holds an event loop is SQLite's statements, short by design (purges go in batches);
     /// a write meeting another process's lock waits off the loop (docs/operations.md).
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
+            AllocatorTuning.apply(environment: ProcessInfo.processInfo.environment)
             EventLoopGlobalExecutor.install()
         }
         await main(nil)
