@@ -101,7 +101,7 @@ extension SQLStore: GrantStore {
         return (code, read.grant)
     }
 
-    public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+    public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> Spend<AuthorizationCodeRecord> {
         try await redeemOnce(
             table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date, returning: Self.returningCodeWithGrant)
     }
@@ -127,7 +127,7 @@ extension SQLStore: GrantStore {
         return (token, read.grant)
     }
 
-    public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) async throws -> Spend<RefreshTokenRecord> {
         try await redeemOnce(
             table: "signet_refresh_tokens", key: ("token_hash", hash), usedColumn: "used_at", usedAt: \.usedAt, at: date,
             returning: Self.returningRefreshTokenWithGrant)
@@ -164,34 +164,44 @@ extension SQLStore: GrantStore {
     private static let selectRefreshTokenWithGrant = selectWithGrant(table: "signet_refresh_tokens", keyColumn: "token_hash", usedColumn: "used_at")
 
     /// Marks a single-use row used (at `date`, in the row and in the record returned) in one
-    /// statement, so exactly one concurrent caller wins, and returns the winner's grant as it
-    /// stands at the spend from the same statement (`returning`, ``returningWithGrant(table:)``);
-    /// tells the others whether it was a replay (and of which grant) or never existed.
+    /// statement, so exactly one concurrent caller wins, and returns the winner's grant and its
+    /// user as they stand at the spend from the same statement (`returning`,
+    /// ``returningWithGrant(table:)``); tells the others whether it was a replay (and of which
+    /// grant) or never existed.
     private func redeemOnce<Record: Decodable & Sendable & Equatable>(
         table: String, key: (column: String, value: String), usedColumn: String, usedAt: WritableKeyPath<Record, Date?>, at date: Date,
         returning: String
-    ) async throws -> (redemption: Redemption<Record>, grant: GrantRecord?) {
+    ) async throws -> Spend<Record> {
         let won = try await database.raw(
             "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING \(unsafeRaw: returning)"
         ).first()
         if var record = try Self.record(Record.self, from: won) {
             record[keyPath: usedAt] = date
-            return (.redeemed(record), try Self.grant(from: won))
+            return Spend(.redeemed(record), grant: try Self.grant(from: won), user: try Self.user(from: won))
         }
         guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
-            return (.unknown, nil)
+            return Spend(.unknown)
         }
-        return (.alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self)), nil)
+        return Spend(.alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self)))
     }
 
-    /// The `RETURNING` list of a spend that reads its row's grant too, in the columns
-    /// ``grant(from:)`` reads (made once per table). On PostgreSQL (read committed) the subqueries
-    /// see the database as the statement began: a revocation committed while it runs is missed,
-    /// as one committed just after the spend is, and the tokens then issued are born revoked
-    /// (their refresh and userinfo look at the grant again).
+    /// The `RETURNING` list of a spend that reads its row's grant and the grant's user too, in
+    /// the columns ``grant(from:)`` and ``user(from:)`` read (made once per table): the token
+    /// endpoint needs both, and reading them here saves it a statement. On PostgreSQL (read
+    /// committed) the subqueries see the database as the statement began: a revocation or a lock
+    /// committed while it runs is missed, as one committed just after the spend is, and the
+    /// tokens then issued are born revoked (their refresh and userinfo look at the grant and the
+    /// user again).
     private static func returningWithGrant(table: String) -> String {
         let grant = "FROM signet_grants g WHERE g.id = \(table).grant_id"
-        return "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id"
+        return "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id, "
+            + "(SELECT u.data FROM signet_users u WHERE u.id = (SELECT g.user_id \(grant))) AS user_data"
+    }
+
+    /// A user from the column `user_data`; `nil` without a row or a user in it.
+    private static func user(from row: (any SQLRow)?) throws -> UserRecord? {
+        guard let row, let text = try row.decode(column: "user_data", as: String?.self) else { return nil }
+        return try decode(UserRecord.self, text)
     }
 
     private static let returningCodeWithGrant = returningWithGrant(table: "signet_codes")

@@ -294,9 +294,11 @@ struct StoreContractTests {
         }
     }
 
-    @Test("spending a code or refresh token with its grant gives the winner the grant as it stands at the spend (revoked, bound to a device, gone), and losers none", arguments: StoreBackend.available)
+    @Test("spending a code or refresh token with its grant gives the winner the grant and its user as they stand at the spend (revoked, bound to a device, locked, gone), and losers none", arguments: StoreBackend.available)
     func spendsWithGrant(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
+            var owner = UserRecord(id: "u", username: "owner", passwordHash: "$2b$04$hash", securityStamp: "s1", createdAt: now)
+            try await store.insertUser(owner)
             try await store.insertGrant(grant("g6"))
             try await store.insertCode(code("h6", grantID: "g6"))
             try await store.insertCode(code("h7", grantID: "g6"))
@@ -313,16 +315,17 @@ struct StoreContractTests {
             #expect(redeemed.redeemedAt == now && redeemed.nonce == "n")
             #expect(first.grant == (try await store.grant(id: "g6")))
             #expect(first.grant?.revokedAt == nil && first.grant?.deviceID == nil)
+            #expect(first.user == owner)
             let again = try await store.redeemCodeWithGrant(hash: "h6", at: now)
-            #expect(again.redemption == .alreadyUsed(grantID: "g6") && again.grant == nil)
+            #expect(again.redemption == .alreadyUsed(grantID: "g6") && again.grant == nil && again.user == nil)
             let unknown = try await store.redeemCodeWithGrant(hash: "nope", at: now)
-            #expect(unknown.redemption == .unknown && unknown.grant == nil)
+            #expect(unknown.redemption == .unknown && unknown.grant == nil && unknown.user == nil)
             let orphan = try await store.redeemCodeWithGrant(hash: "orphan6", at: now)
             guard case .redeemed = orphan.redemption else {
                 Issue.record("a code whose grant is gone is still spent")
                 return
             }
-            #expect(orphan.grant == nil)
+            #expect(orphan.grant == nil && orphan.user == nil)
 
             // A refresh token spent: its grant, then a device binding made before the next spend shows.
             let token = try await store.useRefreshTokenWithGrant(hash: "r6", at: now)
@@ -332,12 +335,18 @@ struct StoreContractTests {
             }
             #expect(used.usedAt == now)
             #expect(token.grant == (try await store.grant(id: "g6")))
+            #expect(token.user == owner)
+            // A lock made before the next spend shows in the user it gets.
+            owner.locked = true
+            owner.securityStamp = "s2"
+            #expect(try await store.replaceUser(owner, expectedStamp: "s1"))
             #expect(try await store.bindGrant(id: "g6", toDevice: "device-6", replacing: nil))
             let bound = try await store.useRefreshTokenWithGrant(hash: "r7", at: now)
             #expect(bound.grant?.deviceID == "device-6")
             #expect(bound.grant == (try await store.grant(id: "g6")))
+            #expect(bound.user == owner && bound.user?.locked == true)
             let reused = try await store.useRefreshTokenWithGrant(hash: "r6", at: now)
-            #expect(reused.redemption == .alreadyUsed(grantID: "g6") && reused.grant == nil)
+            #expect(reused.redemption == .alreadyUsed(grantID: "g6") && reused.grant == nil && reused.user == nil)
 
             // A revocation made before the spend is in the grant the winner gets.
             try await store.revokeGrant(id: "g6", at: now)
@@ -347,6 +356,14 @@ struct StoreContractTests {
                 return
             }
             #expect(late.grant?.revokedAt == now)
+
+            // A grant whose user is gone: the grant, and no user.
+            try await store.insertGrant(GrantRecord(
+                id: "g8", clientID: "c", userID: "no-such-user", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now,
+                expiresAt: now.addingTimeInterval(3600)))
+            try await store.insertCode(code("h8", grantID: "g8"))
+            let userless = try await store.redeemCodeWithGrant(hash: "h8", at: now)
+            #expect(userless.grant?.id == "g8" && userless.user == nil)
         }
     }
 

@@ -110,7 +110,7 @@ struct WriteLockQueueTests {
             let release = path + ".release"
             let python = try holdWaitingLock(path + "-waiting", until: release)
             #expect(queue.othersWait)
-            FileManager.default.createFile(atPath: release, contents: nil)
+            #expect(FileManager.default.createFile(atPath: release, contents: nil), "the other process told to let go")
             python.waitUntilExit()
             #expect(!queue.othersWait)
         }
@@ -122,7 +122,7 @@ struct WriteLockQueueTests {
             let release = path + ".release"
             let python = try holdWaitingLock(path + "-waiting", until: release)
             defer {
-                FileManager.default.createFile(atPath: release, contents: nil)
+                _ = FileManager.default.createFile(atPath: release, contents: nil)
                 python.waitUntilExit()
             }
             let done = DoneFlag()

@@ -109,22 +109,22 @@ public actor MemoryStore: SignetStore {
 
     public func insertCode(_ code: AuthorizationCodeRecord) { codes[code.codeHash] = code }
     public func code(hash: String) -> AuthorizationCodeRecord? { codes[hash] }
-    public func redeemCodeWithGrant(hash: String, at date: Date) -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
-        guard var code = codes[hash] else { return (.unknown, nil) }
-        if code.redeemedAt != nil { return (.alreadyUsed(grantID: code.grantID), nil) }
+    public func redeemCodeWithGrant(hash: String, at date: Date) -> Spend<AuthorizationCodeRecord> {
+        guard var code = codes[hash] else { return Spend(.unknown) }
+        if code.redeemedAt != nil { return Spend(.alreadyUsed(grantID: code.grantID)) }
         code.redeemedAt = date
         codes[hash] = code
-        return (.redeemed(code), grants[code.grantID])
+        return Spend(.redeemed(code), grant: grants[code.grantID], user: grants[code.grantID].flatMap { users[$0.userID] })
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) { refreshTokens[token.tokenHash] = token }
     public func refreshToken(hash: String) -> RefreshTokenRecord? { refreshTokens[hash] }
-    public func useRefreshTokenWithGrant(hash: String, at date: Date) -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
-        guard var token = refreshTokens[hash] else { return (.unknown, nil) }
-        if token.usedAt != nil { return (.alreadyUsed(grantID: token.grantID), nil) }
+    public func useRefreshTokenWithGrant(hash: String, at date: Date) -> Spend<RefreshTokenRecord> {
+        guard var token = refreshTokens[hash] else { return Spend(.unknown) }
+        if token.usedAt != nil { return Spend(.alreadyUsed(grantID: token.grantID)) }
         token.usedAt = date
         refreshTokens[hash] = token
-        return (.redeemed(token), grants[token.grantID])
+        return Spend(.redeemed(token), grant: grants[token.grantID], user: grants[token.grantID].flatMap { users[$0.userID] })
     }
 
     public func insertSession(_ session: BrowserSessionRecord) { sessions[session.idHash] = session }

@@ -47,6 +47,23 @@ public enum Redemption<Record: Sendable & Equatable>: Sendable, Equatable {
     case unknown
 }
 
+/// What spending a single-use row (a code or a refresh token) found, read in the same step as
+/// the spend: the winner gets the row's grant and the grant's user as they stand at the spend,
+/// so a revocation or a lock made before it is seen, and none made after it can be.
+public struct Spend<Record: Sendable & Equatable>: Sendable {
+    public var redemption: Redemption<Record>
+    /// The winner's grant; `nil` for the others, or when there is none.
+    public var grant: GrantRecord?
+    /// The winner's grant's user; `nil` for the others, or when there is none.
+    public var user: UserRecord?
+
+    public init(_ redemption: Redemption<Record>, grant: GrantRecord? = nil, user: UserRecord? = nil) {
+        self.redemption = redemption
+        self.grant = grant
+        self.user = user
+    }
+}
+
 /// Authorization requests in progress, codes, grants and refresh tokens.
 public protocol GrantStore: Sendable {
     /// Does not bind the answer to the disk (``WriteBinding``), nor do the two below: a login's
@@ -80,9 +97,9 @@ public protocol GrantStore: Sendable {
     /// not read: a replay is answered (and its grant revoked) even if that grant cannot be read.
     func codeWithGrant(hash: String) async throws -> (code: AuthorizationCodeRecord, grant: GrantRecord?)?
     /// Marks the code redeemed; exactly one concurrent caller gets `.redeemed`, and with it, read
-    /// in the same step, the code's grant as it stands at the spend (`nil` when there is none), so
+    /// in the same step, the code's grant and its user as they stand at the spend (``Spend``), so
     /// a revocation made before the spend is seen and none made by a replay after it can be.
-    func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?)
+    func redeemCodeWithGrant(hash: String, at: Date) async throws -> Spend<AuthorizationCodeRecord>
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(hash: String) async throws -> RefreshTokenRecord?
@@ -90,8 +107,8 @@ public protocol GrantStore: Sendable {
     /// together; as ``refreshToken(hash:)`` then ``grant(id:)``, which the default does.
     func refreshTokenWithGrant(hash: String) async throws -> (token: RefreshTokenRecord, grant: GrantRecord?)?
     /// Marks the refresh token used; exactly one concurrent caller gets `.redeemed`, with the
-    /// token's grant as it stands at the spend, as ``redeemCodeWithGrant(hash:at:)``.
-    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?)
+    /// token's grant and its user as they stand at the spend, as ``redeemCodeWithGrant(hash:at:)``.
+    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> Spend<RefreshTokenRecord>
 }
 
 extension GrantStore {
@@ -105,12 +122,12 @@ extension GrantStore {
         return (token, token.usedAt == nil ? try await grant(id: token.grantID) : nil)
     }
 
-    /// ``redeemCodeWithGrant(hash:at:)`` without the grant.
+    /// ``redeemCodeWithGrant(hash:at:)`` without the grant and its user.
     public func redeemCode(hash: String, at date: Date) async throws -> Redemption<AuthorizationCodeRecord> {
         try await redeemCodeWithGrant(hash: hash, at: date).redemption
     }
 
-    /// ``useRefreshTokenWithGrant(hash:at:)`` without the grant.
+    /// ``useRefreshTokenWithGrant(hash:at:)`` without the grant and its user.
     public func useRefreshToken(hash: String, at date: Date) async throws -> Redemption<RefreshTokenRecord> {
         try await useRefreshTokenWithGrant(hash: hash, at: date).redemption
     }

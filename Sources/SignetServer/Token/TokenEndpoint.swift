@@ -111,7 +111,7 @@ struct TokenEndpoint: Sendable {
             throw OAuthHTTPError.invalidGrant("the grant was revoked")
         }
         try requireMinimumAssurance(grant, client: client)
-        let user = try await liveUser(grant)
+        let user = try Self.liveUser(spent.user, of: grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
         let tokens = try await provider.tokenMinter.mint(
@@ -145,6 +145,8 @@ struct TokenEndpoint: Sendable {
         }
         let record: RefreshTokenRecord
         let spentGrant: GrantRecord?
+        // The grant's user as it stood at the spend; unrotated, read once the grant is checked.
+        var spentUser: UserRecord?
         if !client.rotatesRefreshTokens {
             // Revoking a grant spends its refresh tokens, so an unspent one is still live.
             guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
@@ -153,6 +155,7 @@ struct TokenEndpoint: Sendable {
         } else {
             let spent = try await provider.store.useRefreshTokenWithGrant(hash: hash, at: now)
             spentGrant = spent.grant
+            spentUser = spent.user
             switch spent.redemption {
             case .unknown:
                 throw OAuthHTTPError.invalidGrant("the refresh token is invalid")
@@ -176,7 +179,8 @@ struct TokenEndpoint: Sendable {
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         try requireMinimumAssurance(grant, client: client)
-        let user = try await liveUser(grant)
+        if !client.rotatesRefreshTokens { spentUser = try await provider.store.user(id: grant.userID) }
+        let user = try Self.liveUser(spentUser, of: grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
         let tokens = try await provider.tokenMinter.mint(
@@ -256,10 +260,11 @@ struct TokenEndpoint: Sendable {
         }
     }
 
-    /// The grant's user, who must still exist, not be locked, and not have had a password change
-    /// or lock since the grant was made (the security stamp it was made with).
-    private func liveUser(_ grant: GrantRecord) async throws -> UserRecord {
-        guard let user = try await provider.store.user(id: grant.userID) else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
+    /// The grant's user (`user`, as read for the grant), who must still exist, not be locked, and
+    /// not have had a password change or lock since the grant was made (the security stamp it
+    /// was made with).
+    private static func liveUser(_ user: UserRecord?, of grant: GrantRecord) throws -> UserRecord {
+        guard let user, user.id == grant.userID else { throw OAuthHTTPError.invalidGrant("the user no longer exists") }
         guard !user.locked, grant.userStamp == user.securityStamp else { throw OAuthHTTPError.invalidGrant("the user's sign-in was revoked") }
         return user
     }

@@ -169,13 +169,13 @@ struct GatedStore: SignetStore {
     }
 
     /// As the SQL stores: the grant is read (and may fail to decode) only for the winner.
-    func redeemCodeWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<AuthorizationCodeRecord>, grant: GrantRecord?) {
+    func redeemCodeWithGrant(hash: String, at: Date) async throws -> Spend<AuthorizationCodeRecord> {
         let spent = try await base.redeemCodeWithGrant(hash: hash, at: at)
         if case .redeemed = spent.redemption, failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
         return spent
     }
 
-    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> (redemption: Redemption<RefreshTokenRecord>, grant: GrantRecord?) {
+    func useRefreshTokenWithGrant(hash: String, at: Date) async throws -> Spend<RefreshTokenRecord> {
         let spent = try await base.useRefreshTokenWithGrant(hash: hash, at: at)
         if case .redeemed = spent.redemption, failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
         return spent
