@@ -24,8 +24,8 @@ import Glibc
 /// reached for blocks of that size.
 ///
 /// Only for `signet serve`; the other commands are short. An operator who set glibc's allocator
-/// through its environment (`GLIBC_TUNABLES` naming `glibc.malloc.…`, or a `MALLOC_…_`
-/// variable) keeps those settings: nothing is changed then.
+/// through its environment (`GLIBC_TUNABLES` naming `glibc.malloc.…`, or one of the `MALLOC_…_`
+/// variables, such as `MALLOC_TRIM_THRESHOLD_`) keeps those settings: nothing is changed then.
 ///
 /// By hand through `dlsym`: Swift's Glibc module does not import `mallopt` from `<malloc.h>`.
 enum AllocatorTuning {

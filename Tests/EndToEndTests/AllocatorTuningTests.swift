@@ -13,7 +13,9 @@ struct AllocatorTuningTests {
         #expect(!AllocatorTuning.applies(environment: ["GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"]))
         #expect(!AllocatorTuning.applies(environment: ["GLIBC_TUNABLES": "glibc.pthread.rseq=0:glibc.malloc.arena_max=2"]))
         #expect(!AllocatorTuning.applies(environment: ["MALLOC_TRIM_THRESHOLD_": "131072"]))
-        #expect(!AllocatorTuning.applies(environment: ["MALLOC_ARENA_MAX_": "2"]))
+        #expect(!AllocatorTuning.applies(environment: ["MALLOC_MMAP_THRESHOLD_": "262144"]))
+        // The number of heaps is another setting, which these do not touch.
+        #expect(AllocatorTuning.applies(environment: ["MALLOC_ARENA_MAX": "2"]))
         #expect(!AllocatorTuning.apply(environment: ["MALLOC_TOP_PAD_": "0"]), "nothing is changed when the operator set the allocator")
     }
 
