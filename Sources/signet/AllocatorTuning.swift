@@ -2,6 +2,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
+import Logging
 
 /// Raises glibc's trim threshold, so the memory a request frees stays with its thread's heap
 /// for the next request instead of being given back to the kernel.
@@ -15,44 +17,79 @@ import Glibc
 /// kernel entry and, in a process with several threads, a TLB flush on every CPU it runs on
 /// (docs/performance.md). With these settings neither happens under load.
 ///
-/// The cost is memory: each heap keeps up to ``trimThreshold`` free at its top, and a block of
-/// ``mapThreshold`` or more is mapped of its own and given back when freed. glibc makes at most
-/// eight heaps per CPU and Signet's threads are few (an event loop per CPU, SQLite's flusher,
-/// the password-hashing pool), so that is a few MiB at most, and a server's memory stays flat
-/// under sustained load (`signet bench` reports it). Setting the threshold by hand ends glibc's
-/// own raising of it, so the mapping threshold is set too, to what that raising would have
-/// reached for blocks of that size.
+/// The cost is memory, bounded: each heap keeps up to ``trimThreshold`` free at its top, and
+/// glibc gives each thread a heap of its own up to eight per CPU. Signet's threads that allocate
+/// are about two per CPU and a few more (an event loop and a password-hashing thread per CPU,
+/// SQLite's flusher), so about 2 MiB per CPU at most. A block of ``mapThreshold`` or more is
+/// mapped of its own and given back when freed. Setting the thresholds by hand ends glibc's own
+/// raising of them (up to 32 MiB for the mapping and 64 MiB for the trim threshold), which with
+/// large blocks would keep more.
 ///
-/// Only for `signet serve`; the other commands are short. An operator who set glibc's allocator
-/// through its environment (`GLIBC_TUNABLES` naming `glibc.malloc.…`, or one of the `MALLOC_…_`
-/// variables, such as `MALLOC_TRIM_THRESHOLD_`) keeps those settings: nothing is changed then.
+/// Only for `signet serve`; the other commands are short. An operator who set either threshold,
+/// the top pad or the number of mapped blocks through the environment (`GLIBC_TUNABLES`, or
+/// glibc's older `MALLOC_TRIM_THRESHOLD_`-style variables) keeps those settings: nothing is
+/// changed then.
 ///
 /// By hand through `dlsym`: Swift's Glibc module does not import `mallopt` from `<malloc.h>`.
 enum AllocatorTuning {
     /// How much free memory each heap keeps at its top before returning the rest.
-    static let trimThreshold: Int32 = 4 << 20
+    static let trimThreshold: Int32 = 1 << 20
     /// The size from which a block is mapped of its own rather than taken from a heap.
-    static let mapThreshold: Int32 = 2 << 20
+    static let mapThreshold: Int32 = 512 << 10
 
-    /// Whether the settings would be applied under `environment`: not when the operator
-    /// configured glibc's allocator there.
-    static func applies(environment: [String: String]) -> Bool {
-        if let tunables = environment["GLIBC_TUNABLES"], tunables.contains("glibc.malloc.") { return false }
-        return !environment.keys.contains { $0.hasPrefix("MALLOC_") && $0.hasSuffix("_") }
+    /// What was done at start.
+    enum Outcome: Equatable {
+        /// Both thresholds set.
+        case applied
+        /// The environment sets glibc's thresholds (the names found): left to it.
+        case leftToEnvironment([String])
+        /// Not glibc, or `mallopt` refused a setting.
+        case unavailable(String)
     }
 
-    /// Applies the settings unless ``applies(environment:)`` says not to; `true` when both were
-    /// set. Call once, at the start of `main`.
-    @discardableResult
-    static func apply(environment: [String: String]) -> Bool {
-        guard applies(environment: environment) else { return false }
+    /// What `signet serve` did, made once: `main` asks for it first, before the server's
+    /// threads start (glibc's manual wants `mallopt` called before other threads allocate).
+    static let atServeStart: Outcome = apply(environment: ProcessInfo.processInfo.environment)
+
+    /// glibc's tunables (`GLIBC_TUNABLES=name=value:…`) that set what these settings set.
+    private static let tunables: Set<String> = ["glibc.malloc.trim_threshold", "glibc.malloc.mmap_threshold", "glibc.malloc.top_pad", "glibc.malloc.mmap_max"]
+    /// The same settings' older environment variables.
+    private static let variables: Set<String> = ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"]
+
+    /// The settings of these thresholds that `environment` makes, by name; none means the
+    /// settings apply. Others (the number of heaps, checks) are no reason to leave them.
+    static func environmentSettings(in environment: [String: String]) -> [String] {
+        let named = (environment["GLIBC_TUNABLES"] ?? "").split(separator: ":").compactMap { $0.split(separator: "=").first.map(String.init) }
+        return named.filter(tunables.contains) + variables.filter { environment[$0] != nil }.sorted()
+    }
+
+    /// Sets both thresholds unless `environment` sets them (``environmentSettings(in:)``).
+    static func apply(environment: [String: String]) -> Outcome {
+        let named = environmentSettings(in: environment)
+        guard named.isEmpty else { return .leftToEnvironment(named) }
         #if canImport(Glibc)
-        guard let mallopt = glibcMallopt else { return false }
+        guard let mallopt = glibcMallopt else { return .unavailable("this C library has no mallopt") }
         // <malloc.h>: M_TRIM_THRESHOLD is -1 and M_MMAP_THRESHOLD -3; `mallopt` returns 1 on success.
-        return mallopt(-1, trimThreshold) == 1 && mallopt(-3, mapThreshold) == 1
+        guard mallopt(-1, trimThreshold) == 1 else { return .unavailable("mallopt refused the trim threshold") }
+        guard mallopt(-3, mapThreshold) == 1 else { return .unavailable("mallopt refused the mapping threshold (the trim threshold is set)") }
+        return .applied
         #else
-        return false
+        return .unavailable("not glibc")
         #endif
+    }
+
+    /// Says in `logger`'s log what was done at start.
+    static func log(_ outcome: Outcome, to logger: Logger) {
+        switch outcome {
+        case .applied:
+            logger.info(
+                "glibc's allocator keeps freed memory for reuse",
+                metadata: ["trim_threshold_bytes": .stringConvertible(trimThreshold), "map_threshold_bytes": .stringConvertible(mapThreshold)])
+        case .leftToEnvironment(let names):
+            logger.info("glibc's allocator thresholds are left to the environment", metadata: ["settings": .string(names.joined(separator: ","))])
+        case .unavailable(let reason):
+            logger.info("glibc's allocator thresholds are unchanged", metadata: ["reason": .string(reason)])
+        }
     }
 
     #if canImport(Glibc)

@@ -1,6 +1,5 @@
 // The `signet` command: serve, administer and demonstrate the identity provider.
 import ArgumentParser
-import Foundation
 import SignetCore
 
 @main
@@ -26,7 +25,7 @@ struct Signet: AsyncParsableCommand {
     /// a write meeting another process's lock waits off the loop (docs/operations.md).
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
-            AllocatorTuning.apply(environment: ProcessInfo.processInfo.environment)
+            _ = AllocatorTuning.atServeStart
             EventLoopGlobalExecutor.install()
         }
         await main(nil)

@@ -1,30 +1,21 @@
-#if canImport(Glibc)
 import Testing
 
 @testable import signet
 
-/// `signet serve`'s allocator settings (``AllocatorTuning``).
+/// `signet serve`'s allocator settings (``AllocatorTuning``). That `serve` applies them, and says
+/// so in its log, is checked on a real `serve` process (`ConfigurationTests.serveWithFile`): in a
+/// test process, `mallopt` would change the allocator under the tests running beside it.
 @Suite("signet serve's allocator settings")
 struct AllocatorTuningTests {
-    @Test("the settings apply unless the operator set glibc's allocator in the environment")
-    func operatorSettingsWin() {
-        #expect(AllocatorTuning.applies(environment: [:]))
-        #expect(AllocatorTuning.applies(environment: ["GLIBC_TUNABLES": "glibc.pthread.rseq=0", "MALLOC": "x", "SIGNET_PORT": "8080"]))
-        #expect(!AllocatorTuning.applies(environment: ["GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"]))
-        #expect(!AllocatorTuning.applies(environment: ["GLIBC_TUNABLES": "glibc.pthread.rseq=0:glibc.malloc.arena_max=2"]))
-        #expect(!AllocatorTuning.applies(environment: ["MALLOC_TRIM_THRESHOLD_": "131072"]))
-        #expect(!AllocatorTuning.applies(environment: ["MALLOC_MMAP_THRESHOLD_": "262144"]))
-        // The number of heaps is another setting, which these do not touch.
-        #expect(AllocatorTuning.applies(environment: ["MALLOC_ARENA_MAX": "2"]))
-        #expect(!AllocatorTuning.apply(environment: ["MALLOC_TOP_PAD_": "0"]), "nothing is changed when the operator set the allocator")
-    }
-
-    /// What the settings do to a heap was measured in a process of its own (docs/performance.md):
-    /// in a test process the thread shares its heap with the tests running beside it, so what
-    /// is at the top of that heap, and when it is given back, is not the test's to say.
-    @Test("glibc accepts both settings")
-    func settingsAreAccepted() {
-        #expect(AllocatorTuning.apply(environment: [:]), "mallopt found, and the trim and mapping thresholds accepted")
+    @Test("the settings are left to the environment when it sets glibc's thresholds, and only then")
+    func environmentSettingsWin() {
+        #expect(AllocatorTuning.environmentSettings(in: [:]).isEmpty)
+        #expect(AllocatorTuning.environmentSettings(in: ["GLIBC_TUNABLES": "glibc.pthread.rseq=0:glibc.malloc.arena_max=2", "MALLOC_ARENA_MAX": "2", "MALLOC_CHECK_": "3", "SIGNET_PORT": "8080"]).isEmpty)
+        #expect(AllocatorTuning.environmentSettings(in: ["GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"]) == ["glibc.malloc.trim_threshold"])
+        #expect(AllocatorTuning.environmentSettings(in: ["GLIBC_TUNABLES": "glibc.pthread.rseq=0:glibc.malloc.mmap_threshold=65536"]) == ["glibc.malloc.mmap_threshold"])
+        #expect(AllocatorTuning.environmentSettings(in: ["MALLOC_TRIM_THRESHOLD_": "131072", "MALLOC_TOP_PAD_": "0"]) == ["MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_"])
+        #expect(AllocatorTuning.environmentSettings(in: ["MALLOC_MMAP_MAX_": "0"]) == ["MALLOC_MMAP_MAX_"])
+        // Nothing is changed then: no `mallopt` call is made.
+        #expect(AllocatorTuning.apply(environment: ["MALLOC_MMAP_THRESHOLD_": "262144"]) == .leftToEnvironment(["MALLOC_MMAP_THRESHOLD_"]))
     }
 }
-#endif

@@ -152,7 +152,7 @@ struct ConfigurationTests {
         #expect(open.status != 0)
     }
 
-    @Test("serve --config signet.yaml runs with the file's settings and its admin listener")
+    @Test("serve --config signet.yaml runs with the file's settings and its admin listener, and says it set glibc's allocator thresholds")
     func serveWithFile() async throws {
         let data = try SignetCommand.dataFolder()
         let port = try FreePort.find(), adminPort = try FreePort.find()
@@ -188,6 +188,13 @@ struct ConfigurationTests {
         let line = try #require(log.split(separator: "\n").first { $0.contains(requestID) })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["route"] as? String == "/health/ready")
+        // glibc's allocator thresholds set at start (AllocatorTuning), where the C library is glibc.
+        #if canImport(Glibc)
+        let allocator = try #require(log.split(separator: "\n").first { $0.contains("glibc's allocator") }, "\(log)")
+        let settings = try #require(try JSONSerialization.jsonObject(with: Data(allocator.utf8)) as? [String: Any])
+        #expect(settings["message"] as? String == "glibc's allocator keeps freed memory for reuse", "\(allocator)")
+        #expect(settings["trim_threshold_bytes"] as? Int == 1_048_576 && settings["map_threshold_bytes"] as? Int == 524_288, "\(allocator)")
+        #endif
     }
 }
 

@@ -233,6 +233,31 @@ struct FAPI2ProfileTests {
         }
     }
 
+    @Test("a FAPI 2.0 client's unrotated refresh token stops working once its user is locked, even without the usual revocation")
+    func unrotatedRefreshOfLockedUser() async throws {
+        try await withTestProvider { provider in
+            let bank = try await Bank(provider)
+            let dpop = DPoPKey()
+            let authorization = TestAuthorization(clientID: "bank", redirectURI: Self.redirect, scope: "openid offline_access")
+            let code = try await bank.code(authorization)
+            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(TokenResponse.self)
+            let refreshToken = try #require(tokens.refreshToken)
+            func refresh() async throws -> TestResponse {
+                try await TestBrowser().post(
+                    provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion()),
+                    headers: try bank.proof(dpop))
+            }
+            #expect(try await refresh().status == 200)
+            // Locked as if the lock's revocation had not happened: the user read for the refresh refuses it.
+            var bob = try #require(try await provider.store.user(username: "bob"))
+            bob.locked = true
+            #expect(try await provider.store.replaceUser(bob, expectedStamp: bob.securityStamp))
+            let refused = try await refresh()
+            #expect(refused.status == 400 && refused.oauthError == "invalid_grant", "\(refused.body)")
+            #expect(refused.body.contains("sign-in was revoked"), "\(refused.body)")
+        }
+    }
+
     @Test("the same request from a plain client still rotates its refresh tokens")
     func plainClientRotates() async throws {
         try await withTestProvider { provider in

@@ -356,6 +356,7 @@ struct StoreContractTests {
                 return
             }
             #expect(late.grant?.revokedAt == now)
+            #expect(late.user == owner && late.user?.locked == true, "a code spent after its user was locked gets the locked user")
 
             // A grant whose user is gone: the grant, and no user.
             try await store.insertGrant(GrantRecord(
