@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Synchronization
 
 /// Raises glibc's trim threshold, so the memory a request frees stays with its thread's heap
 /// for the next request instead of being given back to the kernel.
@@ -18,10 +19,10 @@ import Logging
 /// (docs/performance.md). With these settings neither happens under load.
 ///
 /// The cost is memory, bounded: each heap keeps up to ``trimThreshold`` free at its top, and
-/// glibc gives each thread a heap of its own up to eight per CPU. Signet's threads that allocate
-/// are about two per CPU and a few more (an event loop and a password-hashing thread per CPU,
-/// SQLite's flusher), so about 2 MiB per CPU at most. A block of ``mapThreshold`` or more is
-/// mapped of its own and given back when freed. Setting the thresholds by hand ends glibc's own
+/// glibc gives each thread a heap of its own up to eight per CPU (8 MiB per CPU at worst).
+/// Signet's threads that allocate are about two per CPU and a few more (an event loop and a
+/// password-hashing thread per CPU, SQLite's flusher), so about 2 MiB per CPU in practice. A
+/// block of ``mapThreshold`` or more is mapped of its own and given back when freed. Setting the thresholds by hand ends glibc's own
 /// raising of them (up to 32 MiB for the mapping and 64 MiB for the trim threshold), which with
 /// large blocks would keep more.
 ///
@@ -47,9 +48,17 @@ enum AllocatorTuning {
         case unavailable(String)
     }
 
-    /// What `signet serve` did, made once: `main` asks for it first, before the server's
-    /// threads start (glibc's manual wants `mallopt` called before other threads allocate).
-    static let atServeStart: Outcome = apply(environment: ProcessInfo.processInfo.environment)
+    /// What `signet serve` did at start (``applyAtStart()``), or `nil` before.
+    static var atStart: Outcome? { recorded.withLock { $0 } }
+    private static let recorded = Mutex<Outcome?>(nil)
+
+    /// Applies the settings under this process's environment and records the outcome. Called by
+    /// `main` for `serve`, first, before the server's threads start (glibc's manual wants
+    /// `mallopt` called before other threads allocate).
+    static func applyAtStart() {
+        let outcome = apply(environment: ProcessInfo.processInfo.environment)
+        recorded.withLock { $0 = outcome }
+    }
 
     /// glibc's tunables (`GLIBC_TUNABLES=name=value:…`) that set what these settings set.
     private static let tunables: Set<String> = ["glibc.malloc.trim_threshold", "glibc.malloc.mmap_threshold", "glibc.malloc.top_pad", "glibc.malloc.mmap_max"]
@@ -59,8 +68,25 @@ enum AllocatorTuning {
     /// The settings of these thresholds that `environment` makes, by name; none means the
     /// settings apply. Others (the number of heaps, checks) are no reason to leave them.
     static func environmentSettings(in environment: [String: String]) -> [String] {
-        let named = (environment["GLIBC_TUNABLES"] ?? "").split(separator: ":").compactMap { $0.split(separator: "=").first.map(String.init) }
-        return named.filter(tunables.contains) + variables.filter { environment[$0] != nil }.sorted()
+        variablesSet(in: environment) + tunablesSet(in: environment["GLIBC_TUNABLES"] ?? "")
+    }
+
+    /// The threshold tunables `list` names, read as glibc reads it: `name=value` pairs split by
+    /// `:`, up to the first entry without `=`. A name given any value, even an empty one, counts:
+    /// what glibc makes of it is the operator's to decide, not Signet's.
+    private static func tunablesSet(in list: String) -> [String] {
+        var named: [String] = []
+        for entry in list.split(separator: ":", omittingEmptySubsequences: false) {
+            guard let equals = entry.firstIndex(of: "=") else { break }
+            let name = String(entry[..<equals])
+            if tunables.contains(name) { named.append(name) }
+        }
+        return named
+    }
+
+    /// The older variables present, with any value.
+    private static func variablesSet(in environment: [String: String]) -> [String] {
+        variables.filter { environment[$0] != nil }.sorted()
     }
 
     /// Sets both thresholds unless `environment` sets them (``environmentSettings(in:)``).
@@ -78,17 +104,23 @@ enum AllocatorTuning {
         #endif
     }
 
-    /// Says in `logger`'s log what was done at start.
-    static func log(_ outcome: Outcome, to logger: Logger) {
+    /// Says in `logger`'s log what was done at start (`nil`: nothing was, which `main` should
+    /// have done for `serve`).
+    static func log(_ outcome: Outcome?, to logger: Logger) {
         switch outcome {
         case .applied:
             logger.info(
                 "glibc's allocator keeps freed memory for reuse",
-                metadata: ["trim_threshold_bytes": .stringConvertible(trimThreshold), "map_threshold_bytes": .stringConvertible(mapThreshold)])
+                metadata: [
+                    "event": "allocator.tuned", "trim_threshold_bytes": .stringConvertible(trimThreshold), "map_threshold_bytes": .stringConvertible(mapThreshold),
+                ])
         case .leftToEnvironment(let names):
-            logger.info("glibc's allocator thresholds are left to the environment", metadata: ["settings": .string(names.joined(separator: ","))])
+            logger.info(
+                "glibc's allocator thresholds are left to the environment", metadata: ["event": "allocator.left_to_environment", "settings": .string(names.joined(separator: ","))])
         case .unavailable(let reason):
-            logger.info("glibc's allocator thresholds are unchanged", metadata: ["reason": .string(reason)])
+            logger.warning("glibc's allocator thresholds are unchanged", metadata: ["event": "allocator.unchanged", "reason": .string(reason)])
+        case nil:
+            logger.warning("glibc's allocator thresholds are unchanged", metadata: ["event": "allocator.unchanged", "reason": "not applied at start"])
         }
     }
 

@@ -124,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
         let logging = try ServeSettings.logging(settings)
         let logger = logging.makeLogger(label: "signet")
-        AllocatorTuning.log(AllocatorTuning.atServeStart, to: logger)
+        AllocatorTuning.log(AllocatorTuning.atStart, to: logger)
 
         let store = try await location.openStore(migrations: .upgrade, logger: logger)
         do {

@@ -25,7 +25,7 @@ struct Signet: AsyncParsableCommand {
     /// a write meeting another process's lock waits off the loop (docs/operations.md).
     static func main() async {
         if CommandLine.arguments.dropFirst().first == "serve" {
-            _ = AllocatorTuning.atServeStart
+            AllocatorTuning.applyAtStart()
             EventLoopGlobalExecutor.install()
         }
         await main(nil)

@@ -160,6 +160,8 @@ struct ConfigurationTests {
         let server = Process()
         server.executableURL = SignetCommand.executable
         server.arguments = ["serve", "--config", path]
+        // Without the allocator settings of whoever runs the tests, which would leave glibc's thresholds to them.
+        server.environment = ProcessInfo.processInfo.environment.filter { name, _ in name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_")) }
         // The log goes to a file: a pipe read only after the exit could fill and stall the server.
         let logFile = URL(fileURLWithPath: data).appendingPathComponent("stderr.log")
         #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
@@ -193,6 +195,7 @@ struct ConfigurationTests {
         let allocator = try #require(log.split(separator: "\n").first { $0.contains("glibc's allocator") }, "\(log)")
         let settings = try #require(try JSONSerialization.jsonObject(with: Data(allocator.utf8)) as? [String: Any])
         #expect(settings["message"] as? String == "glibc's allocator keeps freed memory for reuse", "\(allocator)")
+        #expect(settings["event"] as? String == "allocator.tuned", "\(allocator)")
         #expect(settings["trim_threshold_bytes"] as? Int == 1_048_576 && settings["map_threshold_bytes"] as? Int == 524_288, "\(allocator)")
         #endif
     }
