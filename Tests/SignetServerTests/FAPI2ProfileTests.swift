@@ -205,20 +205,36 @@ struct FAPI2ProfileTests {
         }
     }
 
+    /// Bob signed in to the FAPI 2.0 client `bank`, with the DPoP-bound refresh token it got.
+    struct BankRefresh {
+        let provider: TestProvider
+        let bank: Bank
+        let dpop: DPoPKey
+        let refreshToken: String
+
+        static func make(_ provider: TestProvider) async throws -> BankRefresh {
+            let bank = try await Bank(provider)
+            let dpop = DPoPKey()
+            let authorization = TestAuthorization(clientID: "bank", redirectURI: FAPI2ProfileTests.redirect, scope: "openid offline_access")
+            let code = try await bank.code(authorization)
+            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(TokenResponse.self)
+            return BankRefresh(provider: provider, bank: bank, dpop: dpop, refreshToken: try #require(tokens.refreshToken))
+        }
+
+        /// A refresh with the token, with a DPoP proof unless `proof` is false.
+        func refresh(proof: Bool = true) async throws -> TestResponse {
+            try await TestBrowser().post(
+                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion()),
+                headers: proof ? try bank.proof(dpop) : [])
+        }
+    }
+
     @Test("§5.3.2.1: a FAPI 2.0 client's refresh token is not rotated: it works again (a lost answer can be retried), needs a proof, and dies with its grant")
     func refreshWithoutRotation() async throws {
         try await withTestProvider { provider in
-            let bank = try await Bank(provider)
-            let dpop = DPoPKey()
-            let authorization = TestAuthorization(clientID: "bank", redirectURI: Self.redirect, scope: "openid offline_access")
-            let code = try await bank.code(authorization)
-            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(TokenResponse.self)
-            let refreshToken = try #require(tokens.refreshToken)
-            func refresh(proof: Bool = true) async throws -> TestResponse {
-                try await TestBrowser().post(
-                    provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion()),
-                    headers: proof ? try bank.proof(dpop) : [])
-            }
+            let signedIn = try await BankRefresh.make(provider)
+            let (bank, refreshToken) = (signedIn.bank, signedIn.refreshToken)
+            func refresh(proof: Bool = true) async throws -> TestResponse { try await signedIn.refresh(proof: proof) }
             let first = try await refresh()
             #expect(first.status == 200, "\(first.body)")
             let refreshed = try first.decode(TokenResponse.self)
@@ -236,17 +252,8 @@ struct FAPI2ProfileTests {
     @Test("a FAPI 2.0 client's unrotated refresh token stops working once its user is locked, even without the usual revocation")
     func unrotatedRefreshOfLockedUser() async throws {
         try await withTestProvider { provider in
-            let bank = try await Bank(provider)
-            let dpop = DPoPKey()
-            let authorization = TestAuthorization(clientID: "bank", redirectURI: Self.redirect, scope: "openid offline_access")
-            let code = try await bank.code(authorization)
-            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(TokenResponse.self)
-            let refreshToken = try #require(tokens.refreshToken)
-            func refresh() async throws -> TestResponse {
-                try await TestBrowser().post(
-                    provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion()),
-                    headers: try bank.proof(dpop))
-            }
+            let signedIn = try await BankRefresh.make(provider)
+            func refresh() async throws -> TestResponse { try await signedIn.refresh() }
             #expect(try await refresh().status == 200)
             // Locked as if the lock's revocation had not happened: the user read for the refresh refuses it.
             var bob = try #require(try await provider.store.user(username: "bob"))
