@@ -29,6 +29,10 @@ extension SQLStore {
         do { try handle.synchronize() } catch { throw SignetError(.storageFailure, "cannot flush \(path) to disk: \(error)") }
     }
 
+    /// The files kept beside a SQLite store: SQLite's log and shared memory, and where other
+    /// processes' writes say they wait (``WriteLockQueue``).
+    private static let companionSuffixes = ["-wal", "-shm", "-waiting"]
+
     /// Checks that `path` is a Signet SQLite store this build can open (migrating it if it is
     /// older), then puts it at `destination`, which must not exist (or the server would be
     /// running on it). The copy is made next to `destination` and renamed into place.
@@ -42,9 +46,9 @@ extension SQLStore {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
         let staging = destination + ".restoring"
-        /// The staged copy with its log and shared memory. An interrupted restore's log would be
+        /// The staged copy with the files beside it. An interrupted restore's log would be
         /// replayed onto a new copy, so it goes first too.
-        func removeStaging() { for suffix in ["", "-wal", "-shm", "-waiting"] { try? FileManager.default.removeItem(atPath: staging + suffix) } }
+        func removeStaging() { for suffix in [""] + companionSuffixes { try? FileManager.default.removeItem(atPath: staging + suffix) } }
         removeStaging()
         do {
             try FileManager.default.copyItem(atPath: path, toPath: staging)
@@ -70,7 +74,7 @@ extension SQLStore {
             try await store.close()
             if let unready { throw SignetError(.storageFailure, "the backup is not a usable store: \(unready)") }
             // Empty now: everything is in the file (and `-waiting` is only ever empty).
-            for suffix in ["-wal", "-shm", "-waiting"] { try? FileManager.default.removeItem(atPath: staging + suffix) }
+            for suffix in companionSuffixes { try? FileManager.default.removeItem(atPath: staging + suffix) }
             // On disk before it is in place, and its new name on disk before the restore says done.
             try Self.sync(staging)
             guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }

@@ -50,9 +50,9 @@ struct SQLiteBusyWriterTests {
         #expect(Array(delays.prefix(6)) == [1, 2, 5, 10, 10, 10])
         #expect(delays.reduce(0, +) == 5000)
         #expect(delays.allSatisfy { $0 > 0 && $0 <= 10 })
-        // Timers that come late: the patience is spent by the clock as well.
+        // Timers that come late: the patience is spent by the clock as well. Nothing was waited by
+        // the steps yet, so only the clock can end it (and a slow machine only ends it sooner).
         var late = InlineSQLiteDatabase.BusyWait(patience: 30)
-        #expect(late.nextDelay() == 1)
         try await Task.sleep(for: .milliseconds(40))
         #expect(late.nextDelay() == nil)
     }

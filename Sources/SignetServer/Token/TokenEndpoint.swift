@@ -145,13 +145,14 @@ struct TokenEndpoint: Sendable {
         }
         let record: RefreshTokenRecord
         let spentGrant: GrantRecord?
-        // The grant's user as it stood at the spend; unrotated, read once the grant is checked.
-        var spentUser: UserRecord?
+        // The grant's user as it stood at the spend, or, unrotated, as read just after the grant.
+        let spentUser: UserRecord?
         if !client.rotatesRefreshTokens {
             // Revoking a grant spends its refresh tokens, so an unspent one is still live.
             guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
             record = stored
             spentGrant = read?.grant
+            if let grant = spentGrant { spentUser = try await provider.store.user(id: grant.userID) } else { spentUser = nil }
         } else {
             let spent = try await provider.store.useRefreshTokenWithGrant(hash: hash, at: now)
             spentGrant = spent.grant
@@ -179,7 +180,6 @@ struct TokenEndpoint: Sendable {
         }
         let scope = try narrowedScope(parameters[OAuthParameter.scope], granted: grant.scope)
         try requireMinimumAssurance(grant, client: client)
-        if !client.rotatesRefreshTokens { spentUser = try await provider.store.user(id: grant.userID) }
         let user = try Self.liveUser(spentUser, of: grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)

@@ -110,9 +110,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
         self.readers = readers
         let writer = SharedConnection(writerConnection)
         // A checkpoint every 256 commits (SQLite's own default is every 1000 pages). With
-        // `waitsForDisk` a commit is a batch of about five token requests' writes (``WriteBatch``):
-        // every 64, about as many requests apart as before, so the log does not outgrow its 32 MiB
-        // between checkpoints.
+        // `waitsForDisk` a commit is a batch of the writes of several requests, about three token
+        // requests' at concurrency 8 (``WriteBatch``): every 64, so the log does not outgrow its
+        // 32 MiB between checkpoints.
         let writeLockQueue = WriteLockQueue(databasePath: path)
         self.writeLockQueue = writeLockQueue
         flusher = SQLiteFlusher(

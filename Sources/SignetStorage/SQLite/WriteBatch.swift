@@ -52,11 +52,14 @@ extension SQLiteFlusher {
         } catch {
             // SQLite ended the transaction: a batch this statement opened held nothing else.
             if writer.isAutocommit {
-                if joined { droppedBatch(error, during: "a statement that ended the transaction it shared with other requests") } else { batchIsOpen.store(false, ordering: .releasing) }
+                if joined { droppedBatch(error, during: Self.sharedTransactionEnded) } else { batchIsOpen.store(false, ordering: .releasing) }
             }
             throw error
         }
     }
+
+    /// What failed when a statement, a write's or a read's, ended the open batch.
+    private static let sharedTransactionEnded = "a statement that ended the transaction it shared with other requests"
 
     /// The number of the commit that will end the open batch, when one is open on `writer` (held
     /// by the caller).
@@ -89,7 +92,7 @@ extension SQLiteFlusher {
     func checkBatchIntact(on writer: SQLiteConnectionHandle) throws {
         guard batchIsOpen.load(ordering: .relaxed), writer.isAutocommit else { return }
         let failure = SQLiteFailure(code: SQLITE_ABORT, message: "the transaction was ended without its commit")
-        droppedBatch(failure, during: "a statement that ended the transaction it shared with other requests")
+        droppedBatch(failure, during: Self.sharedTransactionEnded)
         throw failure
     }
 
