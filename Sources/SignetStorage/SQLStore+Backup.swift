@@ -12,14 +12,20 @@ extension SQLStore {
     /// - Throws: `invalidConfiguration` for PostgreSQL or when `path` exists; `storageFailure` when SQLite fails.
     public func backup(to path: String) async throws {
         guard sqlite != nil else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
-        guard !FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "\(path) exists; name a new file") }
+        // The copy holds every secret of the store: owner-only before its first byte is written,
+        // and made by this process (a file someone else made there first is refused).
+        do { try PrivateFile.createEmpty(at: path) } catch let error as PrivateFileError where error.exists {
+            throw SignetError(.invalidConfiguration, "\(path) exists; name a new file")
+        } catch {
+            throw SignetError(.invalidConfiguration, "cannot create the backup: \(error)")
+        }
         do {
             try await writeQueuedAuditEvents()
             try await database.raw("VACUUM INTO \(bind: path)").run()
         } catch {
+            unlink(path)
             throw SignetError(.storageFailure, "the backup failed: \(String(reflecting: error))")
         }
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     /// Flushes a file or a folder (its entries) to disk.
@@ -38,9 +44,10 @@ extension SQLStore {
     /// running on it). The copy is made next to `destination` and renamed into place.
     public static func restore(from path: String, to destination: String) async throws {
         guard FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "no backup at \(path)") }
-        // One restore into a folder at a time: two would share the staging file below. Checked
-        // again under the lock, so a restore that finished meanwhile is not replaced.
-        let folder = try RestoreLock(folderOf: destination)
+        // The folder to itself: no server or command has a store in it open, none opens one
+        // until the restore ends, and no other restore shares the staging file below. The
+        // destination is checked under the lock, so a restore that finished meanwhile is kept.
+        let folder = try StoreFolderLock(folderOf: destination, .exclusive)
         defer { folder?.release() }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
@@ -51,11 +58,11 @@ extension SQLStore {
         func removeStaging() { for suffix in [""] + companionSuffixes { try? FileManager.default.removeItem(atPath: staging + suffix) } }
         removeStaging()
         do {
-            try FileManager.default.copyItem(atPath: path, toPath: staging)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: staging)
+            // Owner-only from its first byte, whatever the backup's own mode.
+            try PrivateFile.copy(from: path, to: staging)
             // Opening migrates and proves it is a Signet store: its tables answer.
             let store: SQLStore
-            do { store = try await SQLStore.sqlite(path: staging) } catch {
+            do { store = try await SQLStore.sqlite(path: staging, synchronous: .full, laterFlush: InlineSQLiteDatabase.laterFlush, lockingFolder: false) } catch {
                 throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
             }
             let unready = await store.unreadiness()
@@ -82,39 +89,12 @@ extension SQLStore {
         } catch let error as SignetError {
             removeStaging()
             throw error
+        } catch let error as PrivateFileError {
+            removeStaging()
+            throw SignetError(.storageFailure, "cannot copy the backup: \(error)")
         } catch {
             removeStaging()
             throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \(String(reflecting: error))")
         }
     }
-}
-
-/// An exclusive lock on the folder a store is restored into (`flock` on the folder itself), held
-/// until released or the process ends: the kernel lets go of it if a restore is interrupted, so
-/// no stale lock is ever left behind.
-private struct RestoreLock {
-    private let descriptor: Int32
-
-    /// Takes the lock; throws at once when another restore holds it, or the folder is not there.
-    /// `nil` only where the folder may be written but not read, or its file system has no such
-    /// locks (some network file systems): the lock guards against two restores at once, which
-    /// there the operator must avoid, so the restore goes on as before the lock existed.
-    init?(folderOf destination: String) throws {
-        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let failure = errno
-            if failure == EACCES { return nil }
-            throw SignetError(.invalidConfiguration, "cannot open the folder \(folder) (errno \(failure)): does it exist?")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let failure = errno
-            close(descriptor)
-            if failure == EWOULDBLOCK { throw SignetError(.invalidConfiguration, "another restore into \(folder) is running; wait for it to finish") }
-            if failure == ENOLCK || failure == EOPNOTSUPP || failure == EINVAL { return nil }
-            throw SignetError(.invalidConfiguration, "cannot lock the folder \(folder) (errno \(failure))")
-        }
-    }
-
-    func release() { close(descriptor) }
 }

@@ -63,11 +63,26 @@ public final class SQLStore: Sendable {
 
     /// ``sqlite(path:synchronous:migrations:logger:)`` with the delay of `normal`'s timed flush
     /// (``InlineSQLiteDatabase/laterFlush``), which tests shorten or lengthen.
+    ///
+    /// - Parameter lockingFolder: `false` only for the copy a restore checks, in the folder the
+    ///   restore already holds (``StoreFolderLock``).
     static func sqlite(
-        path: String, synchronous: Synchronous, laterFlush: Duration, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+        path: String, synchronous: Synchronous, laterFlush: Duration, migrations: MigrationPolicy = .upgrade, lockingFolder: Bool = true,
+        logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
+        let folderLock = lockingFolder ? try StoreFolderLock(folderOf: path, .shared) : nil
         let database: InlineSQLiteDatabase
-        do { database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, laterFlush: laterFlush, logger: logger) } catch {
+        do {
+            let tightened = try StoreFilePermissions.makeOwnerOnly(path)
+            if !tightened.isEmpty {
+                logger.warning(
+                    "the store's files were readable by others; made owner-only",
+                    metadata: ["event": "store.made_owner_only", "files": .string(tightened.joined(separator: ", "))])
+            }
+            database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, laterFlush: laterFlush, logger: logger)
+        } catch {
+            folderLock?.release()
+            if let error = error as? SignetError { throw error }
             throw SignetError(.storageFailure, "cannot open the SQLite store at \(path): \(error)")
         }
         do {
@@ -75,9 +90,13 @@ public final class SQLStore: Sendable {
         } catch {
             // A file that is no database (or a failed migration): close before giving up.
             database.close()
+            folderLock?.release()
             throw error
         }
-        return SQLStore(database: database) { await database.closeAfterWaitingWrites() }
+        return SQLStore(database: database) {
+            await database.closeAfterWaitingWrites()
+            folderLock?.release()
+        }
     }
 
     /// Connects to PostgreSQL (`postgres://user:password@host:port/database`) with a connection
@@ -129,15 +148,42 @@ public final class SQLStore: Sendable {
     public static func open(
         _ location: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
-        guard let path = sqlitePath(of: location) else { return try await postgres(url: location, migrations: migrations, logger: logger) }
+        if let problem = locationProblem(location) { throw SignetError(.invalidConfiguration, "the database is \(problem)") }
+        guard let path = sqlitePath(of: location) else { return try await postgres(url: lowercasingScheme(location), migrations: migrations, logger: logger) }
         return try await sqlite(path: path, synchronous: synchronous, migrations: migrations, logger: logger)
     }
 
     /// The SQLite file a `--database` value names (a path, or `sqlite://` and a path); `nil` for a
-    /// `postgres://` or `postgresql://` URL.
+    /// URL of another scheme (`postgres://`, `postgresql://`; see ``locationProblem(_:)``).
+    /// Schemes are compared without case (RFC 3986 §3.1).
     public static func sqlitePath(of location: String) -> String? {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") { return nil }
-        return location.hasPrefix("sqlite://") ? String(location.dropFirst("sqlite://".count)) : location
+        guard let scheme = urlScheme(of: location) else { return location }
+        return scheme == "sqlite" ? String(location.dropFirst("sqlite://".count)) : nil
+    }
+
+    /// Why a `--database` value names no store Signet opens, or `nil` when it names one: a URL
+    /// whose scheme is not `sqlite`, `postgres` or `postgresql`. Only the scheme is named, since
+    /// the rest of a URL may hold a password.
+    public static func locationProblem(_ location: String) -> String? {
+        guard let scheme = urlScheme(of: location), !["sqlite", "postgres", "postgresql"].contains(scheme) else { return nil }
+        return "a \(scheme):// URL; give an SQLite file path, sqlite://<path> or postgres://<user>@<host>/<database>"
+    }
+
+    /// The scheme of a `scheme://…` value, lowercased; `nil` for a file path (RFC 3986 §3.1: a
+    /// letter, then letters, digits, `+`, `-` and `.`).
+    static func urlScheme(of location: String) -> String? {
+        guard let separator = location.range(of: "://") else { return nil }
+        let scheme = location[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// `location` with its scheme in lower case, as PostgresKit's URL parser expects.
+    private static func lowercasingScheme(_ location: String) -> String {
+        guard let scheme = urlScheme(of: location) else { return location }
+        return scheme + location.dropFirst(scheme.count)
     }
 
     /// Closes the connections.

@@ -69,8 +69,7 @@ struct Bench: AsyncParsableCommand {
         for user in users { try await admin.addUser(username: user.username, password: user.password) }
         try await seedStore.close()
         let port = try FreePort.find()
-        var arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
-        if let database { arguments += ["--database", database] }
+        let arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
         let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
 
@@ -175,6 +174,8 @@ struct Bench: AsyncParsableCommand {
         let command = isolation.map { $0.serverCommand(executable, arguments) } ?? (executable: executable, arguments: arguments)
         server.executableURL = command.executable
         server.arguments = command.arguments
+        // The URL may hold a password: through the environment, never a flag (`ps` shows flags).
+        if let database { server.environment = ProcessInfo.processInfo.environment.merging(["SIGNET_DATABASE": database]) { _, given in given } }
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         return server
@@ -183,10 +184,9 @@ struct Bench: AsyncParsableCommand {
     /// The device rows, against a second server on the same data with `--dev-tls`; returns the errors.
     func deviceRows(folder: URL, seed: DemoSeed, users: [BenchUser], isolation: CPUIsolation?) async throws -> Int {
         let port = try FreePort.find()
-        var arguments = [
+        let arguments = [
             "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error", "--dev-tls",
         ]
-        if let database { arguments += ["--database", database] }
         let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
         let issuer = "https://127.0.0.1:\(port)"

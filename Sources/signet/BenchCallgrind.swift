@@ -45,12 +45,14 @@ extension Bench {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
         let workaround = try ValgrindWorkaround.prepare(in: folder)
-        server.environment = ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": workaround.preload]) { _, new in new }
-        var arguments = [
+        var environment = ["LD_PRELOAD": workaround.preload]
+        // The URL may hold a password: through the environment, never a flag (`ps` shows flags).
+        if let database { environment["SIGNET_DATABASE"] = database }
+        server.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let arguments = [
             "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output)", workaround.executable,
             "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", "4", "--log-level", "error",
         ]
-        if let database { arguments += ["--database", database] }
         server.arguments = arguments
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice

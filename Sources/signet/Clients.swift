@@ -134,10 +134,11 @@ struct Clients: AsyncParsableCommand {
             } else {
                 key = ClientKeyPair()
             }
-            guard !FileManager.default.fileExists(atPath: privateKeyFile) else { throw ValidationError("\(privateKeyFile) exists; not replacing it") }
             let data = try JSONSerialization.data(withJSONObject: key.privateJWK, options: [.sortedKeys, .prettyPrinted])
-            guard FileManager.default.createFile(atPath: privateKeyFile, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw ValidationError("cannot write \(privateKeyFile)")
+            do { try PrivateFile.write(data, to: privateKeyFile, replacing: false) } catch let error as PrivateFileError where error.exists {
+                throw ValidationError("\(privateKeyFile) exists; not replacing it")
+            } catch {
+                throw ValidationError("cannot write \(privateKeyFile): \(error)")
             }
             print(key.publicJWKS)
             FileHandle.standardError.write(Data("kid \(key.keyID); private JWK written to \(privateKeyFile) (mode 0600)\n".utf8))

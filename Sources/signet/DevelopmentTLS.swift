@@ -57,8 +57,8 @@ enum DevelopmentTLS {
             notValidAfter: min(now.addingTimeInterval(serverValidity), caCertificate.notValidAfter), issuer: caCertificate.subject,
             subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
             issuerPrivateKey: .init(caKey))
-        try write(certificate.serializeAsPEM().pemString + "\n" + caCertificate.serializeAsPEM().pemString + "\n", to: files.certificatePath, mode: 0o644)
-        try write(key.pemRepresentation + "\n", to: files.keyPath, mode: 0o600)
+        try write(certificate.serializeAsPEM().pemString + "\n" + caCertificate.serializeAsPEM().pemString + "\n", to: files.certificatePath)
+        try writeKey(key, to: files.keyPath)
         return files
     }
 
@@ -84,16 +84,24 @@ enum DevelopmentTLS {
                 Critical(KeyUsage(keyCertSign: true))
             },
             issuerPrivateKey: .init(key))
-        try write(key.pemRepresentation + "\n", to: keyPath, mode: 0o600)
-        try write(certificate.serializeAsPEM().pemString + "\n", to: certificatePath, mode: 0o644)
+        try writeKey(key, to: keyPath)
+        try write(certificate.serializeAsPEM().pemString + "\n", to: certificatePath)
         return (key, certificate)
     }
 
-    private static func write(_ text: String, to path: String, mode: Int) throws {
+    /// A certificate (chain), readable by all.
+    private static func write(_ text: String, to path: String) throws {
         let manager = FileManager.default
         try? manager.removeItem(atPath: path)
-        guard manager.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
+        guard manager.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
             throw SignetError(.invalidConfiguration, "cannot write \(path)")
+        }
+    }
+
+    /// A private key, owner-only from its first byte.
+    private static func writeKey(_ key: P256.Signing.PrivateKey, to path: String) throws {
+        do { try PrivateFile.write(Data((key.pemRepresentation + "\n").utf8), to: path) } catch {
+            throw SignetError(.invalidConfiguration, "cannot write \(path): \(error)")
         }
     }
 }

@@ -28,8 +28,8 @@ enum SealingKey {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let text = key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ValidationError("cannot write \(path)")
+        do { try PrivateFile.write(Data(text.utf8), to: path) } catch {
+            throw ValidationError("cannot write \(path): \(error)")
         }
         return key
     }

@@ -127,6 +127,31 @@ struct ConfigurationTests {
         #expect(location.databaseDescription == "PostgreSQL postgres://signet:****@db:5432/signet")
     }
 
+    @Test("the database: a password in the --database flag, or a URL of a scheme Signet does not open, is refused without echoing the URL; a scheme in capitals is PostgreSQL")
+    func databaseLocations() async throws {
+        let flagged = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(flags: [.database: .string("postgres://signet:S3cretDbPw@db/signet")], environment: [:]).load()
+        }
+        #expect(flagged?.problems.count == 1)
+        #expect(flagged?.problems.first?.hasPrefix("database (flag --database): the URL holds a password") == true, "\(String(describing: flagged))")
+        #expect(flagged?.problems.first?.contains("S3cret") == false)
+        // Without a password, or from the environment, it is fine.
+        _ = try await SettingsLoader(flags: [.database: .string("postgres://signet@db/signet")], environment: [:]).load()
+        let fromEnvironment = try await SettingsLoader(environment: ["SIGNET_DATABASE": "Postgres://signet:S3cretDbPw@db/signet"]).load()
+        #expect(StoreLocation(settings: fromEnvironment).databaseDescription == "PostgreSQL Postgres://signet:****@db/signet")
+
+        let other = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(environment: ["SIGNET_DATABASE": "mysql://root:S3cretDbPw@db/signet"]).load()
+        }
+        #expect(other?.problems.first?.hasPrefix("database (environment SIGNET_DATABASE): a mysql:// URL") == true, "\(String(describing: other))")
+        #expect(other?.problems.first?.contains("S3cret") == false)
+        let served = try SignetCommand.run(
+            ["serve", "--data-dir", try SignetCommand.dataFolder(), "--port", "0"], environment: ["SIGNET_DATABASE": "mysql://root:S3cretDbPw@db/signet"])
+        #expect(served.status != 0)
+        #expect(served.all.contains("mysql://"), "\(served.all)")
+        #expect(!served.all.contains("S3cret"), "\(served.all)")
+    }
+
     @Test("signet config check prints sources with secrets redacted and exits 1 on an error; serve stops on a typo")
     func commands() throws {
         let data = try SignetCommand.dataFolder()

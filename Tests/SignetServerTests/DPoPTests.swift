@@ -141,7 +141,7 @@ struct DPoPTests {
         }
     }
 
-    @Test("a public client's refresh token is bound to its DPoP key")
+    @Test("a public client's refresh token is bound to its DPoP key; once spent, its reuse revokes the family only with a proof of that key")
     func boundRefreshToken() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
@@ -152,15 +152,28 @@ struct DPoPTests {
             let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
                 .decode(TokenResponse.self)
             let refreshToken = try #require(tokens.refreshToken)
-            func refresh(_ proof: String?) async throws -> TestResponse {
+            func refresh(_ proof: String?, _ presented: String? = nil) async throws -> TestResponse {
                 try await TestBrowser().post(
-                    token, form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
+                    token, form: [("grant_type", "refresh_token"), ("refresh_token", presented ?? refreshToken), ("client_id", "app")],
+                    headers: proof.map { [("DPoP", $0)] } ?? [])
             }
             #expect(try await refresh(nil).oauthError == "invalid_grant")
             #expect(try await refresh(try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
             let refreshed = try await refresh(try dpop.proof("POST", token, at: provider.clock.now))
             #expect(refreshed.status == 200)
             #expect(try refreshed.decode(TokenResponse.self).tokenType == "DPoP")
+
+            // The first token is spent now. Its copy without the key (taken off the phone) is
+            // refused and ends nothing: the rotated one still works.
+            #expect(try await refresh(nil).oauthError == "invalid_grant")
+            #expect(try await refresh(try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
+            let rotated = try #require(try refreshed.decode(TokenResponse.self).refreshToken)
+            let again = try await refresh(try dpop.proof("POST", token, at: provider.clock.now), rotated)
+            #expect(again.status == 200, "no reuse without the key revoked the family")
+            let newest = try #require(try again.decode(TokenResponse.self).refreshToken)
+            // With a proof of the key, the reuse is the holder's: the family is revoked.
+            #expect(try await refresh(try dpop.proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
+            #expect(try await refresh(try dpop.proof("POST", token, at: provider.clock.now), newest).oauthError == "invalid_grant")
         }
     }
 

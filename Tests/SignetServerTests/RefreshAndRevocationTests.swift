@@ -37,6 +37,53 @@ struct RefreshAndRevocationTests {
         }
     }
 
+    @Test("a public client's used code replayed without its verifier or with another redirect URI is refused and revokes nothing; with both, it revokes the grant, and each revocation by a replay is an audit event")
+    func publicCodeReplayNeedsTheVerifier() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let authorization = fixture.appAuthorization
+            let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
+            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")]).decode(TokenResponse.self)
+            func live() async throws -> Bool {
+                try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200
+            }
+            func revocations() async throws -> [AuditEventRecord] { try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" } }
+
+            // Someone who saw the used code in a URL, without the app's verifier.
+            var thief = authorization
+            thief.verifier = PKCE.makeVerifier()
+            let withoutVerifier = try await provider.redeem(code, thief, clientAuth: [("client_id", "app")])
+            #expect(withoutVerifier.status == 400)
+            #expect(withoutVerifier.oauthError == "invalid_grant")
+            var elsewhere = authorization
+            elsewhere.redirectURI = "http://127.0.0.1/callback"
+            #expect(try await provider.redeem(code, elsewhere, clientAuth: [("client_id", "app")]).oauthError == "invalid_grant")
+            #expect(try await live(), "a replay that could not have redeemed the code ends nothing")
+            #expect(try await revocations().isEmpty)
+
+            // The replay of one who holds the verifier: RFC 6749 §4.1.2's stolen code.
+            #expect(try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")]).oauthError == "invalid_grant")
+            #expect(try await !live())
+            let grantID = try #require(AccessTokenClaims.unverified(tokens.accessToken)).grantID
+            let event = try #require(try await revocations().first)
+            #expect(try await revocations().count == 1)
+            #expect(event.actor == "system")
+            #expect(event.target == grantID)
+            #expect(event.reason == "code.replayed")
+            #expect(event.userID == fixture.user.id)
+            #expect(event.clientID == "app")
+
+            // A reused refresh token's revocation is recorded the same way.
+            let backend = try await fixture.backendTokens().1.decode(TokenResponse.self)
+            #expect(try await refresh(fixture, backend.refreshToken!).status == 200)
+            #expect(try await refresh(fixture, backend.refreshToken!).oauthError == "invalid_grant")
+            #expect(try await refresh(fixture, backend.refreshToken!).oauthError == "invalid_grant")
+            let reused = try await revocations().filter { $0.reason == "refresh.reused" }
+            #expect(reused.count == 1, "a grant already revoked is not recorded again")
+            #expect(reused.first?.target == (try #require(AccessTokenClaims.unverified(backend.accessToken)).grantID))
+        }
+    }
+
     @Test("a refresh token rotates; reusing the old one revokes the whole family")
     func rotationAndReuse() async throws {
         try await withTestProvider { provider in

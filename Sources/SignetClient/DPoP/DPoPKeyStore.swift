@@ -50,8 +50,8 @@ public actor FileDPoPKeyStore: DPoPKeyStore {
             }
         } else {
             key = SoftwareDPoPKey()
-            guard FileManager.default.createFile(atPath: file.path, contents: key.privateKey.rawRepresentation, attributes: [.posixPermissions: 0o600]) else {
-                throw SignetClientError(.keyUnavailable, isRetryable: false, reason: "the DPoP key file could not be written")
+            do { try PrivateFile.write(key.privateKey.rawRepresentation, to: file.path) } catch {
+                throw SignetClientError(.keyUnavailable, isRetryable: false, reason: "the DPoP key file could not be written", underlying: error)
             }
         }
         current = key

@@ -1,6 +1,7 @@
 // A JSON value in one file only its owner can read, sealed with AES-GCM under the caller's key.
 import Crypto
 import Foundation
+import SignetCore
 
 /// One sealed file: a header, a 16-byte check value (HMAC-SHA256 of a fixed label under the
 /// key, so a wrong key is told apart from an altered file) and an AES-GCM box of the JSON,
@@ -51,20 +52,11 @@ struct SealedFile: Sendable {
         } catch let error as SignetClientError { throw error } catch {
             throw failure("the \(noun) could not be sealed", error)
         }
-        let manager = FileManager.default
-        let temporary = directory.appendingPathComponent(".\(fileName).\(UUID().uuidString)")
         do {
-            try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            guard manager.createFile(atPath: temporary.path, contents: sealed, attributes: [.posixPermissions: 0o600]) else {
-                throw failure("the \(noun) file could not be written", nil)
-            }
-            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
-            guard rename(temporary.path, file.path) == 0 else {
-                throw failure("the \(noun) file could not be replaced (errno \(errno))", nil)
-            }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Written next to the file and renamed over it: a reader sees the old box or the new.
+            try PrivateFile.write(sealed, to: file.path)
         } catch {
-            try? manager.removeItem(at: temporary)
-            if let error = error as? SignetClientError { throw error }
             throw failure("the \(noun) file could not be written", error)
         }
     }

@@ -213,8 +213,8 @@ public struct FileAuthStateStorage: AuthStateStorage {
 
     public func save(_ tokens: AuthState.StoredTokens) throws {
         let data = try JSONEncoder().encode(tokens)
-        guard FileManager.default.createFile(atPath: file.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw SignetClientError(.storage, isRetryable: true, reason: "the token file could not be written")
+        do { try PrivateFile.write(data, to: file.path) } catch {
+            throw SignetClientError(.storage, isRetryable: true, reason: "the token file could not be written", underlying: error)
         }
     }
 

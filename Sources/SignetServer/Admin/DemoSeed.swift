@@ -95,8 +95,8 @@ public struct DemoSeed: Sendable, Codable, Equatable {
     }
 
     static func writePrivate(_ data: Data, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw SignetError(.invalidConfiguration, "cannot write \(path)")
+        do { try PrivateFile.write(data, to: path) } catch {
+            throw SignetError(.invalidConfiguration, "cannot write \(path): \(error)")
         }
     }
 }

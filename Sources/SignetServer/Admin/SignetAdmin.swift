@@ -307,7 +307,10 @@ public struct SignetAdmin: Sendable {
     public func addUser(username: String, password: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) async throws -> UserRecord {
         let normalized = username.trimmingCharacters(in: .whitespaces).lowercased()
         guard !normalized.isEmpty, normalized.utf8.count <= 128 else { throw SignetError(.invalidConfiguration, "a username is 1–128 characters") }
+        // Listed in terminals and pages: a control character could fake a row or colour the screen.
+        guard Self.isPrintable(normalized) else { throw SignetError(.invalidConfiguration, "a username has no control characters") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
+        try Self.checkUserChange(UserChange(name: name, email: email, phoneNumber: phoneNumber))
         let user = UserRecord(
             id: UUID().uuidString.lowercased(), username: normalized, passwordHash: try await passwords.hash(password), name: name,
             email: email, phoneNumber: phoneNumber, securityStamp: random.token(byteCount: 16), createdAt: clock.now())
@@ -352,6 +355,18 @@ public struct SignetAdmin: Sendable {
             throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
         }
         if let name = change.name, name.utf8.count > 200 { throw SignetError(.invalidConfiguration, "a name is at most 200 bytes") }
+        if let email = change.email, !isPrintable(email) { throw SignetError(.invalidConfiguration, "an email address has no control characters") }
+        if let name = change.name, !isPrintable(name) { throw SignetError(.invalidConfiguration, "a name has no control characters") }
+    }
+
+    /// No control, format or line-separating characters (Unicode's Cc, Cf, Zl, Zp).
+    static func isPrintable(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: false
+            default: true
+            }
+        }
     }
 
     /// Replaces a user's password and ends everything signed in with the old one.

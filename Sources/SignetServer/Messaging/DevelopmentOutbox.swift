@@ -1,5 +1,6 @@
 // The development outbox: messages written to a file in the data folder instead of being sent.
 import Foundation
+import SignetCore
 
 /// Appends each message as a JSON line to `outbox.jsonl` in the data folder, for `signet outbox`
 /// to show; optionally tells a callback (which `signet serve` in demo mode uses to print it).
@@ -20,9 +21,9 @@ public actor DevelopmentOutbox: MessageSender {
         var line = try encoder.encode(message)
         line.append(UInt8(ascii: "\n"))
         if !FileManager.default.fileExists(atPath: file.path) {
-            guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw MessageDeliveryFailure("cannot create \(file.path)")
-            }
+            // Codes are written to it: owner-only from the start. Another writer may create it first.
+            do { try PrivateFile.createEmpty(at: file.path) } catch let error as PrivateFileError where error.exists {}
+            catch { throw MessageDeliveryFailure("cannot create \(file.path): \(error)") }
         }
         do {
             let handle = try FileHandle(forWritingTo: file)

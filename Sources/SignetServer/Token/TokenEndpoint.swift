@@ -98,6 +98,12 @@ struct TokenEndpoint: Sendable {
             // RFC 6749 §4.1.2: a code used twice revokes every token issued from it; only its own
             // client's replay counts, so another client holding a used code cannot end the grant.
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
+            // And only a replay that could have redeemed it: its redirect URI and PKCE verifier.
+            // A public client's id proves nothing, and codes travel in URLs (history, logs): a
+            // used code alone must not end its user's sign-in.
+            guard stored.redirectURI == redirectURI, PKCE.verify(verifier: verifier, challenge: stored.codeChallenge) else {
+                throw OAuthHTTPError.invalidGrant("the code was already used")
+            }
             try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "code.replayed", what: "authorization code replayed")
             throw OAuthHTTPError.invalidGrant("the code was already used")
         case .redeemed(let redeemed):
@@ -165,6 +171,11 @@ struct TokenEndpoint: Sendable {
                 // not read: a grant that cannot be read is revoked all the same. Tokens of a revoked
                 // grant are spent too; only a live family's reuse is an alarm.
                 guard let stored, stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid") }
+                // A DPoP-bound token's reuse counts only with a proof of its key: a copy taken
+                // without the key must not end the family.
+                if let bound = stored.dpopJKT, bound != proof?.jkt {
+                    throw OAuthHTTPError.invalidGrant("the refresh token is bound to another DPoP key")
+                }
                 try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "refresh.reused", what: "spent refresh token used")
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
             case .redeemed(let redeemed):
@@ -192,12 +203,17 @@ struct TokenEndpoint: Sendable {
     /// Revokes the grant of a replayed code or a reused refresh token (and so its refresh
     /// tokens). The alarm, `event` at warning, only when the grant was live until now; replays
     /// of a grant already revoked (by its user, an administrator or an earlier replay) are logged
-    /// at info as `event` + `_again` (docs/logging.md).
+    /// at info as `event` + `_again` (docs/logging.md). A revocation is an audit event too
+    /// (`grant.revoked`, by the system, with `event` as its reason).
     private func revokeAfterReplay(grantID: String, client: ClientRecord, at now: Date, event: String, what: String) async throws {
         let wasLive = try await provider.store.revokeGrant(id: grantID, at: now)
         provider.logger.log(
             level: wasLive ? .warning : .info, "\(what); grant \(wasLive ? "revoked" : "already revoked")",
             metadata: ["event": .string(wasLive ? event : event + "_again"), "client_id": .string(client.id)])
+        guard wasLive else { return }
+        // The user, when the grant can still be read (it is revoked, not removed); the event is recorded either way.
+        let userID = try? await provider.store.grant(id: grantID)?.userID
+        try await provider.audit.record("grant.revoked", userID: userID, clientID: client.id, actor: .system, target: grantID, reason: event)
     }
 
     /// Counts what was issued and puts it in the audit trail (the grant id, never a token).

@@ -60,7 +60,7 @@ extension SettingKey {
         "dataDir", flag: "--data-dir", .path, default: "./.signet", "Folder for the SQLite database, demo files and development keys.")
     static let database = SettingKey(
         "database", flag: "--database", .string, default: "SQLite in dataDir", secret: true,
-        "A postgres:// URL to use PostgreSQL instead of SQLite (secret: it may hold a password).")
+        "A postgres:// URL to use PostgreSQL instead of SQLite (secret: it may hold a password, though not in the flag).")
     static let databasePassword = SettingKey(
         "databasePassword", flag: nil, .string, default: "none", secret: true, "The PostgreSQL password, when it is not in the URL.")
     static let sqliteSynchronous = SettingKey(

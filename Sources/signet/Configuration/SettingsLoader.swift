@@ -3,6 +3,7 @@
 // server, not be ignored), secrets from files (`…_FILE`), and naming each value's source.
 import Configuration
 import Foundation
+import SignetStorage
 import Synchronization
 import SystemPackage
 import Yams
@@ -106,8 +107,21 @@ struct SettingsLoader {
                 problems.append("\(key.key) (\(fileEntry.source)): cannot read \(secretPath)")
             }
         }
+        if let entry = entries[SettingKey.database.key], case .string(let location) = entry.value {
+            problems += Self.databaseProblems(location, source: entry.source)
+        }
         guard problems.isEmpty else { throw SettingsError(problems: problems) }
         return Settings(configurationFile: path, entries: entries)
+    }
+
+    /// What is wrong with the `database` value, never echoing it (it may hold a password): a URL
+    /// of a scheme Signet does not open, or a password in a flag, which others see in `ps`.
+    static func databaseProblems(_ location: String, source: SettingSource) -> [String] {
+        if let problem = SQLStore.locationProblem(location) { return ["database (\(source)): \(problem)"] }
+        guard case .flag = source, SQLStore.sqlitePath(of: location) == nil, URLComponents(string: location)?.password != nil else { return [] }
+        return [
+            "database (\(source)): the URL holds a password, and a flag shows in ps; give the URL in SIGNET_DATABASE or the configuration file, or the password in SIGNET_DATABASE_PASSWORD_FILE"
+        ]
     }
 
     /// Reads one key as its kind says; the recorder sees what each provider answered.

@@ -136,6 +136,19 @@ struct AdminAPITests {
             #expect(added.json["password"] == nil && added.json["password_hash"] == nil)
             #expect(try await api.send("POST", "/admin/users", json: #"{"username":"bob","password":"x"}"#).status == 409)
             #expect(try await api.send("POST", "/admin/users", json: #"{"username":"carol"}"#).json["error"] as? String == "invalid_request")
+            // A new user gets the checks a change gets, and a username no terminal can be fooled by.
+            for body in [
+                #"{"username":"carol","password":"a long password","phone_number":"not-a-phone"}"#,
+                #"{"username":"carol","password":"a long password","email":"nope"}"#,
+                #"{"username":"carol","password":"a long password","name":"\#(String(repeating: "A", count: 201))"}"#,
+                #"{"username":"carol","password":"a long password","name":"Carol\u001b[31m"}"#,
+                #"{"username":"carol\u0000\n\u001b[31m","password":"a long password"}"#,
+                #"{"username":"carol\u2028x","password":"a long password"}"#,
+            ] {
+                let refused = try await api.send("POST", "/admin/users", json: body)
+                #expect(refused.status == 400, "\(body)")
+            }
+            #expect(try await provider.store.listUsers().map(\.username) == ["bob"], "no refused user was stored")
             let changed = try await api.send("PATCH", "/admin/users/bob", json: #"{"name":"Bob B","locked":true}"#)
             #expect(changed.status == 200)
             #expect(changed.json["name"] as? String == "Bob B" && changed.json["locked"] as? Bool == true)
