@@ -194,22 +194,27 @@ public struct SignetClient: Sendable {
 
     var check: TokenResponseCheck { TokenResponseCheck(issuer: configuration.issuer, clientID: configuration.clientID, usedDPoP: dpop != nil) }
 
-    /// POSTs to the token endpoint, with a DPoP proof when the client has a key, retrying once
-    /// when the provider asks for its nonce (RFC 9449 §8).
+    /// POSTs to the token endpoint, with a DPoP proof when the client has a key (``postForm(_:to:)``).
     func tokenRequest(_ form: FormParameters) async throws -> TokenResponse {
-        let endpoint = try await discover().tokenEndpoint
-        func attempt() async throws -> HTTPTransportResponse {
-            var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
-            if let dpop { headers.append(("DPoP", try await dpop.proof(method: "POST", url: endpoint, now: now()))) }
-            return try await send(HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(form.encoded.utf8)))
-        }
-        var response = try await attempt()
-        if let dpop, dpop.asksForNonce(response, from: endpoint) { response = try await attempt() }
+        let response = try await postForm(form, to: try await discover().tokenEndpoint)
         guard response.isSuccess else { throw SignetClientError.from(response) }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: response.body) else {
             throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the token response is not the JSON of RFC 6749 section 5.1")
         }
         return tokens
+    }
+
+    /// POSTs `form` to one of the provider's endpoints, with a DPoP proof for it when the client
+    /// has a key, retrying once when the provider asks for its nonce (RFC 9449 §8).
+    func postForm(_ form: FormParameters, to endpoint: String) async throws -> HTTPTransportResponse {
+        func attempt() async throws -> HTTPTransportResponse {
+            var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
+            if let dpop { headers.append(("DPoP", try await dpop.proof(method: "POST", url: endpoint, now: now()))) }
+            return try await send(HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(form.encoded.utf8)))
+        }
+        let response = try await attempt()
+        if let dpop, dpop.asksForNonce(response, from: endpoint) { return try await attempt() }
+        return response
     }
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {

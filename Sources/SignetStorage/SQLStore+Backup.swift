@@ -44,11 +44,11 @@ extension SQLStore {
     /// running on it). The copy is made next to `destination` and renamed into place.
     public static func restore(from path: String, to destination: String) async throws {
         guard FileManager.default.fileExists(atPath: path) else { throw SignetError(.invalidConfiguration, "no backup at \(path)") }
-        // The folder to itself: no server or command has a store in it open, none opens one
+        // The place to itself: no server or command has a store there open, none opens one
         // until the restore ends, and no other restore shares the staging file below. The
         // destination is checked under the lock, so a restore that finished meanwhile is kept.
-        let folder = try StoreFolderLock(folderOf: destination, .exclusive)
-        defer { folder?.release() }
+        let lock = try StoreLock(forStoreAt: destination, .exclusive)
+        defer { lock?.release() }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
             throw SignetError(.invalidConfiguration, "\(destination)\(suffix) exists: stop the server and move it away first")
         }
@@ -62,7 +62,7 @@ extension SQLStore {
             try PrivateFile.copy(from: path, to: staging)
             // Opening migrates and proves it is a Signet store: its tables answer.
             let store: SQLStore
-            do { store = try await SQLStore.sqlite(path: staging, synchronous: .full, laterFlush: InlineSQLiteDatabase.laterFlush, lockingFolder: false) } catch {
+            do { store = try await SQLStore.sqlite(path: staging, synchronous: .full, laterFlush: InlineSQLiteDatabase.laterFlush, locking: false) } catch {
                 throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
             }
             let unready = await store.unreadiness()

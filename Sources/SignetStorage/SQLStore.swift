@@ -64,13 +64,13 @@ public final class SQLStore: Sendable {
     /// ``sqlite(path:synchronous:migrations:logger:)`` with the delay of `normal`'s timed flush
     /// (``InlineSQLiteDatabase/laterFlush``), which tests shorten or lengthen.
     ///
-    /// - Parameter lockingFolder: `false` only for the copy a restore checks, in the folder the
-    ///   restore already holds (``StoreFolderLock``).
+    /// - Parameter locking: `false` only for the copy a restore checks before it puts it in the
+    ///   place whose lock the restore holds (``StoreLock``).
     static func sqlite(
-        path: String, synchronous: Synchronous, laterFlush: Duration, migrations: MigrationPolicy = .upgrade, lockingFolder: Bool = true,
+        path: String, synchronous: Synchronous, laterFlush: Duration, migrations: MigrationPolicy = .upgrade, locking: Bool = true,
         logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
-        let folderLock = lockingFolder ? try StoreFolderLock(folderOf: path, .shared) : nil
+        let lock = locking ? try StoreLock(forStoreAt: path, .shared) : nil
         let database: InlineSQLiteDatabase
         do {
             let tightened = try StoreFilePermissions.makeOwnerOnly(path)
@@ -81,7 +81,7 @@ public final class SQLStore: Sendable {
             }
             database = try InlineSQLiteDatabase(path: path, waitsForDisk: synchronous == .full, laterFlush: laterFlush, logger: logger)
         } catch {
-            folderLock?.release()
+            lock?.release()
             if let error = error as? SignetError { throw error }
             throw SignetError(.storageFailure, "cannot open the SQLite store at \(path): \(error)")
         }
@@ -90,12 +90,12 @@ public final class SQLStore: Sendable {
         } catch {
             // A file that is no database (or a failed migration): close before giving up.
             database.close()
-            folderLock?.release()
+            lock?.release()
             throw error
         }
         return SQLStore(database: database) {
             await database.closeAfterWaitingWrites()
-            folderLock?.release()
+            lock?.release()
         }
     }
 
@@ -165,8 +165,27 @@ public final class SQLStore: Sendable {
     /// whose scheme is not `sqlite`, `postgres` or `postgresql`. Only the scheme is named, since
     /// the rest of a URL may hold a password.
     public static func locationProblem(_ location: String) -> String? {
-        guard let scheme = urlScheme(of: location), !["sqlite", "postgres", "postgresql"].contains(scheme) else { return nil }
-        return "a \(scheme):// URL; give an SQLite file path, sqlite://<path> or postgres://<user>@<host>/<database>"
+        let accepted = "give an SQLite file path, sqlite://<path> or postgres://<user>@<host>/<database>"
+        if let scheme = urlScheme(of: location) {
+            return ["sqlite", "postgres", "postgresql"].contains(scheme) ? nil : "a \(scheme):// URL; \(accepted)"
+        }
+        // Shaped like a URL or credentials, yet no URL Signet reads (`jdbc:postgresql://…`,
+        // `postgres:/user:password@…`, a stray space before it): never taken for a file path,
+        // which would be printed.
+        let credentials = location.firstIndex(of: ":").map { location[$0...].contains("@") } ?? false
+        if location.contains("://") || credentials || location != location.trimmingCharacters(in: .whitespacesAndNewlines) {
+            return "neither a file path nor a URL Signet opens; \(accepted)"
+        }
+        return nil
+    }
+
+    /// Whether a `postgres://` URL carries a password (`user:password@`), read by hand: a
+    /// password with characters a URL may not hold (`#`, `/`) defeats `URLComponents`.
+    public static func urlHasPassword(_ location: String) -> Bool {
+        guard urlScheme(of: location) != nil, let separator = location.range(of: "://") else { return false }
+        let rest = location[separator.upperBound...]
+        guard let at = rest.lastIndex(of: "@") else { return false }
+        return rest[..<at].contains(":")
     }
 
     /// The scheme of a `scheme://…` value, lowercased; `nil` for a file path (RFC 3986 §3.1: a

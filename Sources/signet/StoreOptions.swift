@@ -79,7 +79,7 @@ struct StoreLocation: Sendable {
     /// A description of the database for people, without any password.
     var databaseDescription: String {
         if let path = SQLStore.sqlitePath(of: databaseLocation) { return "SQLite \(path)" }
-        if SQLStore.locationProblem(databaseLocation) != nil { return "an unsupported URL" }
+        if SQLStore.locationProblem(databaseLocation) != nil { return "an unsupported database location" }
         // A URL that does not parse is never echoed: it may hold a password.
         guard var components = URLComponents(string: databaseLocation) else { return "PostgreSQL <a URL that does not parse>" }
         if components.password != nil { components.password = "****" }

@@ -135,6 +135,10 @@ struct ConfigurationTests {
         #expect(flagged?.problems.count == 1)
         #expect(flagged?.problems.first?.hasPrefix("database (flag --database): the URL holds a password") == true, "\(String(describing: flagged))")
         #expect(flagged?.problems.first?.contains("S3cret") == false)
+        let unparseable = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(flags: [.database: .string("postgres://signet:S3c#retDbPw@db/signet")], environment: [:]).load()
+        }
+        #expect(unparseable?.problems.first?.contains("holds a password") == true, "\(String(describing: unparseable))")
         // Without a password, or from the environment, it is fine.
         _ = try await SettingsLoader(flags: [.database: .string("postgres://signet@db/signet")], environment: [:]).load()
         let fromEnvironment = try await SettingsLoader(environment: ["SIGNET_DATABASE": "Postgres://signet:S3cretDbPw@db/signet"]).load()

@@ -73,6 +73,27 @@ struct DPoPClientTests {
         }
     }
 
+    @Test("revocation sends a proof of the key, so a public client's bound refresh token is ended; revoked without the key, it is not")
+    func revokeWithProof() async throws {
+        try await withTestProvider { provider in
+            try await TestApp.seed(provider)
+            let store = MemoryDPoPKeyStore()
+            let transport = RecordingTransport()
+            let client = TestApp.client(provider, transport: transport, dpop: store)
+            let refreshToken = try #require(try await client.signIn(agent: TestApp.agent(provider)).tokens.refreshToken)
+            // A client without the key (one that copied the token) gets the same 200, and ends nothing.
+            try await TestApp.client(provider).revoke(refreshToken)
+            let refreshed = try await client.refresh(refreshToken)
+            let current = try #require(refreshed.refreshToken)
+
+            try await client.revoke(current)
+            let revocation = try #require(transport.requests(to: "/revoke").first)
+            let proof = try #require(revocation.header("DPoP"))
+            #expect(try jwtClaims(proof)["htu"] as? String == provider.url("/revoke"))
+            await #expect(throws: SignetClientError.self) { _ = try await client.refresh(current) }
+        }
+    }
+
     @Test("a resource call to /userinfo goes with the DPoP scheme and a proof carrying ath")
     func userInfo() async throws {
         try await withTestProvider { provider in

@@ -177,6 +177,49 @@ struct DPoPTests {
         }
     }
 
+    @Test("at /revoke, a public client's DPoP-bound refresh token (spent or current) or access token is ended only with a proof of its key; each answer is 200")
+    func revokeNeedsTheKey() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let token = provider.url("/token")
+            let revokeURL = provider.url("/revoke")
+            let authorization = fixture.appAuthorization
+            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let first = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
+                .decode(TokenResponse.self)
+            func refresh(_ refreshToken: String) async throws -> TestResponse {
+                try await TestBrowser().post(
+                    token, form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", "app")],
+                    headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
+            }
+            func revoke(_ revoked: String, proof: String?) async throws -> TestResponse {
+                try await TestBrowser().post(revokeURL, form: [("token", revoked), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
+            }
+            let second = try await refresh(try #require(first.refreshToken)).decode(TokenResponse.self)
+            let current = try #require(second.refreshToken)
+            // A copy of the spent token, of the current one, or of the access token, without the key.
+            for (copy, proof) in [
+                (first.refreshToken!, nil), (first.refreshToken!, try DPoPKey().proof("POST", revokeURL, at: provider.clock.now)),
+                (current, nil), (current, try DPoPKey().proof("POST", revokeURL, at: provider.clock.now)),
+                (second.accessToken, nil), (second.accessToken, try DPoPKey().proof("POST", revokeURL, at: provider.clock.now)),
+            ] as [(String, String?)] {
+                #expect(try await revoke(copy, proof: proof).status == 200)
+            }
+            let live = try await refresh(current)
+            #expect(live.status == 200, "no copy ended the sign-in")
+            let newest = try #require(try live.decode(TokenResponse.self).refreshToken)
+            #expect(try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "token.revoked" }.isEmpty)
+
+            // A proof for another endpoint is no proof here.
+            #expect(try await revoke(newest, proof: try dpop.proof("POST", token, at: provider.clock.now)).oauthError == "invalid_dpop_proof")
+            // The holder, with its key: ended.
+            #expect(try await revoke(newest, proof: try dpop.proof("POST", revokeURL, at: provider.clock.now)).status == 200)
+            #expect(try await refresh(newest).oauthError == "invalid_grant")
+            #expect(try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "token.revoked" }.count == 1)
+        }
+    }
+
     @Test("a client registered to require DPoP gets no token without a proof")
     func requiredDPoP() async throws {
         try await withTestProvider { provider in

@@ -79,6 +79,22 @@ struct MutualTLSTests {
             let renewed = try #require(AccessTokenClaims.unverified(try refreshed.decode(TokenResponse.self).accessToken))
             #expect(renewed.cnf?.x5tS256 == (try device.thumbprint))
 
+            // At /revoke as at /token: a copy without the certificate, or with another device's,
+            // gets the same 200 and ends nothing; the device itself ends its sign-in.
+            let current = try refreshed.decode(TokenResponse.self)
+            let currentRefresh = try #require(current.refreshToken)
+            func revoke(_ token: String, by browser: TestBrowser) async throws -> TestResponse {
+                try await browser.post(provider.url("/revoke"), form: [("token", token), ("client_id", "wallet")])
+            }
+            for (token, browser) in [
+                (currentRefresh, TestBrowser()), (currentRefresh, other.browser), (current.accessToken, TestBrowser()), (current.accessToken, other.browser),
+            ] {
+                #expect(try await revoke(token, by: browser).status == 200)
+            }
+            #expect(try await userInfo(provider, current.accessToken, by: device.browser).status == 200, "no copy ended the device's sign-in")
+            #expect(try await revoke(currentRefresh, by: device.browser).status == 200)
+            #expect(try await userInfo(provider, current.accessToken, by: device.browser).status == 401)
+
             // A login redeemed without a certificate gets unbound tokens, as before.
             let plain = try await login(provider)
             #expect(AccessTokenClaims.unverified(plain.accessToken)?.cnf == nil)

@@ -33,28 +33,23 @@ struct SQLiteStoreFilesTests {
         }
     }
 
-    @Test("while a store is open, a restore into its folder is refused; while a restore holds the folder, no store in it opens; once closed, both go on")
-    func folderLock() async throws {
-        try await TestFolder.with("folder-lock") { folder in
-            let backup = try await TestFolder.with("folder-lock-backup") { other -> String in
-                let source = try await SQLStore.sqlite(path: other.appendingPathComponent("signet.sqlite").path)
-                let file = folder.deletingLastPathComponent().appendingPathComponent("folder-lock-\(UUID().uuidString).sqlite").path
-                try await source.backup(to: file)
-                try await source.close()
-                return file
-            }
-            defer { try? FileManager.default.removeItem(atPath: backup) }
+    @Test("while a store is open, a restore onto it is refused; while a restore holds a store's place, the store does not open there; once released, both go on; the lock file is owner-only and another user's is refused")
+    func storeLock() async throws {
+        try await TestFolder.with("store-lock") { folder in
+            let backup = folder.appendingPathComponent("backup.sqlite").path
             let running = try await SQLStore.sqlite(path: folder.appendingPathComponent("signet.sqlite").path)
-            let destination = folder.appendingPathComponent("restored.sqlite").path
-            let refused = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: backup, to: destination) }
+            try await running.backup(to: backup)
+            let refused = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: backup, to: folder.appendingPathComponent("signet.sqlite").path) }
             #expect(refused?.reason.contains("is in use") == true, "\(String(describing: refused))")
-            #expect(!FileManager.default.fileExists(atPath: destination))
-            try await running.close()
+            #expect(try mode(StoreLock.path(of: folder.appendingPathComponent("signet.sqlite").path)) == 0o600)
 
-            let restore = try #require(try StoreFolderLock(folderOf: destination, .exclusive))
+            // A restore onto another place in the same folder is no business of the open store.
+            let destination = folder.appendingPathComponent("restored.sqlite").path
+            let restore = try #require(try StoreLock(forStoreAt: destination, .exclusive))
             let opening = await #expect(throws: SignetError.self) { try await SQLStore.sqlite(path: destination) }
-            #expect(opening?.reason.contains("a restore into") == true, "\(String(describing: opening))")
+            #expect(opening?.reason.contains("a restore of") == true, "\(String(describing: opening))")
             #expect(!FileManager.default.fileExists(atPath: destination), "a refused opening makes no store")
+            restore.release()
             restore.release()
 
             try await SQLStore.restore(from: backup, to: destination)
@@ -62,6 +57,17 @@ struct SQLiteStoreFilesTests {
             let restored = try await SQLStore.sqlite(path: destination)
             _ = try await restored.listClients()
             try await restored.close()
+            try await running.close()
+
+            // Only where the tests may give a file to another user: a lock file someone else made
+            // (to hold the lock and keep the server from starting) is refused, not used.
+            if geteuid() == 0 {
+                let planted = folder.appendingPathComponent("planted.sqlite").path
+                #expect(FileManager.default.createFile(atPath: StoreLock.path(of: planted), contents: nil, attributes: [.posixPermissions: 0o666]))
+                #expect(chown(StoreLock.path(of: planted), 65534, 65534) == 0)
+                let foreign = await #expect(throws: SignetError.self) { try await SQLStore.sqlite(path: planted) }
+                #expect(foreign?.reason.contains("belongs to another user") == true, "\(String(describing: foreign))")
+            }
         }
     }
 
@@ -80,6 +86,16 @@ struct SQLiteStoreFilesTests {
         #expect(!problem.contains("S3cret"))
         let opened = await #expect(throws: SignetError.self) { try await SQLStore.open("mysql://root:S3cretDbPw@db.internal/signet") }
         #expect(opened?.reason.contains("S3cret") == false)
+        // Shaped like URLs or credentials: never taken for a path (which would be printed).
+        for nearURL in ["jdbc:postgresql://u:S3cretDbPw@db/x", "postgres:/u:S3cretDbPw@db/x", " postgres://u:S3cretDbPw@db/x"] {
+            let problem = try #require(SQLStore.locationProblem(nearURL), "\(nearURL)")
+            #expect(!problem.contains("S3cret"))
+        }
+        #expect(SQLStore.locationProblem("/var/lib/signet@prod/signet.sqlite") == nil, "an @ in a path is fine")
+        #expect(SQLStore.urlHasPassword("postgres://u:S3c#ret/x@db/signet"), "a password URLComponents cannot parse")
+        #expect(SQLStore.urlHasPassword("postgres://u:pw@db/signet"))
+        #expect(!SQLStore.urlHasPassword("postgres://u@db/signet"))
+        #expect(!SQLStore.urlHasPassword("postgres://db:5432/signet"))
     }
 }
 

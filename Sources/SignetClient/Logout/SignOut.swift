@@ -4,7 +4,8 @@ import SignetCore
 
 extension SignetClient {
     /// Revokes `token` at the provider's revocation_endpoint — RFC 7009 §2.1. Signet revokes the
-    /// whole grant, so the refresh token and every access token from it stop working.
+    /// whole grant, so the refresh token and every access token from it stop working. A client
+    /// with a DPoP key sends a proof of it, which a public client's bound tokens need.
     ///
     /// - Parameter hint: token_type_hint — RFC 7009 §2.1 (`refresh_token` or `access_token`).
     /// - Throws: ``SignetClientError`` when the provider did not confirm with 200 (§2.2).
@@ -14,10 +15,8 @@ extension SignetClient {
         form.append(OAuthParameter.token, token)
         form.append(OAuthParameter.tokenTypeHint, hint)
         form.append(OAuthParameter.clientID, configuration.clientID)
-        let response = try await send(
-            HTTPTransportRequest(
-                method: "POST", url: endpoint, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                body: Data(form.encoded.utf8)))
+        // With a proof of the client's DPoP key: a public client's bound tokens are ended only by their holder.
+        let response = try await postForm(form, to: endpoint)
         guard response.isSuccess else { throw SignetClientError.from(response) }
     }
 

@@ -310,6 +310,8 @@ public struct SignetAdmin: Sendable {
         // Listed in terminals and pages: a control character could fake a row or colour the screen.
         guard Self.isPrintable(normalized) else { throw SignetError(.invalidConfiguration, "a username has no control characters") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
+        // An empty value is none, as in a change (where it removes one).
+        let (name, email, phoneNumber) = (name.flatMap(Self.nonEmpty), email.flatMap(Self.nonEmpty), phoneNumber.flatMap(Self.nonEmpty))
         try Self.checkUserChange(UserChange(name: name, email: email, phoneNumber: phoneNumber))
         let user = UserRecord(
             id: UUID().uuidString.lowercased(), username: normalized, passwordHash: try await passwords.hash(password), name: name,
@@ -359,15 +361,22 @@ public struct SignetAdmin: Sendable {
         if let name = change.name, !isPrintable(name) { throw SignetError(.invalidConfiguration, "a name has no control characters") }
     }
 
-    /// No control, format or line-separating characters (Unicode's Cc, Cf, Zl, Zp).
+    /// No control or line-separating characters (Unicode's Cc, Zl, Zp) and no bidirectional
+    /// controls, which reorder what a terminal or page shows. Other format characters stay: the
+    /// joiners Persian, Indic scripts and emoji need (U+200C, U+200D), the soft hyphen.
     static func isPrintable(_ text: String) -> Bool {
         text.unicodeScalars.allSatisfy { scalar in
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator: false
-            default: true
+            case .control, .lineSeparator, .paragraphSeparator: return false
+            default: return !bidirectionalControls.contains(scalar.value)
             }
         }
     }
+
+    private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
+
+    /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
+    private static let bidirectionalControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 
     /// Replaces a user's password and ends everything signed in with the old one.
     public func setPassword(username: String, password: String) async throws {

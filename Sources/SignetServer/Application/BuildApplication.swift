@@ -137,7 +137,7 @@ struct SignetRoutes: Sendable {
         let lifecycle = DeviceLifecycle(store: provider.store, clock: provider.clock, random: provider.random, logger: provider.logger, messages: provider.messages)
         let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, devices: devices)
         let userInfo = UserInfoEndpoint(access: access)
-        let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator)
+        let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, devices: devices)
         let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
         let native = NativeLoginEndpoint(provider: provider, requests: requests)
         let instances = DeviceInstances(provider: provider)

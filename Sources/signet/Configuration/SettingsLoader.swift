@@ -118,7 +118,7 @@ struct SettingsLoader {
     /// of a scheme Signet does not open, or a password in a flag, which others see in `ps`.
     static func databaseProblems(_ location: String, source: SettingSource) -> [String] {
         if let problem = SQLStore.locationProblem(location) { return ["database (\(source)): \(problem)"] }
-        guard case .flag = source, SQLStore.sqlitePath(of: location) == nil, URLComponents(string: location)?.password != nil else { return [] }
+        guard case .flag = source, SQLStore.sqlitePath(of: location) == nil, SQLStore.urlHasPassword(location) else { return [] }
         return [
             "database (\(source)): the URL holds a password, and a flag shows in ps; give the URL in SIGNET_DATABASE or the configuration file, or the password in SIGNET_DATABASE_PASSWORD_FILE"
         ]

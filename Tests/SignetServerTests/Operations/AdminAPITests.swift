@@ -144,11 +144,17 @@ struct AdminAPITests {
                 #"{"username":"carol","password":"a long password","name":"Carol\u001b[31m"}"#,
                 #"{"username":"carol\u0000\n\u001b[31m","password":"a long password"}"#,
                 #"{"username":"carol\u2028x","password":"a long password"}"#,
+                #"{"username":"carol","password":"a long password","name":"\u202Egnp.exe"}"#,
             ] {
                 let refused = try await api.send("POST", "/admin/users", json: body)
                 #expect(refused.status == 400, "\(body)")
             }
             #expect(try await provider.store.listUsers().map(\.username) == ["bob"], "no refused user was stored")
+            // Joiners that scripts and emoji need are fine; an empty value is none, as in a change.
+            let joined = try await api.send("POST", "/admin/users", json: #"{"username":"mahsa","password":"a long password","name":"مه\u200Cسا 👩\u200D💻","phone_number":""}"#)
+            #expect(joined.status == 201, "\(joined.body)")
+            #expect(try await provider.store.user(username: "mahsa")?.phoneNumber == nil)
+            #expect(try await api.send("DELETE", "/admin/users/mahsa").status == 204)
             let changed = try await api.send("PATCH", "/admin/users/bob", json: #"{"name":"Bob B","locked":true}"#)
             #expect(changed.status == 200)
             #expect(changed.json["name"] as? String == "Bob B" && changed.json["locked"] as? Bool == true)

@@ -1,0 +1,105 @@
+// Who may use an SQLite store's place: the processes that have it open, or one restore.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SignetCore
+import Synchronization
+
+/// A `flock` on `<database>-lock`, an owner-only file beside an SQLite store. Every process that
+/// opens the store holds it shared while the store is open; `signet restore` holds it exclusively
+/// while it puts a store in that place. So a restore never moves a file in under a running
+/// server, and no server starts on a store a restore is putting in place. The kernel lets go of
+/// the lock when the process ends, so none is ever left behind.
+///
+/// SQLite's own locks cannot do this: they are on the database file, which a restore replaces.
+/// The lock file is owner-only (and one another user owns is refused), so no other user can
+/// take the lock and keep the server from starting.
+final class StoreLock: Sendable {
+    /// The lock file's descriptor; -1 once released.
+    private let descriptor: Mutex<Int32>
+
+    enum Mode {
+        /// The store is open (any number of processes).
+        case shared
+        /// A restore is putting a store in this place (one, and nobody has it open).
+        case exclusive
+    }
+
+    /// The lock file of the store at `database`.
+    static func path(of database: String) -> String { database + "-lock" }
+
+    /// Takes the lock without waiting; throws at once when the other mode holds it. `nil` where
+    /// the folder cannot be written, or its file system has no such locks (some network file
+    /// systems): there the operator must not restore onto a store in use, as before the lock.
+    init?(forStoreAt database: String, _ mode: Mode) throws {
+        let path = Self.path(of: database)
+        let opened = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard opened >= 0 else {
+            let failure = errno
+            if failure == EACCES || failure == EROFS { return nil }
+            let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
+            throw SignetError(.invalidConfiguration, "cannot open \(path) in the folder \(folder) (errno \(failure)): does it exist?")
+        }
+        var status = stat()
+        guard fstat(opened, &status) == 0, status.st_uid == geteuid() else {
+            close(opened)
+            throw SignetError(.invalidConfiguration, "\(path) belongs to another user: move it away")
+        }
+        guard flock(opened, (mode == .shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
+            let failure = errno
+            close(opened)
+            if failure == ENOLCK || failure == EOPNOTSUPP || failure == EINVAL { return nil }
+            guard failure == EWOULDBLOCK else { throw SignetError(.invalidConfiguration, "cannot lock \(path) (errno \(failure))") }
+            switch mode {
+            case .shared: throw SignetError(.invalidConfiguration, "a restore of \(database) is running; open the store once it has finished")
+            case .exclusive:
+                throw SignetError(
+                    .invalidConfiguration, "\(database) is in use: a server or a command has it open, or another restore runs; stop it first")
+            }
+        }
+        descriptor = Mutex(opened)
+    }
+
+    /// Lets go of the lock; later calls do nothing.
+    func release() {
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    deinit { release() }
+}
+
+/// The SQLite files of a store hold every secret Signet keeps (signing keys, password hashes,
+/// the keys its HMACs use): only their owner may read them, whatever the folder's mode.
+enum StoreFilePermissions {
+    /// Creates the database file owner-only when there is none (SQLite then makes its log and
+    /// shared-memory files with the same mode), and takes group and others' access off an
+    /// existing one and the files beside it (never through a link, never another user's).
+    /// Returns the files whose mode it changed.
+    static func makeOwnerOnly(_ path: String) throws -> [String] {
+        do { try PrivateFile.createEmpty(at: path) } catch let error as PrivateFileError where error.exists {
+            // There already: tightened below.
+        } catch {
+            throw SignetError(.storageFailure, "cannot create the SQLite store: \(error)")
+        }
+        var changed: [String] = []
+        for file in [path, path + "-wal", path + "-shm"] {
+            let opened = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard opened >= 0 else { continue }
+            defer { close(opened) }
+            var status = stat()
+            guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0, status.st_uid == geteuid() else { continue }
+            guard fchmod(opened, status.st_mode & 0o700) == 0 else {
+                throw SignetError(.storageFailure, "cannot make \(file) owner-only (errno \(errno))")
+            }
+            changed.append(file)
+        }
+        return changed
+    }
+}
