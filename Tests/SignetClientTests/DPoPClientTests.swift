@@ -52,15 +52,21 @@ struct DPoPClientTests {
         }
     }
 
+    /// The test app seeded, a client with a DPoP key signed in: the client, its key store, what it
+    /// sent, and its refresh token.
+    func signedInWithKey(_ provider: TestProvider) async throws -> (SignetClient, MemoryDPoPKeyStore, RecordingTransport, String) {
+        try await TestApp.seed(provider)
+        let store = MemoryDPoPKeyStore()
+        let transport = RecordingTransport()
+        let client = TestApp.client(provider, transport: transport, dpop: store)
+        let refreshToken = try #require(try await client.signIn(agent: TestApp.agent(provider)).tokens.refreshToken)
+        return (client, store, transport, refreshToken)
+    }
+
     @Test("refresh sends a proof and keeps the binding; the refresh token is useless without the key")
     func refreshWithProof() async throws {
         try await withTestProvider { provider in
-            try await TestApp.seed(provider)
-            let store = MemoryDPoPKeyStore()
-            let transport = RecordingTransport()
-            let client = TestApp.client(provider, transport: transport, dpop: store)
-            let tokens = try await client.signIn(agent: TestApp.agent(provider))
-            let refreshToken = try #require(tokens.tokens.refreshToken)
+            let (client, store, transport, refreshToken) = try await signedInWithKey(provider)
             // Without the key: a client with no DPoP, and one with another key.
             let bare = TestApp.client(provider)
             await #expect(throws: SignetClientError.self) { _ = try await bare.refresh(refreshToken) }
@@ -76,11 +82,7 @@ struct DPoPClientTests {
     @Test("revocation sends a proof of the key, so a public client's bound refresh token is ended; revoked without the key, it is not")
     func revokeWithProof() async throws {
         try await withTestProvider { provider in
-            try await TestApp.seed(provider)
-            let store = MemoryDPoPKeyStore()
-            let transport = RecordingTransport()
-            let client = TestApp.client(provider, transport: transport, dpop: store)
-            let refreshToken = try #require(try await client.signIn(agent: TestApp.agent(provider)).tokens.refreshToken)
+            let (client, _, transport, refreshToken) = try await signedInWithKey(provider)
             // A client without the key (one that copied the token) gets the same 200, and ends nothing.
             try await TestApp.client(provider).revoke(refreshToken)
             let refreshed = try await client.refresh(refreshToken)
