@@ -179,6 +179,23 @@ public final class SQLStore: Sendable {
         return nil
     }
 
+    /// A database URL fit to print: the password in its user information replaced by `****`,
+    /// its query and fragment (which may hold a `password=`) left out. Read by hand, up to the
+    /// last `@`, since a password with characters a URL may not hold defeats `URLComponents`.
+    public static func redactedURL(_ location: String) -> String {
+        guard let separator = location.range(of: "://") else { return "<not a URL>" }
+        var rest = location[separator.upperBound...]
+        var shown = location[..<separator.upperBound]
+        if let at = rest.lastIndex(of: "@") {
+            let userInformation = rest[..<at]
+            let user = userInformation.prefix { $0 != ":" }
+            shown += user + (userInformation.count > user.count ? ":****" : "") + "@"
+            rest = rest[rest.index(after: at)...]
+        }
+        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(shown + rest[..<cut] + "?…") }
+        return String(shown + rest)
+    }
+
     /// Whether a `postgres://` URL carries a password (`user:password@`), read by hand: a
     /// password with characters a URL may not hold (`#`, `/`) defeats `URLComponents`.
     public static func urlHasPassword(_ location: String) -> Bool {

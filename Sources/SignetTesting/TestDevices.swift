@@ -13,6 +13,8 @@ public struct TestDevice: Sendable {
     public let chain: [String]
     /// Presents the device certificate (needs a provider with `tls: true`).
     public let browser: TestBrowser
+    /// The access token of the login that activated it (unbound: issued before the certificate).
+    public var activationAccessToken: String? = nil
 
     public var certificate: Certificate { get throws { try Certificate(pemEncoded: chain[0]) } }
     /// RFC 8705 `x5t#S256` of the certificate.
@@ -48,6 +50,7 @@ extension TestProvider {
         guard answer.status == 201, let chain = answer.json["certificate_chain"] as? [String] else {
             throw SignetError(.malformedMessage, "activation failed: \(answer.status) \(answer.body.prefix(300))")
         }
-        return TestDevice(instanceID: instanceID, key: key, chain: chain, browser: TestBrowser(tls: try TestTLS.client(presenting: chain, key: key)))
+        return TestDevice(
+            instanceID: instanceID, key: key, chain: chain, browser: TestBrowser(tls: try TestTLS.client(presenting: chain, key: key)), activationAccessToken: token)
     }
 }

@@ -80,10 +80,7 @@ struct StoreLocation: Sendable {
     var databaseDescription: String {
         if let path = SQLStore.sqlitePath(of: databaseLocation) { return "SQLite \(path)" }
         if SQLStore.locationProblem(databaseLocation) != nil { return "an unsupported database location" }
-        // A URL that does not parse is never echoed: it may hold a password.
-        guard var components = URLComponents(string: databaseLocation) else { return "PostgreSQL <a URL that does not parse>" }
-        if components.password != nil { components.password = "****" }
-        return "PostgreSQL \(components.string ?? "")"
+        return "PostgreSQL \(SQLStore.redactedURL(databaseLocation))"
     }
 
     /// Creates the data folder (owner-only) and opens the store, migrating it as `migrations` says.

@@ -47,6 +47,12 @@ struct MutualTLSTests {
             let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(discovery.json["tls_client_certificate_bound_access_tokens"] as? Bool == true)
             let device = try await activate(provider, name: "Alice's iPhone")
+            // A name a listing would show other than stored (a line break, a reversal) is refused.
+            let misleading = await #expect(throws: SignetError.self) {
+                try await provider.activateDevice(
+                    clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, username: "alice", password: Fixture.password, name: "Alice\u{2028}\u{202E}enohPi")
+            }
+            #expect(misleading?.reason.contains("activation failed: 400") == true, "\(String(describing: misleading))")
 
             let status = try await device.browser.get(provider.url("/devices/status"))
             #expect(status.status == 200, "\(status.body)")
@@ -76,6 +82,11 @@ struct MutualTLSTests {
             #expect(try await refresh(provider, tokens.refreshToken, by: other.browser).status == 400, "another device cannot refresh it")
             let refreshed = try await refresh(provider, tokens.refreshToken, by: device.browser)
             #expect(refreshed.status == 200, "the refresh token was not spent by the refused attempts: \(refreshed.body)")
+            // The spent token sent again without the certificate (a copy off the phone) is
+            // refused as a reuse would be, and ends nothing; the device's sign-in lives on.
+            #expect(try await refresh(provider, tokens.refreshToken, by: TestBrowser()).json["error"] as? String == "invalid_grant")
+            #expect(try await refresh(provider, tokens.refreshToken, by: other.browser).json["error"] as? String == "invalid_grant")
+            #expect(try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" }.isEmpty)
             let renewed = try #require(AccessTokenClaims.unverified(try refreshed.decode(TokenResponse.self).accessToken))
             #expect(renewed.cnf?.x5tS256 == (try device.thumbprint))
 
@@ -94,6 +105,15 @@ struct MutualTLSTests {
             #expect(try await userInfo(provider, current.accessToken, by: device.browser).status == 200, "no copy ended the device's sign-in")
             #expect(try await revoke(currentRefresh, by: device.browser).status == 200)
             #expect(try await userInfo(provider, current.accessToken, by: device.browser).status == 401)
+
+            // The activation's own login, tied to the device once activated: its first access
+            // token was issued unbound, yet ends that grant only from the device.
+            let activationToken = try #require(device.activationAccessToken)
+            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 200)
+            #expect(try await revoke(activationToken, by: TestBrowser()).status == 200)
+            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 200, "a copy of it ended nothing")
+            #expect(try await revoke(activationToken, by: device.browser).status == 200)
+            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 401)
 
             // A login redeemed without a certificate gets unbound tokens, as before.
             let plain = try await login(provider)

@@ -42,6 +42,12 @@ struct SQLiteStoreFilesTests {
             let refused = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: backup, to: folder.appendingPathComponent("signet.sqlite").path) }
             #expect(refused?.reason.contains("is in use") == true, "\(String(describing: refused))")
             #expect(try mode(StoreLock.path(of: folder.appendingPathComponent("signet.sqlite").path)) == 0o600)
+            // A lock file of ours that others could open (and so lock) is made owner-only again.
+            let copied = folder.appendingPathComponent("copied.sqlite").path
+            #expect(FileManager.default.createFile(atPath: StoreLock.path(of: copied), contents: nil, attributes: [.posixPermissions: 0o644]))
+            let copiedStore = try await SQLStore.sqlite(path: copied)
+            #expect(try mode(StoreLock.path(of: copied)) == 0o600)
+            try await copiedStore.close()
 
             // A restore onto another place in the same folder is no business of the open store.
             let destination = folder.appendingPathComponent("restored.sqlite").path
@@ -96,6 +102,11 @@ struct SQLiteStoreFilesTests {
         #expect(SQLStore.urlHasPassword("postgres://u:pw@db/signet"))
         #expect(!SQLStore.urlHasPassword("postgres://u@db/signet"))
         #expect(!SQLStore.urlHasPassword("postgres://db:5432/signet"))
+        // Printed without the password, even where URLComponents reads it as a port, and without the query.
+        #expect(SQLStore.redactedURL("postgres://signet:123/Sekr3t@127.0.0.1:1/signet") == "postgres://signet:****@127.0.0.1:1/signet")
+        #expect(SQLStore.redactedURL("postgres://signet:4242?Sekr3t@db/signet") == "postgres://signet:****@db/signet")
+        #expect(SQLStore.redactedURL("postgres://signet@db/signet?password=Sekr3t") == "postgres://signet@db/signet?…")
+        #expect(SQLStore.redactedURL("postgres://db/signet") == "postgres://db/signet")
     }
 }
 

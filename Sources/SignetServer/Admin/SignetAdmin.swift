@@ -308,7 +308,7 @@ public struct SignetAdmin: Sendable {
         let normalized = username.trimmingCharacters(in: .whitespaces).lowercased()
         guard !normalized.isEmpty, normalized.utf8.count <= 128 else { throw SignetError(.invalidConfiguration, "a username is 1–128 characters") }
         // Listed in terminals and pages: a control character could fake a row or colour the screen.
-        guard Self.isPrintable(normalized) else { throw SignetError(.invalidConfiguration, "a username has no control characters") }
+        guard DisplayedText.isIdentifier(normalized) else { throw SignetError(.invalidConfiguration, "a username has no control, direction or invisible characters") }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
         // An empty value is none, as in a change (where it removes one).
         let (name, email, phoneNumber) = (name.flatMap(Self.nonEmpty), email.flatMap(Self.nonEmpty), phoneNumber.flatMap(Self.nonEmpty))
@@ -357,26 +357,12 @@ public struct SignetAdmin: Sendable {
             throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
         }
         if let name = change.name, name.utf8.count > 200 { throw SignetError(.invalidConfiguration, "a name is at most 200 bytes") }
-        if let email = change.email, !isPrintable(email) { throw SignetError(.invalidConfiguration, "an email address has no control characters") }
-        if let name = change.name, !isPrintable(name) { throw SignetError(.invalidConfiguration, "a name has no control characters") }
+        if let email = change.email, !DisplayedText.isIdentifier(email) { throw SignetError(.invalidConfiguration, "an email address has no control, direction or invisible characters") }
+        if let name = change.name, !DisplayedText.isName(name) { throw SignetError(.invalidConfiguration, "a name has no control or direction characters") }
     }
 
-    /// No control or line-separating characters (Unicode's Cc, Zl, Zp) and no bidirectional
-    /// controls, which reorder what a terminal or page shows. Other format characters stay: the
-    /// joiners Persian, Indic scripts and emoji need (U+200C, U+200D), the soft hyphen.
-    static func isPrintable(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .lineSeparator, .paragraphSeparator: return false
-            default: return !bidirectionalControls.contains(scalar.value)
-            }
-        }
-    }
-
+    /// An empty value given for a new user is none, as in a change (where it removes one).
     private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
-
-    /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
-    private static let bidirectionalControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 
     /// Replaces a user's password and ends everything signed in with the old one.
     public func setPassword(username: String, password: String) async throws {

@@ -36,11 +36,12 @@ struct EnrolmentBody: Sendable {
         }
     }
 
-    /// A name a user may give a device: 1 to 64 characters, no control characters.
+    /// A name a user may give a device: 1 to 64 characters, none that a listing would show
+    /// other than stored (``SignetCore/DisplayedText/isName(_:)``).
     static func checkedName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= maximumNameLength, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw OAuthHTTPError.invalidRequest("name must be 1 to \(maximumNameLength) characters without control characters")
+        guard !trimmed.isEmpty, trimmed.count <= maximumNameLength, DisplayedText.isName(trimmed) else {
+            throw OAuthHTTPError.invalidRequest("name must be 1 to \(maximumNameLength) characters without control, line-separating or direction characters")
         }
         return trimmed
     }

@@ -43,11 +43,14 @@ struct RevocationEndpoint: Sendable {
                     revoked = (refresh.grantID, grant?.userID)
                 }
             }
-        } else if let claims = try await provider.ownTokens.accessToken(token)?.claims, claims.clientID == client.id,
-            holder.holds(jkt: claims.cnf?.jkt, certificateThumbprint: claims.cnf?.x5tS256)
-        {
-            try await provider.store.revokeGrant(id: claims.grantID, at: now)
-            revoked = (claims.grantID, claims.sub)
+        } else if let claims = try await provider.ownTokens.accessToken(token)?.claims, claims.clientID == client.id {
+            // Its own binding, and the grant's device: an activation's login is tied to the
+            // device after its first access token was issued unbound.
+            let grant = claims.cnf == nil && client.authMethod == .none ? try await provider.store.grant(id: claims.grantID) : nil
+            if holder.holds(jkt: claims.cnf?.jkt, deviceID: grant?.deviceID, certificateThumbprint: claims.cnf?.x5tS256) {
+                try await provider.store.revokeGrant(id: claims.grantID, at: now)
+                revoked = (claims.grantID, claims.sub)
+            }
         }
         if let revoked { try await provider.audit.record("token.revoked", userID: revoked.userID, clientID: client.id, actor: .client, target: revoked.grantID) }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])

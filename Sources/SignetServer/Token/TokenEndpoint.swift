@@ -176,6 +176,10 @@ struct TokenEndpoint: Sendable {
                 if let bound = stored.dpopJKT, bound != proof?.jkt {
                     throw OAuthHTTPError.invalidGrant("the refresh token is bound to another DPoP key")
                 }
+                // And a device's grant only with the device's certificate, as a refresh needs. The
+                // read before the spend gives no grant for a spent token; one that cannot be read
+                // at all is revoked all the same (above).
+                if let grant = try? await provider.store.grant(id: grantID) { try requireDeviceCertificate(grant, presented: device) }
                 try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "refresh.reused", what: "spent refresh token used")
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
             case .redeemed(let redeemed):

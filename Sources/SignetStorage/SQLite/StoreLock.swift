@@ -31,22 +31,28 @@ final class StoreLock: Sendable {
     /// The lock file of the store at `database`.
     static func path(of database: String) -> String { database + "-lock" }
 
-    /// Takes the lock without waiting; throws at once when the other mode holds it. `nil` where
-    /// the folder cannot be written, or its file system has no such locks (some network file
-    /// systems): there the operator must not restore onto a store in use, as before the lock.
+    /// Takes the lock without waiting; throws at once when the other mode holds it, or the lock
+    /// file cannot be used (another user's, a link, not a file). `nil` only on a read-only file
+    /// system, or one without such locks (some network file systems): there the operator must
+    /// not restore onto a store in use, as before the lock.
     init?(forStoreAt database: String, _ mode: Mode) throws {
         let path = Self.path(of: database)
-        let opened = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let opened = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard opened >= 0 else {
             let failure = errno
-            if failure == EACCES || failure == EROFS { return nil }
+            if failure == EROFS { return nil }
             let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
-            throw SignetError(.invalidConfiguration, "cannot open \(path) in the folder \(folder) (errno \(failure)): does it exist?")
+            if failure == ENOENT { throw SignetError(.invalidConfiguration, "cannot use the folder \(folder): does it exist?") }
+            throw SignetError(
+                .invalidConfiguration, "cannot open the lock file \(path) (errno \(failure)): another user's file, a link or no file is there; move it away")
         }
         var status = stat()
-        guard fstat(opened, &status) == 0, status.st_uid == geteuid() else {
+        // Nobody else may open it (and so take the lock): ours, a plain file, owner-only.
+        guard fstat(opened, &status) == 0, status.st_uid == geteuid(), status.st_mode & S_IFMT == S_IFREG,
+            status.st_mode & 0o077 == 0 || fchmod(opened, 0o600) == 0
+        else {
             close(opened)
-            throw SignetError(.invalidConfiguration, "\(path) belongs to another user: move it away")
+            throw SignetError(.invalidConfiguration, "the lock file \(path) belongs to another user or is no file: move it away")
         }
         guard flock(opened, (mode == .shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
             let failure = errno

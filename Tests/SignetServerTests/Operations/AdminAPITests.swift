@@ -145,6 +145,8 @@ struct AdminAPITests {
                 #"{"username":"carol\u0000\n\u001b[31m","password":"a long password"}"#,
                 #"{"username":"carol\u2028x","password":"a long password"}"#,
                 #"{"username":"carol","password":"a long password","name":"\u202Egnp.exe"}"#,
+                #"{"username":"car\u200Bol","password":"a long password"}"#,
+                #"{"username":"carol","password":"a long password","email":"carol\u2060@example.com"}"#,
             ] {
                 let refused = try await api.send("POST", "/admin/users", json: body)
                 #expect(refused.status == 400, "\(body)")
