@@ -167,7 +167,14 @@ public final class SQLStore: Sendable {
     public static func locationProblem(_ location: String) -> String? {
         let accepted = "give an SQLite file path, sqlite://<path> or postgres://<user>@<host>/<database>"
         if let scheme = urlScheme(of: location) {
-            return ["sqlite", "postgres", "postgresql"].contains(scheme) ? nil : "a \(scheme):// URL; \(accepted)"
+            guard ["sqlite", "postgres", "postgresql"].contains(scheme) else { return "a \(scheme):// URL; \(accepted)" }
+            // What comes before the last `@` is the user and password, or the URL is not one
+            // that can be read (and shown) for sure: a password holding `@ / ? #` unencoded would
+            // be read partly as the host, and a query with an `@` looks like credentials.
+            guard scheme != "sqlite", let separator = location.range(of: "://"), let at = location[separator.upperBound...].lastIndex(of: "@"),
+                location[separator.upperBound..<at].contains(where: { "@/?#".contains($0) })
+            else { return nil }
+            return "a URL whose user information holds @ / ? or # unencoded (percent-encode them, or give the password in SIGNET_DATABASE_PASSWORD)"
         }
         // Shaped like a URL or credentials, yet no URL Signet reads (`jdbc:postgresql://…`,
         // `postgres:/user:password@…`, a stray space before it): never taken for a file path,

@@ -14,11 +14,17 @@ struct DisplayedTextTests {
         }
     }
 
-    @Test("identifiers are names without invisible format characters, but for the two joiners")
+    @Test("identifiers are letters, marks, digits, punctuation, symbols and the plain space; nothing invisible, not even the joiners names keep")
     func identifiers() {
-        #expect(DisplayedText.isIdentifier("alice@example.com"))
-        #expect(DisplayedText.isIdentifier("مه\u{200C}سا"))
-        for identifier in ["ali\u{200B}ce", "alice\u{2060}", "\u{FEFF}alice", "alice\u{E0041}", "ali\u{00AD}ce", "a\u{202E}b"] {
+        for identifier in ["alice@example.com", "bob.smith+tag@example.com", "ørsted", "日本", "مهسا", "Ada Lovelace", "x-1_2"] {
+            #expect(DisplayedText.isIdentifier(identifier), "\(identifier)")
+        }
+        let invisible: [String] = [
+            "ali\u{200B}ce", "alice\u{2060}", "\u{FEFF}alice", "alice\u{E0041}", "ali\u{00AD}ce", "a\u{202E}b", "al\u{200D}ice", "al\u{200C}ice",
+            "alice\u{3164}", "ali\u{1160}ce", "al\u{034F}ice", "alice\u{FE0F}", "ali\u{2800}ce", "alice\u{F0000}", "alice\u{0378}", "alice\u{00A0}",
+            "a\tb",
+        ]
+        for identifier in invisible {
             #expect(!DisplayedText.isIdentifier(identifier), "\(identifier.unicodeScalars.map { String($0.value, radix: 16) })")
         }
     }

@@ -65,9 +65,26 @@ struct SQLiteStoreFilesTests {
             try await restored.close()
             try await running.close()
 
+            // A hard link to another file is no lock file.
+            let linked = folder.appendingPathComponent("linked.sqlite").path
+            #expect(link(backup, StoreLock.path(of: linked)) == 0)
+            let hardLink = await #expect(throws: SignetError.self) { try await SQLStore.sqlite(path: linked) }
+            #expect(hardLink?.reason.contains("no plain file") == true, "\(String(describing: hardLink))")
+
             // Only where the tests may give a file to another user: a lock file someone else made
-            // (to hold the lock and keep the server from starting) is refused, not used.
+            // (to hold the lock and keep the server from starting) is refused, not used; one root
+            // makes for another user's store is given to that user.
             if geteuid() == 0 {
+                let served = folder.appendingPathComponent("served.sqlite").path
+                let servedStore = try await SQLStore.sqlite(path: served)
+                try await servedStore.close()
+                #expect(chown(served, 65534, 65534) == 0)
+                #expect(unlink(StoreLock.path(of: served)) == 0)
+                let asRoot = try await SQLStore.sqlite(path: served)
+                try await asRoot.close()
+                let lockOwner = try FileManager.default.attributesOfItem(atPath: StoreLock.path(of: served))[.ownerAccountID] as? Int
+                #expect(lockOwner == 65534, "the service user can still take the lock after root's command")
+
                 let planted = folder.appendingPathComponent("planted.sqlite").path
                 #expect(FileManager.default.createFile(atPath: StoreLock.path(of: planted), contents: nil, attributes: [.posixPermissions: 0o666]))
                 #expect(chown(StoreLock.path(of: planted), 65534, 65534) == 0)
@@ -107,6 +124,11 @@ struct SQLiteStoreFilesTests {
         #expect(SQLStore.redactedURL("postgres://signet:4242?Sekr3t@db/signet") == "postgres://signet:****@db/signet")
         #expect(SQLStore.redactedURL("postgres://signet@db/signet?password=Sekr3t") == "postgres://signet@db/signet?…")
         #expect(SQLStore.redactedURL("postgres://db/signet") == "postgres://db/signet")
+        // User information that cannot be told from the host for sure is refused, never shown.
+        for unreadable in ["postgres://u@127.0.0.1:1/db?application_name=a@b&password=zz", "postgres://u:p@ss#w/rd@db/signet"] {
+            let problem = try #require(SQLStore.locationProblem(unreadable), "\(unreadable)")
+            #expect(!problem.contains("zz") && !problem.contains("ss#w"))
+        }
     }
 }
 

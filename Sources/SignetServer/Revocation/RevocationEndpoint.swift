@@ -45,8 +45,8 @@ struct RevocationEndpoint: Sendable {
             }
         } else if let claims = try await provider.ownTokens.accessToken(token)?.claims, claims.clientID == client.id {
             // Its own binding, and the grant's device: an activation's login is tied to the
-            // device after its first access token was issued unbound.
-            let grant = claims.cnf == nil && client.authMethod == .none ? try await provider.store.grant(id: claims.grantID) : nil
+            // device after its first access token was issued without the certificate.
+            let grant = claims.cnf?.x5tS256 == nil && client.authMethod == .none ? try await provider.store.grant(id: claims.grantID) : nil
             if holder.holds(jkt: claims.cnf?.jkt, deviceID: grant?.deviceID, certificateThumbprint: claims.cnf?.x5tS256) {
                 try await provider.store.revokeGrant(id: claims.grantID, at: now)
                 revoked = (claims.grantID, claims.sub)

@@ -37,6 +37,9 @@ final class StoreLock: Sendable {
     /// not restore onto a store in use, as before the lock.
     init?(forStoreAt database: String, _ mode: Mode) throws {
         let path = Self.path(of: database)
+        // The store's owner: the service user even when root runs a command on its store.
+        var storeStatus = stat()
+        let storeOwner = lstat(database, &storeStatus) == 0 && storeStatus.st_mode & S_IFMT == S_IFREG ? (storeStatus.st_uid, storeStatus.st_gid) : nil
         let opened = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard opened >= 0 else {
             let failure = errno
@@ -44,15 +47,23 @@ final class StoreLock: Sendable {
             let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
             if failure == ENOENT { throw SignetError(.invalidConfiguration, "cannot use the folder \(folder): does it exist?") }
             throw SignetError(
-                .invalidConfiguration, "cannot open the lock file \(path) (errno \(failure)): another user's file, a link or no file is there; move it away")
+                .invalidConfiguration,
+                "cannot open or create the lock file \(path) (errno \(failure)): run as the store's owner, who may write \(folder); or another user's file, or a link, is there: move it away")
         }
         var status = stat()
-        // Nobody else may open it (and so take the lock): ours, a plain file, owner-only.
-        guard fstat(opened, &status) == 0, status.st_uid == geteuid(), status.st_mode & S_IFMT == S_IFREG,
+        // Nobody else may open it (and so take the lock): a plain file with one name, owner-only,
+        // owned by this user or the store's owner. One root has just made for another's store
+        // is handed to that owner, as SQLite does with its log, so the service can use it.
+        let owners = [geteuid(), storeOwner?.0].compactMap { $0 }
+        guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1, owners.contains(status.st_uid),
             status.st_mode & 0o077 == 0 || fchmod(opened, 0o600) == 0
         else {
             close(opened)
-            throw SignetError(.invalidConfiguration, "the lock file \(path) belongs to another user or is no file: move it away")
+            throw SignetError(.invalidConfiguration, "the lock file \(path) belongs to another user or is no plain file: move it away")
+        }
+        if geteuid() == 0, status.st_uid == 0, let (owner, group) = storeOwner, owner != 0, fchown(opened, owner, group) != 0 {
+            close(opened)
+            throw SignetError(.invalidConfiguration, "cannot give the lock file \(path) to the store's owner (errno \(errno))")
         }
         guard flock(opened, (mode == .shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
             let failure = errno
