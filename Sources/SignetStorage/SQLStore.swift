@@ -168,13 +168,15 @@ public final class SQLStore: Sendable {
         let accepted = "give an SQLite file path, sqlite://<path> or postgres://<user>@<host>/<database>"
         if let scheme = urlScheme(of: location) {
             guard ["sqlite", "postgres", "postgresql"].contains(scheme) else { return "a \(scheme):// URL; \(accepted)" }
-            // What comes before the last `@` is the user and password, or the URL is not one
-            // that can be read (and shown) for sure: a password holding `@ / ? #` unencoded would
-            // be read partly as the host, and a query with an `@` looks like credentials.
-            guard scheme != "sqlite", let separator = location.range(of: "://"), let at = location[separator.upperBound...].lastIndex(of: "@"),
-                location[separator.upperBound..<at].contains(where: { "@/?#".contains($0) })
-            else { return nil }
-            return "a URL whose user information holds @ / ? or # unencoded (percent-encode them, or give the password in SIGNET_DATABASE_PASSWORD)"
+            // The user information must be told from the host for sure: a password holding
+            // `@ / ? #` unencoded would be read partly as the host (and shown in errors). So two
+            // `@` in the authority, or one there and another after it, are refused.
+            guard scheme != "sqlite", let separator = location.range(of: "://") else { return nil }
+            let rest = location[separator.upperBound...]
+            let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+            let atSigns = (authority: rest[..<authorityEnd].filter { $0 == "@" }.count, after: rest[authorityEnd...].filter { $0 == "@" }.count)
+            guard atSigns.authority > 1 || (atSigns.authority == 1 && atSigns.after > 0) else { return nil }
+            return "a URL whose user information cannot be told from the rest for sure (percent-encode @ / ? and # in the password and the query, or give the password in SIGNET_DATABASE_PASSWORD)"
         }
         // Shaped like a URL or credentials, yet no URL Signet reads (`jdbc:postgresql://…`,
         // `postgres:/user:password@…`, a stray space before it): never taken for a file path,
@@ -195,7 +197,7 @@ public final class SQLStore: Sendable {
         var shown = location[..<separator.upperBound]
         if let at = rest.lastIndex(of: "@") {
             let userInformation = rest[..<at]
-            let user = userInformation.prefix { $0 != ":" }
+            let user = userInformation.prefix { !":/?#".contains($0) }
             shown += user + (userInformation.count > user.count ? ":****" : "") + "@"
             rest = rest[rest.index(after: at)...]
         }

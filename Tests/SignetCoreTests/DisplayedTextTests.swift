@@ -16,13 +16,16 @@ struct DisplayedTextTests {
 
     @Test("identifiers are letters, marks, digits, punctuation, symbols and the plain space; nothing invisible, not even the joiners names keep")
     func identifiers() {
-        for identifier in ["alice@example.com", "bob.smith+tag@example.com", "ørsted", "日本", "مهسا", "Ada Lovelace", "x-1_2"] {
+        // The joiners where PRECIS allows them: a ZWNJ between Arabic-script letters, either after a virama.
+        for identifier in ["alice@example.com", "bob.smith+tag@example.com", "ørsted", "日本", "مهسا", "Ada Lovelace", "x-1_2", "o'brien",
+            "مه\u{200C}سا", "\u{092A}\u{094D}\u{200D}\u{0937}"] {
             #expect(DisplayedText.isIdentifier(identifier), "\(identifier)")
         }
         let invisible: [String] = [
             "ali\u{200B}ce", "alice\u{2060}", "\u{FEFF}alice", "alice\u{E0041}", "ali\u{00AD}ce", "a\u{202E}b", "al\u{200D}ice", "al\u{200C}ice",
             "alice\u{3164}", "ali\u{1160}ce", "al\u{034F}ice", "alice\u{FE0F}", "ali\u{2800}ce", "alice\u{F0000}", "alice\u{0378}", "alice\u{00A0}",
-            "a\tb",
+            "a\tb", "ali\u{180B}ce", "ali\u{17B4}ce", "ali\u{17B5}ce", "ali\u{1D159}ce", "ali\u{16FE4}ce", "alice ", " alice", "\u{200C}alice",
+            "alice\u{200C}",
         ]
         for identifier in invisible {
             #expect(!DisplayedText.isIdentifier(identifier), "\(identifier.unicodeScalars.map { String($0.value, radix: 16) })")

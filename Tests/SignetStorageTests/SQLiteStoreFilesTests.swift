@@ -84,6 +84,12 @@ struct SQLiteStoreFilesTests {
                 try await asRoot.close()
                 let lockOwner = try FileManager.default.attributesOfItem(atPath: StoreLock.path(of: served))[.ownerAccountID] as? Int
                 #expect(lockOwner == 65534, "the service user can still take the lock after root's command")
+                // The same through a link to the store.
+                let viaLink = folder.appendingPathComponent("via-link.sqlite").path
+                try FileManager.default.createSymbolicLink(atPath: viaLink, withDestinationPath: served)
+                let linkedStore = try await SQLStore.sqlite(path: viaLink)
+                try await linkedStore.close()
+                #expect(try FileManager.default.attributesOfItem(atPath: StoreLock.path(of: viaLink))[.ownerAccountID] as? Int == 65534)
 
                 let planted = folder.appendingPathComponent("planted.sqlite").path
                 #expect(FileManager.default.createFile(atPath: StoreLock.path(of: planted), contents: nil, attributes: [.posixPermissions: 0o666]))
@@ -124,6 +130,11 @@ struct SQLiteStoreFilesTests {
         #expect(SQLStore.redactedURL("postgres://signet:4242?Sekr3t@db/signet") == "postgres://signet:****@db/signet")
         #expect(SQLStore.redactedURL("postgres://signet@db/signet?password=Sekr3t") == "postgres://signet@db/signet?…")
         #expect(SQLStore.redactedURL("postgres://db/signet") == "postgres://db/signet")
+        // An @ in the query with no credentials is fine, and a printed URL never shows what precedes an @.
+        for fine in ["postgres://db.example/signet?application_name=a@b", "postgres://[::1]/db?options=x@y", "postgres://u:pw@db:5432/signet?sslmode=require"] {
+            #expect(SQLStore.locationProblem(fine) == nil, "\(fine)")
+        }
+        #expect(!SQLStore.redactedURL("postgres://h/db?password=secret@x").contains("secret"))
         // User information that cannot be told from the host for sure is refused, never shown.
         for unreadable in ["postgres://u@127.0.0.1:1/db?application_name=a@b&password=zz", "postgres://u:p@ss#w/rd@db/signet"] {
             let problem = try #require(SQLStore.locationProblem(unreadable), "\(unreadable)")

@@ -37,9 +37,10 @@ final class StoreLock: Sendable {
     /// not restore onto a store in use, as before the lock.
     init?(forStoreAt database: String, _ mode: Mode) throws {
         let path = Self.path(of: database)
-        // The store's owner: the service user even when root runs a command on its store.
+        // The store's owner (through a link to it too): the service user even when root runs a
+        // command on its store.
         var storeStatus = stat()
-        let storeOwner = lstat(database, &storeStatus) == 0 && storeStatus.st_mode & S_IFMT == S_IFREG ? (storeStatus.st_uid, storeStatus.st_gid) : nil
+        let storeOwner = stat(database, &storeStatus) == 0 && storeStatus.st_mode & S_IFMT == S_IFREG ? (storeStatus.st_uid, storeStatus.st_gid) : nil
         let opened = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard opened >= 0 else {
             let failure = errno
