@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetJOSE", targets: ["SignetJOSE"]),
+        .library(name: "SignetStore", targets: ["SignetStore"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetStorage", targets: ["SignetStorage"]),
         .library(name: "SignetRelyingParty", targets: ["SignetRelyingParty"]),
@@ -62,10 +63,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Records, store protocols and the in-memory store: the seam between the server and SQL.
+        .target(
+            name: "SignetStore",
+            dependencies: ["SignetCore"],
+            swiftSettings: strict
+        ),
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetCore", "SignetJOSE",
+                "SignetCore", "SignetJOSE", "SignetStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -96,7 +103,7 @@ let package = Package(
             name: "SignetStorage",
             dependencies: [
                 "SignetCore",
-                "SignetServer",
+                "SignetStore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -159,20 +166,23 @@ let package = Package(
         .target(
             name: "SignetTesting",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "SignetCore", "SignetStore", "SignetServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetClientNIO",
+                "SignetCore", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetClientNIO",
                 "SignetResourceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -195,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetServer", "SignetTesting", "SignetCore", "SignetClient", "SignetJOSE",
+                "SignetServer", "SignetStore", "SignetTesting", "SignetCore", "SignetClient", "SignetJOSE",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -209,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetStorageTests",
-            dependencies: ["SignetStorage", "SignetServer", "SignetTesting"],
+            dependencies: ["SignetStorage", "SignetStore", "SignetServer", "SignetTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -252,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SignetTesting", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "signet",
+                "SignetTesting", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "signet",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     public func client(id: String) async throws -> ClientRecord? {

@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore: AuthenticatorStore {
     /// The columns an authenticator is read from: its record and the state kept apart from it.

@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore {
     /// Writes a consistent copy of an SQLite store to `path` (SQLite's `VACUUM INTO`: one read

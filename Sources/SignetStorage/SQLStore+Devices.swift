@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore: DeviceStore {
     public func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws {

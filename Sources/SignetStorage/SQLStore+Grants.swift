@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore: GrantStore {
     public func insertLoginSession(_ session: LoginSessionRecord) async throws {

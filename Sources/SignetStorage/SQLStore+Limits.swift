@@ -1,7 +1,7 @@
 // Sliding-window budgets in SQL: compare-and-swap on a version, like logins in progress.
 import Foundation
 import SQLKit
-import SignetServer
+import SignetStore
 
 extension SQLStore: LimitStore {
     public func limit(key: String) async throws -> LimitRecord? {

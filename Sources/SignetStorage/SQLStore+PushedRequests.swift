@@ -1,7 +1,7 @@
 // Pushed authorization requests in SQL: inserted once, consumed by one DELETE … RETURNING.
 import Foundation
 import SQLKit
-import SignetServer
+import SignetStore
 
 extension SQLStore: PushedRequestStore {
     public func insertPushedRequest(_ request: PushedRequestRecord) async throws {

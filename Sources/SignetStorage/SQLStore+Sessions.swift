@@ -2,7 +2,7 @@
 import Foundation
 import SQLKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, RememberTokenStore, SecretStore {
     public func insertRememberToken(_ token: RememberTokenRecord) async throws {
@@ -147,7 +147,7 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await database.raw("DELETE FROM signet_limits WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_pushed_requests WHERE expires_at < \(bind: now)").run()
         try await database.raw("DELETE FROM signet_device_instances WHERE expires_at < \(bind: now)").run()
-        let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottlePolicy().window))
+        let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottleRecord.retention))
         try await database.raw("DELETE FROM signet_throttle WHERE last_failure_at < \(bind: throttleHorizon)").run()
         try await database.raw("DELETE FROM signet_throttle_slots WHERE expires_at < \(bind: now)").run()
     }

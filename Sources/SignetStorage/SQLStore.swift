@@ -7,7 +7,7 @@ import PostgresKit
 import SQLKit
 import SQLiteKit
 import SignetCore
-import SignetServer
+import SignetStore
 
 /// The provider's storage in SQL, through SQLKit, so one implementation serves both databases.
 ///

@@ -1,6 +1,7 @@
 // A clock tests move by hand, so expiry is tested without sleeping.
 import Foundation
 import SignetServer
+import SignetStore
 import Synchronization
 
 /// A clock that stands still until told to move.

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import SignetCore
 import SignetServer
+import SignetStore
 
 /// A running provider for tests: its URL, its store, its clock and an admin to seed it.
 public struct TestProvider: Sendable {

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import SignetServer
+import SignetStore
 
 /// `--output text|json`, shared by the commands that list records.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

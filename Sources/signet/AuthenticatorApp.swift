@@ -1,5 +1,4 @@
 // `signet authenticator enroll|login|list|remove|change-pin`: the authenticator app played on Linux.
-// (Imports SignetClient only: its DeviceRecord is the SDK's.)
 import ArgumentParser
 import Foundation
 import SignetClient

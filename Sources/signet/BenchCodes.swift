@@ -4,6 +4,7 @@ import SignetCore
 import SignetRelyingParty
 import SignetServer
 import SignetStorage
+import SignetStore
 
 /// Authorization codes written straight into the store before a row is measured, so the row
 /// costs the server only what `/token` does for a code (the figure): the client

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 
 struct Clients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

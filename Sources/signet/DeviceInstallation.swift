@@ -1,11 +1,11 @@
 // An app installation played on Linux: its sealed device key, its device API and its user's logins.
-// (Apart from DeviceApp.swift, which imports SignetServer, whose DeviceRecord is the store's.)
 import ArgumentParser
 import Crypto
 import Foundation
 import SignetClient
 import SignetClientNIO
 import SignetCore
+import SignetStore
 
 /// Where a login's SMS code comes from.
 protocol LoginCodeSource: Sendable {
@@ -60,7 +60,7 @@ struct Installation {
     }
 
     /// Activation: an instance id, a native login with it as the nonce, the certificate.
-    func activate(name: String? = nil) async throws -> DeviceRecord {
+    func activate(name: String? = nil) async throws -> RegisteredDevice {
         let instance = try await enrolment.instanceID()
         let tokens = try await logIn(enrolment.authorizationParameters(for: instance), via: client)
         return try await enrolment.issueCertificate(accessToken: tokens.accessToken, name: name)
@@ -68,7 +68,7 @@ struct Installation {
 
     /// Reactivation: a new instance id and a fresh login through the bound client (over mutual
     /// TLS with the current certificate), then the new key's certificate.
-    func reactivate() async throws -> DeviceRecord {
+    func reactivate() async throws -> RegisteredDevice {
         guard try await enrolment.credential() != nil else {
             throw ValidationError("this folder holds no device certificate: activate first")
         }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SignetCore
 import SignetServer
+import SignetStore
 
 struct DeviceCA: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 // Which answers of a sign-in wait for the disk (SQLite, `sqlite.synchronous: full`).
 import Foundation
+import SignetStore
 import Synchronization
 import SignetCore
 import SignetServer

@@ -4,6 +4,7 @@ import Foundation
 import SignetCore
 import SignetServer
 import SignetStorage
+import SignetStore
 import SignetTesting
 import Testing
 import X509

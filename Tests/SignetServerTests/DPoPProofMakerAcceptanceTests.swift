@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetCore
 @testable import SignetServer
+import SignetStore
 import SignetTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTesting
 import Testing
 

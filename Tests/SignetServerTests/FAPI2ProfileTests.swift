@@ -4,6 +4,7 @@ import CryptoExtras
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTesting
 import Testing
 

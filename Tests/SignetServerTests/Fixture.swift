@@ -1,6 +1,7 @@
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTesting
 
 /// The clients and user most tests need, registered in a test provider.

@@ -1,6 +1,7 @@
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTesting
 import Testing
 

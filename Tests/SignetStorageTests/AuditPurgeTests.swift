@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import Testing
 
 /// The audit purge deletes in batches of ``SQLStore/purgeBatch`` rows, so no one statement holds

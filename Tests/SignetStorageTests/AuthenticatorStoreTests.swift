@@ -2,6 +2,7 @@ import Foundation
 import SignetCore
 import SignetServer
 import SignetStorage
+import SignetStore
 import Testing
 
 /// The authenticator store's single-statement rules, on each store.

@@ -2,6 +2,7 @@ import Foundation
 import SignetCore
 import SignetServer
 import SignetStorage
+import SignetStore
 import Testing
 
 /// Single use under concurrency: 50 racers, exactly one winner, for each backend.

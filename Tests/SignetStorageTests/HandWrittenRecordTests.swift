@@ -2,6 +2,7 @@ import Foundation
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import Testing
 
 /// The two records a token request stores, written without `Codable` (``JSONObjectWritable``),

@@ -3,6 +3,7 @@ import SQLKit
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import SignetTesting
 import Testing
 

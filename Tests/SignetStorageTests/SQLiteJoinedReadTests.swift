@@ -3,6 +3,7 @@ import SQLKit
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import Testing
 
 /// The joined read of a code and its grant decodes the grant only while the code is unspent: a

@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import Testing
 
 /// Statements stay prepared across calls. SQLite plans some statements by the value bound to them

@@ -5,6 +5,7 @@ import Logging
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import SignetTesting
 import Synchronization
 import Testing

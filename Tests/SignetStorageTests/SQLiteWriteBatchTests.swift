@@ -2,6 +2,7 @@ import Foundation
 import SignetCore
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import SignetTesting
 import Testing
 

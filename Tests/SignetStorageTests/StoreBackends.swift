@@ -1,6 +1,7 @@
 import Foundation
 import SignetServer
 import SignetStorage
+import SignetStore
 import SignetTesting
 
 /// The stores the contract runs against: in memory, an SQLite file, and a real PostgreSQL server.

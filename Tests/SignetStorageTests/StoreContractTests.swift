@@ -2,6 +2,7 @@ import Foundation
 import SignetCore
 import SignetServer
 import SignetStorage
+import SignetStore
 import Testing
 
 /// One contract, three stores: what the provider relies on must hold for each.

@@ -1,6 +1,7 @@
 import Foundation
 import SignetServer
 @testable import SignetStorage
+import SignetStore
 import SignetTesting
 import Testing
 

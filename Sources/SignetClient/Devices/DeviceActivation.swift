@@ -42,7 +42,7 @@ extension DeviceEnrolment {
     ///   `insufficient_scope`); `device_key_unavailable` when the key cannot be made, sign or be kept;
     ///   `response_mismatch` when the certificate names another key or instance than the record.
     @discardableResult
-    public func issueCertificate(accessToken: String, name: String? = nil, platform: DevicePlatform = .current) async throws -> DeviceRecord {
+    public func issueCertificate(accessToken: String, name: String? = nil, platform: DevicePlatform = .current) async throws -> RegisteredDevice {
         try Self.check(name: name)
         // After an initial certificate its key is certified, over mutual TLS with it, so the
         // attestation the provider judged for that key carries over to the device.

@@ -25,7 +25,7 @@ struct InitialCertificateRequestBody: Encodable {
 /// `201 {certificate_chain, device}` of activation and reactivation.
 struct ActivationAnswer: Decodable {
     var certificateChain: CertificateChain
-    var device: DeviceRecord
+    var device: RegisteredDevice
 
     enum CodingKeys: String, CodingKey {
         case certificateChain = "certificate_chain", device
@@ -46,12 +46,12 @@ struct InitialCertificateAnswer: Decodable {
 
 /// `{device}`.
 struct DeviceAnswer: Decodable {
-    var device: DeviceRecord
+    var device: RegisteredDevice
 }
 
 /// `{devices: [device]}`.
 struct DeviceListAnswer: Decodable {
-    var devices: [DeviceRecord]
+    var devices: [RegisteredDevice]
 }
 
 /// `PATCH /devices/{instance_id}`: `{name}`.

@@ -5,7 +5,7 @@ import SignetCore
 /// What ``DeviceEnrolment/deactivate()`` found and did.
 public enum DeactivationOutcome: Sendable, Equatable {
     /// The provider deactivated the device; the local key and chain are deleted.
-    case deactivated(DeviceRecord)
+    case deactivated(RegisteredDevice)
     /// The provider had already revoked the device (`device_revoked`, its description naming
     /// why); the local key and chain are deleted.
     case alreadyRevoked(reason: String?)
@@ -25,7 +25,7 @@ extension DeviceEnrolment {
     /// - Throws: `device_not_activated` when the store holds no certificate; `server` with the
     ///   provider's error (``DeviceServerError``: e.g. `device_revoked`, `invalid_device_certificate`).
     @discardableResult
-    public func reactivate(accessToken: String, name: String? = nil, platform: DevicePlatform = .current) async throws -> DeviceRecord {
+    public func reactivate(accessToken: String, name: String? = nil, platform: DevicePlatform = .current) async throws -> RegisteredDevice {
         try Self.check(name: name)
         guard let current = try await credential() else {
             throw SignetClientError(.deviceNotActivated, isRetryable: false, reason: "there is no device certificate to reactivate")

@@ -8,13 +8,13 @@ extension DeviceEnrolment {
     /// Each of these calls sends `accessToken` (scope `device`) as ``issueCertificate(accessToken:name:platform:)``
     /// does, over mutual TLS when the store holds a certificate that has not expired, since a token
     /// obtained with it is bound to it (RFC 8705 §3) and refused without it.
-    public func devices(accessToken: String) async throws -> [DeviceRecord] {
+    public func devices(accessToken: String) async throws -> [RegisteredDevice] {
         try await call("GET", "/devices", accessToken: accessToken, as: DeviceListAnswer.self).devices
     }
 
     /// Renames a device: `PATCH /devices/{instance_id}` with `{name}` (1 to 64 characters).
     @discardableResult
-    public func rename(_ instanceID: String, to name: String, accessToken: String) async throws -> DeviceRecord {
+    public func rename(_ instanceID: String, to name: String, accessToken: String) async throws -> RegisteredDevice {
         try Self.check(name: name)
         return try await call(
             "PATCH", try Self.path(instanceID), accessToken: accessToken, body: try Self.json(RenameRequestBody(name: name)), as: DeviceAnswer.self
@@ -24,14 +24,14 @@ extension DeviceEnrolment {
     /// Removes a device (status `removed`, its certificate revoked): `DELETE /devices/{instance_id}`.
     /// The provider wants a login within the last 10 minutes.
     @discardableResult
-    public func remove(_ instanceID: String, accessToken: String) async throws -> DeviceRecord {
+    public func remove(_ instanceID: String, accessToken: String) async throws -> RegisteredDevice {
         try await call("DELETE", try Self.path(instanceID), accessToken: accessToken, as: DeviceAnswer.self).device
     }
 
     /// Locks a device (a lost phone; status `locked`, its certificate revoked):
     /// `POST /devices/{instance_id}/lock`. The provider wants a login within the last 10 minutes.
     @discardableResult
-    public func lock(_ instanceID: String, accessToken: String) async throws -> DeviceRecord {
+    public func lock(_ instanceID: String, accessToken: String) async throws -> RegisteredDevice {
         try await call("POST", try Self.path(instanceID) + "/lock", accessToken: accessToken, as: DeviceAnswer.self).device
     }
 

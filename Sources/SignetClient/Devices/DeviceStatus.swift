@@ -99,7 +99,7 @@ extension DeviceEnrolment {
             }
         }
         let answer = try decode(StatusAnswer.self, from: response)
-        guard answer.status == DeviceRecord.Status.activated.rawValue else { return .revoked(reason: answer.status) }
+        guard answer.status == RegisteredDevice.Status.activated.rawValue else { return .revoked(reason: answer.status) }
         return .activated(
             ActivatedDevice(
                 instanceID: answer.instanceID, certificateNotAfter: answer.certificateNotAfter,

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import SignetCore
+import SignetStore
 
 /// JSON over HTTP for what `signet clients|users|keys|audit` do, behind a bearer token
 /// (docs/admin-api.openapi.yaml describes it). Every change is an `admin` audit event.

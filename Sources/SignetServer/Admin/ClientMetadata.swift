@@ -1,6 +1,7 @@
 // Clients as RFC 7591 client metadata: the admin API's body and `signet clients import|export`.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// A client in the names of RFC 7591 §2 (with RFC 9126, RFC 9101 and RFC 9449's registered
 /// members, and `signet_…` for what no registry names), so clients can be kept as code.

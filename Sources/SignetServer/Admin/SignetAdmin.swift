@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 
 /// What an administrator (or the `signet` command, or a test) can do to the provider's data.
 public struct SignetAdmin: Sendable {

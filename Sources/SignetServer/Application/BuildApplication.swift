@@ -10,6 +10,7 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import SignetCore
+import SignetStore
 
 /// Builds the identity provider as a Hummingbird application.
 ///

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 import Synchronization
 
 /// The provider's shared dependencies, passed to every endpoint.

@@ -1,5 +1,6 @@
 // The provider's settings, with documented defaults.
 import Foundation
+import SignetStore
 
 /// Everything that can be set about a running provider.
 ///
@@ -223,7 +224,7 @@ public struct ThrottlePolicy: Sendable, Equatable {
     /// Passwords one login may try before it must start again. Default 10.
     public var passwordAttemptsPerLogin: Int = 10
 
-    public init(freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900, window: TimeInterval = 86_400) {
+    public init(freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900, window: TimeInterval = ThrottleRecord.retention) {
         self.freeFailuresPerAccount = freeFailuresPerAccount
         self.freeFailuresPerAddress = freeFailuresPerAddress
         self.baseDelay = baseDelay

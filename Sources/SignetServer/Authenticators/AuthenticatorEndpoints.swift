@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SignetCore
+import SignetStore
 
 /// `/uaf/…`: the trusted facets, registration, deregistration and PIN change (over mutual
 /// TLS), and `DELETE /devices/{instance_id}/authenticators/{key_id}` (a login of the user,

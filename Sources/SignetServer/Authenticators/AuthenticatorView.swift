@@ -1,6 +1,7 @@
 // An authenticator as the endpoints and the device status show it.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// An authenticator for the app and the user: no key, no PIN key.
 struct AuthenticatorView: Codable, Sendable, Equatable {

@@ -1,5 +1,6 @@
 // Which authenticators a client's users may register.
 import SignetCore
+import SignetStore
 
 extension AuthenticatorCatalog {
     /// The AAIDs a client's users may register: its own list (``ClientRecord/authenticatorAAIDs``), or all.

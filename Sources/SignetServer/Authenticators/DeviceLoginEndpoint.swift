@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SignetCore
+import SignetStore
 
 /// `POST /login/device/start` and `/login/device/finish`, over mutual TLS.
 ///

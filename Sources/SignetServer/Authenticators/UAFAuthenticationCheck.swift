@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetStore
 
 /// An authentication whose assertion passed every check that needs no storage.
 struct VerifiedAuthentication: Sendable, Equatable {

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Makes UAF requests and carries out registration, authentication (with the server-guarded
 /// PIN) and deregistration for a device that proved itself over mutual TLS.

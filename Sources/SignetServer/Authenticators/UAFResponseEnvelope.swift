@@ -1,6 +1,7 @@
 // The parts of a UAF response every operation checks the same way: the envelope, serverData and fcParams.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// A UAF response whose envelope was checked: one response, version 1.1, the operation
 /// expected, serverData made by this server for this device and purpose and not expired, and

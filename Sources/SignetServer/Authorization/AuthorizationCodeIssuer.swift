@@ -1,6 +1,7 @@
 // Issuing the code that ends a successful authorization (RFC 6749 §4.1.2).
 import Foundation
 import SignetCore
+import SignetStore
 
 /// An authorization code just issued, and the redirect URL that delivers it.
 public struct IssuedCode: Sendable, CustomStringConvertible {

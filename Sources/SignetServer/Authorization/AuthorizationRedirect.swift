@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Sends the browser back to the client with a code or an error (RFC 6749 §4.1.2).
 ///

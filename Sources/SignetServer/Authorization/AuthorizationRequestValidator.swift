@@ -1,6 +1,7 @@
 // Checks an authorization request in the order that decides where errors may go.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// What checking an authorization request decided.
 public enum AuthorizationRequestDecision: Sendable, Equatable {

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// The authorization endpoint: checks the request, reuses a live browser session
 /// when it may, and otherwise shows the hosted login page.

@@ -1,6 +1,7 @@
 // The FAPI 2.0 Security Profile (OpenID Foundation, final, February 2025) for clients flagged `fapi2`.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// What the `fapi2` flag of a client turns on.
 ///

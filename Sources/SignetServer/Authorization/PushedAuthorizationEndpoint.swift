@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// The answer to a pushed request — RFC 9126 §2.2.
 struct PushedAuthorizationResponse: Encodable {

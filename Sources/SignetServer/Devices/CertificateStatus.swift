@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// `GET /devices/ca.pem` and `GET /devices/certificate-status?serial=HEX`.
 ///

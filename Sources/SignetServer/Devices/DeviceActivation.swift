@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 import X509
 
 /// Activation (issue 8, step 3) and reactivation.

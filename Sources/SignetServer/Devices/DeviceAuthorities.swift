@@ -1,6 +1,7 @@
 // The device CAs the provider keeps in its store.
 import Foundation
 import SignetCore
+import SignetStore
 import Synchronization
 import X509
 

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 import X509
 
 /// A request's device, proved by its certificate: the record, the certificate and its thumbprint.

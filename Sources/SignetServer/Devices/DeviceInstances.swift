@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// `POST /devices/instances` (form body `client_id`): an app asks for an instance id for its client.
 ///

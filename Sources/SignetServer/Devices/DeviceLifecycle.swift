@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 
 /// Who acted on a device, as the audit trail records it.
 public enum DeviceActor: String, Sendable {

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Status and deactivation (over mutual TLS, by the device itself), and the user's device list
 /// with rename, remove and lock (with a token of a login, scope `device`).

@@ -1,5 +1,6 @@
 // A device as the device endpoints show it (docs/devices.md).
 import Foundation
+import SignetStore
 
 /// A device record for the app and the user: no certificate thumbprint, no grant.
 struct DeviceView: Encodable, Sendable {

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 import X509
 
 /// Gives an app a certificate valid a few minutes before anyone has logged in, so even the

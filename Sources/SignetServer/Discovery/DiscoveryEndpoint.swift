@@ -1,6 +1,7 @@
 // /.well-known/openid-configuration and /jwks — OpenID Connect Discovery 1.0 §4, RFC 7517 §5.
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Publishes exactly what the provider supports, and its public keys.
 struct DiscoveryEndpoint: Sendable {

@@ -1,5 +1,6 @@
 // Every answer waits until the writes made for it are on disk.
 import Hummingbird
+import SignetStore
 
 /// Answers each request only once the writes made while handling it are on disk, with one flush
 /// for all of them (``WriteDurabilityStore``) instead of one per write. An error answer waits too:

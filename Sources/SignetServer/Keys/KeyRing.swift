@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// The shared registry of signing keys, reread from storage so rotations by
 /// another process (or `signet keys rotate`) are picked up.

@@ -1,6 +1,7 @@
 // Rotation: the next key starts signing, a new next key is published, the old key retires.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// What `signet keys rotate` does, as a function over the key store.
 public enum KeyRotation {

@@ -2,6 +2,7 @@
 import Foundation
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// Verifies Signet's own JWTs against its key ring.
 struct OwnTokenVerifier: Sendable {

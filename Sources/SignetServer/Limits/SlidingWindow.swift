@@ -1,6 +1,7 @@
 // A budget of uses per sliding window, kept in the store so every instance shares it.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// At most `maximum` uses of `key` in any `window` seconds, by compare-and-swap on a
 /// ``LimitRecord``, so parallel requests never overspend.

@@ -1,6 +1,7 @@
 // Per-account budgets that outlive a single login: SMS sends per hour, wrong codes per day.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Which per-account budget is spent.
 enum AccountLimit: String, Sendable, Equatable {

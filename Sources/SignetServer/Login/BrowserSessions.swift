@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Starts, finds and ends browser sessions, and binds login forms to the browser.
 public struct BrowserSessions: Sendable {

@@ -1,6 +1,7 @@
 // The login as one pure state machine: a stored login and an event in, a transition out.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Every rule of a login, for every channel (hosted page, native API, and later devices).
 ///

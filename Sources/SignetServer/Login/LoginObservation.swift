@@ -1,5 +1,6 @@
 // What a login's outcome adds to the metrics and the audit trail.
 import Foundation
+import SignetStore
 
 /// Classifies a login outcome once, for the counters and the stored audit event.
 enum LoginObservation {

@@ -4,6 +4,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// The hosted page: parses its forms and hands them to ``LoginRunner``.
 struct LoginPage: Sendable {

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Renders ``LoginOutcome``s as pages and redirects; finishing starts the browser session.
 struct LoginPageView: Sendable {

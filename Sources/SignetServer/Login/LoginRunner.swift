@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 
 /// Where a login submission comes from.
 struct LoginContext: Sendable {

@@ -1,6 +1,7 @@
 // Slowing down password guessing per account name and per source address.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Counts sign-in attempts and says how long the next one must wait.
 ///

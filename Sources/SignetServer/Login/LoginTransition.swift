@@ -1,6 +1,7 @@
 // What the login flow decided: the login to store and what the channel does next.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// The result of one ``LoginFlow`` event.
 ///

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 
 /// Checks a name and password behind ``LoginThrottle``, so no channel is easier to brute-force.
 struct PasswordChecker: Sendable {

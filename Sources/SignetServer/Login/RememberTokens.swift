@@ -1,6 +1,7 @@
 // Remember-User-ID tokens: which user to pre-fill or skip the username for, per client.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Remember-User-ID tokens (NemID): opaque, bound to one client and one user, revocable,
 /// and never a credential: they only pre-fill or skip the username.

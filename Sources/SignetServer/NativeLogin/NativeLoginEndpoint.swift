@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SignetCore
+import SignetStore
 
 /// POST /login/native/start, /scenario, /username_password, /password, /sms_code, /sms_code/resend.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SignetCore
+import SignetStore
 
 /// Who acted, as the audit trail records it.
 public enum AuditActor: String, Sendable {
@@ -50,25 +51,6 @@ public struct AuditTrail: Sendable {
         if let clientID { metadata["client_id"] = .string(clientID) }
         if let reason = event.reason { metadata["reason"] = .string(reason) }
         logger.info("audit", metadata: metadata)
-    }
-}
-
-/// Which audit events to read (`signet audit`, the admin API).
-public struct AuditQuery: Sendable, Equatable {
-    public var userID: String?
-    public var clientID: String?
-    /// Only events at or after this time.
-    public var since: Date?
-    /// At most this many, newest first.
-    public var limit: Int
-
-    public init(userID: String? = nil, clientID: String? = nil, since: Date? = nil, limit: Int = 100) {
-        (self.userID, self.clientID, self.since, self.limit) = (userID, clientID, since, limit)
-    }
-
-    /// Whether `event` is one of these.
-    public func matches(_ event: AuditEventRecord) -> Bool {
-        (userID == nil || event.userID == userID) && (clientID == nil || event.clientID == clientID) && (since.map { event.at >= $0 } ?? true)
     }
 }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Revokes a refresh or access token, and with it the whole grant it came from (RFC 7009 §2.1).
 ///

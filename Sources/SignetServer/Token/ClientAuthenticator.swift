@@ -4,6 +4,7 @@ import Hummingbird
 import JWTKit
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// Decides which client is calling, by the one method it used.
 struct ClientAuthenticator: Sendable {

@@ -4,6 +4,7 @@ import JWTKit
 import Logging
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// Verifies JWTs signed by a client (client assertions, request objects) against its
 /// registered `jwks` or `jwks_uri`: the header's `kid` and `alg` pick the key; an unknown

@@ -2,6 +2,7 @@
 import Foundation
 import JWTKit
 import SignetCore
+import SignetStore
 import Synchronization
 
 /// Finds the public keys a client signs its assertions with.

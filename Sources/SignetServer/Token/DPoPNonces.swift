@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Makes and checks the nonces a DPoP proof must carry when the provider asks for them, so a
 /// proof made ahead of time (on a device an attacker held for a while) is useless later.

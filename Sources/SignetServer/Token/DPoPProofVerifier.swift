@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// A verified DPoP proof: the key it was made with.
 struct DPoPProof: Sendable, Equatable {

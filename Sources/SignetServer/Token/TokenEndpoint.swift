@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SignetCore
+import SignetStore
 
 /// The token endpoint: the authorization_code and refresh_token grants.
 struct TokenEndpoint: Sendable {

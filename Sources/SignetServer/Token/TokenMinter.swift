@@ -2,6 +2,7 @@
 import Foundation
 import SignetCore
 import SignetJOSE
+import SignetStore
 
 /// Signs the tokens of a grant and stores its refresh token.
 struct TokenMinter: Sendable {

@@ -1,5 +1,6 @@
 // The user claims each scope releases, in ID tokens and at /userinfo.
 import SignetCore
+import SignetStore
 
 /// The user claims each scope releases — OIDC Core §5.4.
 enum UserClaims {

@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
-import SignetServer
+import SignetStore
 import SQLiteKit
 import Synchronization
 import VaporCSQLite

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SignetServer
+import SignetStore
 import SignetTesting
 import Testing
 

@@ -1,6 +1,7 @@
 // The login's rules as a pure state machine: no HTTP, no store, time passed in.
 import Foundation
 import SignetCore
+import SignetStore
 import Testing
 
 @testable import SignetServer

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetStore
 import SignetTesting
 import Testing
 

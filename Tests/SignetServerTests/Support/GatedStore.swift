@@ -2,6 +2,7 @@
 import Foundation
 import SignetCore
 import SignetServer
+import SignetStore
 import Synchronization
 
 /// Holds the next armed login write until released.

@@ -259,7 +259,7 @@ public actor MemoryStore: SignetStore {
         grants = grants.filter { $0.value.expiresAt >= date }
         sessions = sessions.filter { $0.value.expiresAt >= date }
         seen = seen.filter { $0.value >= date }
-        throttles = throttles.filter { $0.value.lastFailureAt >= date.addingTimeInterval(-ThrottlePolicy().window) }
+        throttles = throttles.filter { $0.value.lastFailureAt >= date.addingTimeInterval(-ThrottleRecord.retention) }
         throttleSlots = throttleSlots.compactMapValues { slots in
             let live = slots.filter { $0.value >= date }
             return live.isEmpty ? nil : live

@@ -2,7 +2,7 @@
 import Foundation
 
 /// One app installation as the provider keeps it: the `device` object of the device endpoints.
-public struct DeviceRecord: Sendable, Equatable, Codable {
+public struct RegisteredDevice: Sendable, Equatable, Codable {
     /// status — where the device stands; an unknown value is kept as sent.
     public struct Status: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
         public let rawValue: String

@@ -1,9 +1,10 @@
 // An authorization request that passed every check (OIDC Core §3.1.2.1, RFC 7636, RFC 8252).
+import SignetCore
 
 /// The parameters of an authorization request after validation.
 ///
-/// Built only by ``AuthorizationRequestValidator``; the hosted page and (later)
-/// the native login API both start from this value.
+/// Built only by SignetServer's `AuthorizationRequestValidator`; every login channel starts from
+/// this value, and a login in progress stores it.
 public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     /// client_id — RFC 6749 §4.1.1
     public var clientID: String
@@ -65,6 +66,6 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
 
     /// Whether the login must use two factors: asked for in `acr_values`, or required by the client.
     public var requiresTwoFactors: Bool {
-        acrValues.contains(AuthorizationRequestValidator.acrTwoFactors) || minimumACR == AuthorizationRequestValidator.acrTwoFactors
+        acrValues.contains(AssuranceLevel.twoFactors) || minimumACR == AssuranceLevel.twoFactors
     }
 }

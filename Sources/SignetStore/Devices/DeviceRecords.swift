@@ -1,4 +1,4 @@
-// What the provider stores about app installations (devices).
+// What the provider stores about app installations (devices), and where.
 import Foundation
 import SignetCore
 
@@ -126,48 +126,35 @@ public enum DeviceRevocationReason: String, Sendable, Codable, CaseIterable {
     case locked
 }
 
-/// One entry of the audit trail: who did what to whom, when and why.
-///
-/// Stored, not only logged (`signet devices events USER`); the operations issue adds the
-/// other kinds of event to this same trail.
-public struct AuditEventRecord: Sendable, Equatable, Codable {
-    public var id: String
-    public var at: Date
-    /// What happened, e.g. `device.activated`, `device.locked`.
-    public var kind: String
-    /// Whose account it concerns.
-    public var userID: String?
-    public var clientID: String?
-    /// Who did it: `device`, `user`, `admin` or `system`.
-    public var actor: String
-    /// What it was done to, e.g. the instance id.
-    public var target: String?
-    /// Why, as given by the actor (free text, at most 200 characters).
-    public var reason: String?
-
-    public init(id: String, at: Date, kind: String, userID: String?, clientID: String?, actor: String, target: String?, reason: String?) {
-        self.id = id
-        self.at = at
-        self.kind = kind
-        self.userID = userID
-        self.clientID = clientID
-        self.actor = actor
-        self.target = target
-        self.reason = reason
-    }
-}
-
-extension AuditEventRecord: JSONObjectWritable {
-    /// The `Codable` members in sorted order, as the store's encoder writes records (one is
-    /// stored on every token request; ``JSONObjectWritable``).
-    public func writeJSON(into object: inout JSONObjectWriter) {
-        object.member("actor", actor)
-        object.member("at", millisecondsOf: at)
-        object.member("clientID", clientID)
-        object.member("id", id)
-        object.member("kind", kind)
-        object.member("reason", reason)
-        object.member("target", target)
-        object.member("userID", userID)
-    }
+/// App installations: instance ids before activation (and, later, activated devices).
+public protocol DeviceStore: Sendable {
+    func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws
+    /// The instance with this id, expired or not (the caller compares `expiresAt`).
+    func deviceInstance(id: String) async throws -> DeviceInstanceRecord?
+    /// Binds the live instance to `userID` unless another user's login bound it first; `false` then
+    /// (or when it is unknown or expired). Atomic: of concurrent logins of two users one wins.
+    func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool
+    /// Removes and returns the instance; exactly one concurrent caller gets it (activation is single use).
+    func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord?
+    func insertDevice(_ device: DeviceRecord) async throws
+    func device(instanceID: String) async throws -> DeviceRecord?
+    /// A user's devices, oldest first.
+    func devices(userID: String) async throws -> [DeviceRecord]
+    /// The device whose certificate has this serial number (hex), revoked or not.
+    func device(serial: String) async throws -> DeviceRecord?
+    /// Records a use, at most once a minute (a write per request would cost more than the request).
+    func touchDevice(instanceID: String, at: Date) async throws
+    /// Renames a live device; `nil` when it is unknown or revoked.
+    func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord?
+    /// Revokes the device's certificate, its grants and their refresh tokens, at once; returns the
+    /// revoked record, or `nil` when it is unknown or was already revoked (exactly one concurrent
+    /// caller revokes it).
+    func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at: Date) async throws -> DeviceRecord?
+    /// Ties a live grant to an activated device (its tokens are bound to the device's certificate);
+    /// `false` when the grant is tied to another device already, other than `previous` (the
+    /// device a reactivation replaces, whose fresh login moves to the new one).
+    func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool
+    func insertDeviceCA(_ authority: DeviceCARecord) async throws
+    /// Every stored device CA, newest first.
+    func deviceCAs() async throws -> [DeviceCARecord]
 }

@@ -119,20 +119,3 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         case expiresAt = "expires_at"
     }
 }
-
-/// A Remember-User-ID token (NemID): names a user to one client, but proves nothing.
-public struct RememberTokenRecord: Sendable, Equatable, Codable {
-    public var tokenHash: String
-    public var clientID: String
-    public var userID: String
-    public var createdAt: Date
-    public var expiresAt: Date
-
-    public init(tokenHash: String, clientID: String, userID: String, createdAt: Date, expiresAt: Date) {
-        self.tokenHash = tokenHash
-        self.clientID = clientID
-        self.userID = userID
-        self.createdAt = createdAt
-        self.expiresAt = expiresAt
-    }
-}
