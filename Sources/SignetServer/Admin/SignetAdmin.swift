@@ -7,7 +7,11 @@ import SignetStore
 
 /// What an administrator (or the `signet` command, or a test) can do to the provider's data.
 public struct SignetAdmin: Sendable {
-    public let store: any SignetStore
+    /// What administration reads and changes: clients, users (and, on a lock or a new password,
+    /// their grants, sessions and remember tokens), the signing keys, and the audit trail.
+    public typealias Store = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & RememberTokenStore & AuditStore
+
+    public let store: any Store
     public let clock: SignetClock
     public let random: SecureRandom
     public let passwords: PasswordHasher
@@ -22,7 +26,7 @@ public struct SignetAdmin: Sendable {
     }
 
     public init(
-        store: any SignetStore, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom(),
+        store: any Store, passwordHashCost: Int, clock: SignetClock = .system, random: SecureRandom = SecureRandom(),
         logger: Logger = SignetAdmin.quietLogger
     ) {
         self.store = store

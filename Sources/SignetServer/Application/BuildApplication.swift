@@ -40,14 +40,15 @@ public func buildApplication(
     metrics: SignetMetrics = SignetMetrics(),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
-    try await keys.prepare()
-    let otpKey = try await store.secret(named: "otp-hmac-key", orStore: random.token())
-    let csrfKey = try await store.secret(named: "csrf-hmac-key", orStore: random.token())
-    let provider = Provider(
-        configuration: configuration, store: store, keys: keys, clock: clock, random: random,
-        passwords: PasswordHasher(cost: configuration.passwordHashCost), logger: logger, messages: messageSender,
-        otpKey: SymmetricKey(data: Data(otpKey.utf8)), csrfKey: SymmetricKey(data: Data(csrfKey.utf8)), boundIssuer: boundIssuer, metrics: metrics)
+    // A programming error in an embedding application, caught at start rather than at the first
+    // record written with such a date (the records' hand-written JSON takes finite numbers only).
+    if let name = configuration.unstorableLifetime {
+        preconditionFailure("SignetConfiguration.\(name) must be a finite number of seconds, at most a century")
+    }
+    let keyRing = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
+    try await keyRing.prepare()
+    let keys = try await ServerKeys.load(from: store, random: random)
+    let server = ServerContext(issuer: configuration.issuer, boundIssuer: boundIssuer, clock: clock, random: random, logger: logger, metrics: metrics)
     let router = Router(context: SignetRequestContext.self)
     let forwarded = ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)
     router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
@@ -55,11 +56,11 @@ public func buildApplication(
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     router.add(middleware: DurableWritesMiddleware(store: store))
     SignetRoutes(
-        provider: provider, keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)),
-        attestationVerifier: attestationVerifier
+        server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, messages: messageSender,
+        keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)), attestationVerifier: attestationVerifier
     ).register(on: router)
 
-    var server: HTTPServerBuilder = .http1()
+    var httpServer: HTTPServerBuilder = .http1()
     if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
@@ -84,11 +85,11 @@ public func buildApplication(
             tls.trustRoots = .certificates(try authorities.map { try NIOSSLCertificate(bytes: Array($0.certificatePEM.utf8), format: .pem) })
             tls.sendCANameList = true
         }
-        server = try .tls(.http1(), configuration: TLSChannelConfiguration(tlsConfiguration: tls, customAsyncVerificationCallback: { _ in .certificateVerified }))
+        httpServer = try .tls(.http1(), configuration: TLSChannelConfiguration(tlsConfiguration: tls, customAsyncVerificationCallback: { _ in .certificateVerified }))
     }
     return Application(
         router: router,
-        server: server,
+        server: httpServer,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: [ExpiryCleanupService(store: store, clock: clock, interval: configuration.cleanupInterval, logger: logger)],
         onServerRunning: { channel in
@@ -104,52 +105,103 @@ public func buildApplication(
     )
 }
 
-/// The routes and the endpoint behind each.
+/// The composition root: every component is built here, once, from the narrow store protocols
+/// and the settings it uses; then each endpoint is routed to its component.
 struct SignetRoutes: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let store: any SignetStore
+    let configuration: SignetConfiguration
+    let keyRing: KeyRing
+    let keys: ServerKeys
+    let messages: any MessageSender
     let keySource: any ClientKeySource
     let attestationVerifier: any AttestationVerifier
 
     func register(on router: Router<SignetRequestContext>) {
-        let pages = PageRenderer(issuer: { [provider] in provider.issuer })
-        let sessions = BrowserSessions(provider: provider)
+        let settings = configuration
+        let maxBodySize = settings.maxBodySize
+        let audit = AuditTrail(store: store, clock: server.clock, random: server.random, logger: server.logger)
+        let pages = PageRenderer(issuer: { [server] in server.issuer })
+        let sessions = BrowserSessions(server: server, sessions: store, users: store, browserSessionLifetime: settings.browserSessionLifetime)
+        let ownTokens = OwnTokenVerifier(keys: keyRing, grants: store, users: store, server: server)
+        let minter = TokenMinter(
+            keys: keyRing, refreshTokens: store, accessTokenLifetime: settings.accessTokenLifetime, idTokenLifetime: settings.idTokenLifetime,
+            refreshTokenLifetime: settings.refreshTokenLifetime, server: server)
+        let codeIssuer = AuthorizationCodeIssuer(
+            server: server, grants: store, devices: store, grantLifetime: settings.grantLifetime, codeLifetime: settings.authorizationCodeLifetime)
+        let rememberTokens = RememberTokens(server: server, tokens: store, users: store, rememberTokenLifetime: settings.rememberTokenLifetime)
         let validator = AuthorizationRequestValidator(
-            clients: provider.store, devices: provider.store, maxParameterLength: provider.configuration.maxParameterLength,
-            requirePushedRequests: provider.configuration.requirePushedAuthorizationRequests, now: { [provider] in provider.now() })
-        let authenticator = ClientAuthenticator(provider: provider, keySource: keySource)
-        let discovery = DiscoveryEndpoint(provider: provider)
-        let requestObjects = RequestObjectReader(provider: provider, verifier: ClientJWTVerifier(keySource: keySource, logger: provider.logger))
+            clients: store, devices: store, maxParameterLength: settings.maxParameterLength,
+            requirePushedRequests: settings.requirePushedAuthorizationRequests, now: { [server] in server.now() })
+        let authenticator = ClientAuthenticator(
+            server: server, clients: store, replays: store, keySource: keySource, clockSkew: settings.clockSkew,
+            maxClientAssertionLifetime: settings.maxClientAssertionLifetime)
+        let discovery = DiscoveryEndpoint(
+            server: server, keyRing: keyRing, requirePushedAuthorizationRequests: settings.requirePushedAuthorizationRequests,
+            acceptsClientCertificates: settings.acceptsClientCertificates)
+        let requestObjects = RequestObjectReader(
+            server: server, clients: store, replays: store, clockSkew: settings.clockSkew,
+            verifier: ClientJWTVerifier(keySource: keySource, logger: server.logger))
         let requests = AuthorizationRequestReader(
-            provider: provider, validator: validator, pushedRequests: PushedRequests(provider: provider), requestObjects: requestObjects)
+            ownTokens: ownTokens, validator: validator, pushedRequests: PushedRequests(server: server, pushedRequests: store), requestObjects: requestObjects)
         let dpop = DPoPProofVerifier(
-            replay: provider.store, clock: provider.clock, lifetime: provider.configuration.dpopProofLifetime, skew: provider.configuration.clockSkew,
-            nonces: provider.configuration.dpopNonces ? DPoPNonces(key: provider.csrfKey, clock: provider.clock, window: 300) : nil)
-        let pushed = PushedAuthorizationEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, requests: requests)
-        let authorize = AuthorizeEndpoint(provider: provider, pages: pages, requests: requests, sessions: sessions)
-        let login = LoginPage(provider: provider, pages: pages, sessions: sessions)
+            replay: store, clock: server.clock, lifetime: settings.dpopProofLifetime, skew: settings.clockSkew,
+            nonces: settings.dpopNonces ? DPoPNonces(key: keys.csrf, clock: server.clock, window: 300) : nil)
+        let pushed = PushedAuthorizationEndpoint(
+            server: server, pushedRequests: store, pushedRequestLifetime: settings.pushedRequestLifetime, maxBodySize: maxBodySize,
+            authenticator: authenticator, dpop: dpop, requests: requests)
+        let runner = LoginRunner(
+            server: server, logins: store, users: store, limitStore: store, throttleStore: store, durability: store, codeIssuer: codeIssuer,
+            rememberTokens: rememberTokens, audit: audit, hasher: PasswordHasher(cost: settings.passwordHashCost), messages: messages, otpKey: keys.otp,
+            smsPolicy: settings.sms, throttlePolicy: settings.throttle)
+        let login = LoginPage(
+            server: server, clients: store, users: store, logins: store, codeIssuer: codeIssuer, rememberTokens: rememberTokens, runner: runner,
+            pages: pages, sessions: sessions, smsPolicy: settings.sms, loginPageLifetime: settings.loginPageLifetime,
+            rememberTokenLifetime: settings.rememberTokenLifetime, maxBodySize: maxBodySize)
+        let authorize = AuthorizeEndpoint(
+            server: server, codeIssuer: codeIssuer, loginPage: login, pages: pages, requests: requests, sessions: sessions, maxBodySize: maxBodySize)
         let authorities = DeviceAuthorities(
-            store: provider.store, clock: provider.clock, random: provider.random, certificateValidity: provider.configuration.deviceCertificateValidity)
+            store: store, clock: server.clock, random: server.random, certificateValidity: settings.deviceCertificateValidity)
         let devices = DeviceIdentification(
             source: ClientCertificateSource(
-                header: provider.configuration.clientCertificateHeader.flatMap { HTTPField.Name($0) },
-                forwarded: ForwardedFor(trustedProxies: provider.configuration.trustedProxies, header: provider.configuration.forwardedHeader)),
-            authorities: authorities, store: provider.store, clock: provider.clock)
-        let access = OwnResourceAccess(provider: provider, dpop: dpop, devices: devices)
-        let lifecycle = DeviceLifecycle(store: provider.store, clock: provider.clock, random: provider.random, logger: provider.logger, messages: provider.messages)
-        let token = TokenEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, devices: devices)
+                header: settings.clientCertificateHeader.flatMap { HTTPField.Name($0) },
+                forwarded: ForwardedFor(trustedProxies: settings.trustedProxies, header: settings.forwardedHeader)),
+            authorities: authorities, store: store, clock: server.clock)
+        let access = OwnResourceAccess(server: server, clients: store, ownTokens: ownTokens, maxBodySize: maxBodySize, dpop: dpop, devices: devices)
+        let lifecycle = DeviceLifecycle(store: store, clock: server.clock, random: server.random, logger: server.logger, messages: messages)
+        let token = TokenEndpoint(
+            server: server, grants: store, users: store, deviceStore: store, minter: minter, audit: audit, authenticator: authenticator, dpop: dpop,
+            devices: devices, maxBodySize: maxBodySize, maxParameterLength: settings.maxParameterLength)
         let userInfo = UserInfoEndpoint(access: access)
-        let revocation = RevocationEndpoint(provider: provider, authenticator: authenticator, dpop: dpop, devices: devices)
-        let logout = LogoutEndpoint(provider: provider, pages: pages, sessions: sessions)
-        let native = NativeLoginEndpoint(provider: provider, requests: requests)
-        let instances = DeviceInstances(provider: provider)
-        let activation = DeviceActivation(provider: provider, access: access, authorities: authorities, devices: devices, lifecycle: lifecycle)
+        let revocation = RevocationEndpoint(
+            server: server, grants: store, ownTokens: ownTokens, audit: audit, maxBodySize: maxBodySize, authenticator: authenticator, dpop: dpop,
+            devices: devices)
+        let logout = LogoutEndpoint(
+            clients: store, users: store, ownTokens: ownTokens, rememberTokens: rememberTokens, audit: audit, keys: keys, pages: pages,
+            sessions: sessions, maxBodySize: maxBodySize)
+        let native = NativeLoginEndpoint(
+            server: server, clients: store, logins: store, rememberTokens: rememberTokens, runner: runner, requests: requests, smsPolicy: settings.sms,
+            loginPageLifetime: settings.loginPageLifetime, maxBodySize: maxBodySize)
+        let instances = DeviceInstances(server: server, clients: store, devices: store, limits: store, maxBodySize: maxBodySize)
+        let activation = DeviceActivation(
+            server: server, grants: store, deviceStore: store, instances: instances, access: access, authorities: authorities, devices: devices,
+            lifecycle: lifecycle, deviceCertificateValidity: settings.deviceCertificateValidity, reactivationWindow: settings.reactivationWindow)
         let initialCertificates = InitialCertificates(
-            provider: provider, instances: instances, authorities: authorities, devices: devices, verifier: attestationVerifier)
-        let selfService = DeviceSelfService(provider: provider, access: access, devices: devices, lifecycle: lifecycle)
-        let certificateStatus = CertificateStatus(store: provider.store, authorities: authorities, clock: provider.clock)
-        let uaf = UAFOperations(provider: provider, lifecycle: lifecycle)
-        let authenticators = AuthenticatorEndpoints(provider: provider, access: access, devices: devices, lifecycle: lifecycle, operations: uaf)
-        let deviceLogin = DeviceLoginEndpoint(provider: provider, requests: requests, devices: devices, operations: uaf)
+            server: server, deviceStore: store, initialCertificateValidity: settings.initialCertificateValidity, instances: instances,
+            authorities: authorities, devices: devices, verifier: attestationVerifier)
+        let selfService = DeviceSelfService(
+            server: server, deviceStore: store, authenticators: store, access: access, devices: devices, lifecycle: lifecycle,
+            authenticatorPolicy: settings.authenticators, reactivationWindow: settings.reactivationWindow)
+        let certificateStatus = CertificateStatus(store: store, authorities: authorities, clock: server.clock)
+        let uaf = UAFOperations(
+            server: server, users: store, authenticators: store, replays: store, lifecycle: lifecycle, uafKey: keys.uaf,
+            authenticatorPolicy: settings.authenticators)
+        let authenticators = AuthenticatorEndpoints(
+            server: server, clients: store, deviceStore: store, authenticators: store, authenticatorPolicy: settings.authenticators,
+            maxBodySize: maxBodySize, access: access, devices: devices, lifecycle: lifecycle, operations: uaf)
+        let deviceLogin = DeviceLoginEndpoint(
+            server: server, clients: store, users: store, logins: store, runner: runner, requests: requests, devices: devices, operations: uaf,
+            authenticatorPolicy: settings.authenticators, maxBodySize: maxBodySize)
 
         // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
         router.add(
@@ -174,7 +226,7 @@ struct SignetRoutes: Sendable {
                     "/uaf/pin/change/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/login/device/start": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/login/device/finish": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                ], maxBodySize: provider.configuration.maxBodySize, logger: provider.logger,
+                ], maxBodySize: maxBodySize, logger: server.logger,
                 prefixedEndpoints: [
                     ("/devices/", .init(methods: [.patch, .delete, .post], requiresForm: false)), ("/uaf/facets/", .init(methods: [.get], requiresForm: false)),
                 ]))
@@ -224,7 +276,7 @@ struct SignetRoutes: Sendable {
         router.get("/login/native/openapi.yaml") { _, _ in OpenAPIDocument.nativeLogin.response() }
         router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
-        let health = HealthEndpoints(provider: provider)
+        let health = HealthEndpoints(server: server, readiness: store, keyRing: keyRing)
         router.get("/health/live", use: health.live)
         router.get("/health/ready", use: health.ready)
 

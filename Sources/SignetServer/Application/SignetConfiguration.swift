@@ -133,7 +133,7 @@ public struct SignetConfiguration: Sendable {
 
     /// The first lifetime that is not a finite number of seconds of at most a century, by name;
     /// `nil` when all are. Such a lifetime would put a date no JSON number can hold in a stored
-    /// record, so ``Provider`` refuses it at start.
+    /// record, so ``buildApplication(configuration:store:clock:random:logger:messageSender:attestationVerifier:boundIssuer:metrics:onServerRunning:)`` refuses it at start.
     public var unstorableLifetime: String? {
         storedLifetimes.first { !$0.seconds.isFinite || abs($0.seconds) > Self.longestLifetime }?.name
     }

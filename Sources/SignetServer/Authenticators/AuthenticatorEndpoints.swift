@@ -9,7 +9,12 @@ import SignetStore
 /// TLS), and `DELETE /devices/{instance_id}/authenticators/{key_id}` (a login of the user,
 /// from any of their devices).
 struct AuthenticatorEndpoints: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    let deviceStore: any DeviceStore
+    let authenticators: any AuthenticatorStore
+    let authenticatorPolicy: AuthenticatorPolicy
+    let maxBodySize: Int
     let access: OwnResourceAccess
     let devices: DeviceIdentification
     let lifecycle: DeviceLifecycle
@@ -18,11 +23,11 @@ struct AuthenticatorEndpoints: Sendable {
     /// How recent the login behind a registration or a removal must be.
     static let freshLogin: TimeInterval = 600
 
-    var policy: AuthenticatorPolicy { provider.configuration.authenticators }
+    var policy: AuthenticatorPolicy { authenticatorPolicy }
 
     /// `GET /uaf/facets/{client_id}`: the client's trusted facet list (its UAF appID).
     func facets(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        guard let clientID = context.parameters.get("client_id"), let client = try await provider.store.client(id: clientID) else {
+        guard let clientID = context.parameters.get("client_id"), let client = try await clients.client(id: clientID) else {
             throw OAuthHTTPError(.notFound, .invalidRequest, "no such client")
         }
         var response = JSONResponse.make(UAFTrustedFacetList(ids: client.facetIDs), cacheable: true)
@@ -38,7 +43,7 @@ struct AuthenticatorEndpoints: Sendable {
         guard claims.sub == device.userID, claims.clientID == device.clientID else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the login is another user's or app's than the device's")
         }
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("registering an authenticator needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         return JSONResponse.make(
@@ -49,7 +54,7 @@ struct AuthenticatorEndpoints: Sendable {
     func registrationResponse(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
         let registered = try await operations.register(try await body(request), device: device, client: try await client(of: device))
-        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(registered, policy: policy, now: provider.now())), status: .created)
+        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(registered, policy: policy, now: server.now())), status: .created)
     }
 
     /// `POST /uaf/deregistration` `{"key_ids": […]}` (all when absent): removes authenticators of
@@ -76,7 +81,7 @@ struct AuthenticatorEndpoints: Sendable {
         guard let parsed = try? JSONDecoder().decode(PINChangeBody.self, from: try await body(request)) else {
             throw OAuthHTTPError.invalidRequest("the body must be a JSON object with key_id, a base64url KeyID")
         }
-        guard let authenticator = try await provider.store.authenticator(userID: device.userID, keyID: parsed.keyID),
+        guard let authenticator = try await authenticators.authenticator(userID: device.userID, keyID: parsed.keyID),
             authenticator.instanceID == device.instanceID
         else { throw UAFHTTPError(refusal: .unknownAuthenticator) }
         guard authenticator.pinKey != nil else { throw OAuthHTTPError.invalidRequest("this authenticator has no PIN") }
@@ -88,8 +93,8 @@ struct AuthenticatorEndpoints: Sendable {
     func pinChangeResponse(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
         let proved = try await operations.authenticate(try await body(request), device: device, client: try await client(of: device), purposes: [.changePIN])
-        let updated = try await provider.store.authenticator(id: proved.authenticator.id) ?? proved.authenticator
-        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(updated, policy: policy, now: provider.now())))
+        let updated = try await authenticators.authenticator(id: proved.authenticator.id) ?? proved.authenticator
+        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(updated, policy: policy, now: server.now())))
     }
 
     /// `DELETE /devices/{instance_id}/authenticators/{key_id}`: the user removes an authenticator
@@ -99,30 +104,30 @@ struct AuthenticatorEndpoints: Sendable {
             throw OAuthHTTPError(.notFound, .invalidRequest, "no such authenticator")
         }
         let claims = try await access.deviceUserToken(request, context: context, path: "/devices/\(instanceID)/authenticators/\(keyID)")
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         // Another user's is answered exactly like one that does not exist.
-        guard let authenticator = try await provider.store.authenticator(userID: claims.sub, keyID: keyID), authenticator.instanceID == instanceID,
-            let device = try await provider.store.device(instanceID: instanceID)
+        guard let authenticator = try await authenticators.authenticator(userID: claims.sub, keyID: keyID), authenticator.instanceID == instanceID,
+            let device = try await deviceStore.device(instanceID: instanceID)
         else { throw OAuthHTTPError(.notFound, .invalidRequest, "no such authenticator") }
         guard let removed = try await operations.remove(authenticator, device: device, by: .user) else {
             throw OAuthHTTPError(.notFound, .invalidRequest, "no such authenticator")
         }
-        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(removed, policy: policy, now: provider.now())))
+        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(removed, policy: policy, now: server.now())))
     }
 
     // MARK: shared
 
     private func client(of device: DeviceRecord) async throws -> ClientRecord {
-        guard let client = try await provider.store.client(id: device.clientID) else {
+        guard let client = try await clients.client(id: device.clientID) else {
             throw OAuthHTTPError(.unauthorized, .invalidClient, "the device's client is no longer registered")
         }
         return client
     }
 
     private func body(_ request: Request, required: Bool = true) async throws -> Data {
-        try await JSONRequestBody.data(request, limit: provider.configuration.maxBodySize, required: required)
+        try await JSONRequestBody.data(request, limit: maxBodySize, required: required)
     }
 
     private struct DeregistrationBody: Decodable {

@@ -14,12 +14,17 @@ import SignetStore
 /// login is a ``LoginSessionRecord`` of channel `device`, run by ``LoginFlow``: the hosted page's
 /// "log in with your phone" can start one for a user and wait for it (the app-switch issue).
 struct DeviceLoginEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    let users: any UserStore
+    /// Logins in progress.
+    let logins: any GrantStore
+    let runner: LoginRunner
     let requests: AuthorizationRequestReader
     let devices: DeviceIdentification
     let operations: UAFOperations
-
-    var runner: LoginRunner { LoginRunner(provider: provider) }
+    let authenticatorPolicy: AuthenticatorPolicy
+    let maxBodySize: Int
 
     /// The longest transaction text a login may ask the user to confirm.
     static let maximumTransactionLength = 1000
@@ -54,14 +59,14 @@ struct DeviceLoginEndpoint: Sendable {
         if let transaction, transaction.isEmpty || transaction.count > Self.maximumTransactionLength {
             throw OAuthHTTPError.invalidRequest("\(Self.transactionField) must be 1 to \(Self.maximumTransactionLength) characters")
         }
-        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
+        guard let user = try await users.user(id: device.userID), !user.locked else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
         }
-        let handle = provider.random.token()
-        let lifetime = provider.configuration.authenticators.requestLifetime
+        let handle = server.random.token()
+        let lifetime = authenticatorPolicy.requestLifetime
         var session = LoginSessionRecord(
             id: SecretDigest.hex(handle), channel: .device, request: authorization, step: .deviceAssertion, userID: device.userID,
-            expiresAt: provider.now().addingTimeInterval(lifetime))
+            expiresAt: server.now().addingTimeInterval(lifetime))
         session.userStamp = user.securityStamp
         session.deviceInstanceID = device.instanceID
         var required = authorization
@@ -69,26 +74,26 @@ struct DeviceLoginEndpoint: Sendable {
         let uafRequest = try await operations.authenticationRequest(
             device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction, twoFactors: required.requiresTwoFactors,
             user: user)
-        try await provider.store.insertLoginSession(session)
+        try await logins.insertLoginSession(session)
         return JSONResponse.make(DeviceLoginStart(uafRequest: uafRequest, expiresIn: Int(lifetime)), status: .created)
     }
 
     func finish(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
-        guard let client = try await provider.store.client(id: device.clientID) else {
+        guard let client = try await clients.client(id: device.clientID) else {
             throw OAuthHTTPError(.unauthorized, .invalidClient, "the device's client is no longer registered")
         }
         let data = try await raw(request)
         let proved = try await operations.authenticate(data, device: device, client: client, purposes: [.login])
-        guard let sessionID = proved.serverData.loginSession, let session = try await provider.store.loginSession(id: sessionID),
-            session.channel == .device, session.expiresAt > provider.now()
+        guard let sessionID = proved.serverData.loginSession, let session = try await logins.loginSession(id: sessionID),
+            session.channel == .device, session.expiresAt > server.now()
         else { throw OAuthHTTPError(.badRequest, .invalidGrant, "the device login expired or was finished already; start again") }
         var current = session
         current.request.minimumACR = client.minimumACR
         let context = LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
         switch try await runner.deviceAssertionVerified(proved, on: current, context: context) {
         case .finished(let finished):
-            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: provider.issuer))
+            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: server.issuer))
         case .conflict:
             throw OAuthHTTPError(.conflict, .invalidGrant, "the device login was finished by another request")
         case .abandoned(let reason, _), .refused(let reason, _):
@@ -116,7 +121,7 @@ struct DeviceLoginEndpoint: Sendable {
     static let transactionField = "transaction_text"
 
     private func raw(_ request: Request) async throws -> Data {
-        try await JSONRequestBody.data(request, limit: provider.configuration.maxBodySize)
+        try await JSONRequestBody.data(request, limit: maxBodySize)
     }
 
     private func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {

@@ -13,20 +13,27 @@ import SignetStore
 /// cool-down runs, in the same statement that checks it). Before the spend nothing is stored,
 /// except that an authenticator a new password or lock has ended is removed.
 struct UAFOperations: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let users: any UserStore
+    let authenticators: any AuthenticatorStore
+    /// Where each answered challenge is recorded, so it is answered once.
+    let replays: any ReplayStore
     let lifecycle: DeviceLifecycle
+    /// The key `serverData` is sealed with (``ServerKeys/uaf``).
+    let uafKey: SymmetricKey
+    let authenticatorPolicy: AuthenticatorPolicy
 
-    var policy: AuthenticatorPolicy { provider.configuration.authenticators }
-    var seal: UAFServerDataSeal { UAFServerDataSeal(key: provider.uafKey) }
+    var policy: AuthenticatorPolicy { authenticatorPolicy }
+    var seal: UAFServerDataSeal { UAFServerDataSeal(key: uafKey) }
 
-    func appID(_ client: ClientRecord) -> String { UAFAppID.of(clientID: client.id, issuer: provider.issuer) }
+    func appID(_ client: ClientRecord) -> String { UAFAppID.of(clientID: client.id, issuer: server.issuer) }
 
     // MARK: requests
 
     /// A registration request for the device's user, accepting the client's AAIDs not yet registered
     /// on it; `acr` is the registering login's, which the authenticator's logins will not exceed.
     func registrationRequest(device: DeviceRecord, client: ClientRecord, acr: String) async throws -> UAFReturnRequest {
-        guard let user = try await provider.store.user(id: device.userID), !user.locked else {
+        guard let user = try await users.user(id: device.userID), !user.locked else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
         }
         let existing = try await current(device, stamp: user.securityStamp)
@@ -58,7 +65,7 @@ struct UAFOperations: Sendable {
     ) async throws -> UAFReturnRequest {
         let accepted = Set(AuthenticatorCatalog.accepted(by: client))
         let owner: UserRecord?
-        if let user { owner = user } else { owner = try await provider.store.user(id: device.userID) }
+        if let user { owner = user } else { owner = try await users.user(id: device.userID) }
         let stamp = owner?.securityStamp
         var usable: [AuthenticatorRecord] = []
         for candidate in try await current(device, stamp: stamp) {
@@ -83,7 +90,7 @@ struct UAFOperations: Sendable {
     /// password or lock (their stamp): gone for good, so they neither log in nor hold a slot.
     private func current(_ device: DeviceRecord, stamp: String?) async throws -> [AuthenticatorRecord] {
         var current: [AuthenticatorRecord] = []
-        for candidate in try await provider.store.authenticators(instanceID: device.instanceID) {
+        for candidate in try await authenticators.authenticators(instanceID: device.instanceID) {
             guard candidate.userStamp == stamp else {
                 _ = try await remove(candidate, device: device, by: .device, note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
                 continue
@@ -96,10 +103,10 @@ struct UAFOperations: Sendable {
     private func makeServerData(
         _ purpose: UAFServerData.Purpose, device: DeviceRecord, _ adjust: (inout UAFServerData) -> Void = { _ in }
     ) throws -> (challenge: String, sealed: String) {
-        let challenge = provider.random.token()
+        let challenge = server.random.token()
         var data = UAFServerData(
             purpose: purpose, challenge: challenge, userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
-            expiresAt: Int(provider.now().addingTimeInterval(policy.requestLifetime).timeIntervalSince1970))
+            expiresAt: Int(server.now().addingTimeInterval(policy.requestLifetime).timeIntervalSince1970))
         adjust(&data)
         return (challenge, try seal.seal(data))
     }
@@ -118,28 +125,28 @@ struct UAFOperations: Sendable {
         let response = try checked(body, device: device, client: client, operation: .registration, purposes: [.register])
         let verified = try result(UAFRegistrationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(response))
         // The user as the registering login knew them: a new password or a lock since voids the request.
-        guard let user = try await provider.store.user(id: device.userID), !user.locked,
+        guard let user = try await users.user(id: device.userID), !user.locked,
             response.serverData.userStamp == Self.stampDigest(user.securityStamp)
         else { throw UAFHTTPError(refusal: .serverData("the account changed (new password or lock) since the registration request")) }
         // Answered before the challenge is spent, so the app may answer the request again; the
         // store's unique indexes decide a race between two registrations (below).
         let keyID = Data(verified.data.keyID).base64URLEncodedString()
-        if try await provider.store.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
+        if try await authenticators.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
         if try await current(device, stamp: user.securityStamp).contains(where: { $0.aaid == verified.kind.aaid }) {
             throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
         }
         try await spend(response.serverData)
         let record = AuthenticatorRecord(
-            id: provider.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
+            id: server.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
             aaid: verified.kind.aaid, keyID: keyID, publicKey: Data(verified.data.publicKey).base64URLEncodedString(),
             signatureAlgorithm: verified.data.signatureAlgorithm.rawValue, publicKeyFormat: verified.data.publicKeyFormat.rawValue, slot: 0,
             signCounter: verified.data.signCounter, registrationCounter: verified.data.registrationCounter,
-            pinKey: verified.pinKey.map { Data($0).base64URLEncodedString() }, createdAt: provider.now())
+            pinKey: verified.pinKey.map { Data($0).base64URLEncodedString() }, createdAt: server.now())
         var stamped = record
         stamped.userStamp = user.securityStamp
         stamped.registrationACR = response.serverData.registrationACR ?? AuthorizationRequestValidator.acrOneFactor
         let stored: AuthenticatorRecord?
-        do { stored = try await provider.store.insertAuthenticator(stamped, maximumPerDevice: policy.maximumPerDevice) } catch let error as SignetError
+        do { stored = try await authenticators.insertAuthenticator(stamped, maximumPerDevice: policy.maximumPerDevice) } catch let error as SignetError
             where error.code == .conflict
         {
             // A KeyID or AAID taken by a registration racing this one.
@@ -154,14 +161,14 @@ struct UAFOperations: Sendable {
     func authenticate(_ body: Data, device: DeviceRecord, client: ClientRecord, purposes: Set<UAFServerData.Purpose>) async throws -> AuthenticatedAssertion {
         let response = try checked(body, device: device, client: client, operation: .authentication, purposes: purposes)
         let assertion = try result(UAFAuthenticationCheck.read(response))
-        let record = try await provider.store.authenticator(userID: device.userID, keyID: Data(assertion.signedData.keyID).base64URLEncodedString())
+        let record = try await authenticators.authenticator(userID: device.userID, keyID: Data(assertion.signedData.keyID).base64URLEncodedString())
         let verified = try result(
             UAFAuthenticationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(assertion, by: record, device: device, response: response))
         let authenticator = verified.authenticator
-        let now = provider.now()
+        let now = server.now()
         // Registered before a new password or a lock: it ends here (a password thief's enrolment
         // does not outlive the new password).
-        guard authenticator.userStamp == (try await provider.store.user(id: device.userID)?.securityStamp) else {
+        guard authenticator.userStamp == (try await users.user(id: device.userID)?.securityStamp) else {
             _ = try await remove(authenticator, device: device, by: .device, note: "\(authenticator.aaid): the password changed or the account was locked since it was registered")
             throw UAFHTTPError(refusal: .unknownAuthenticator)
         }
@@ -170,7 +177,7 @@ struct UAFOperations: Sendable {
             throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: Self.wait(until: until, now: now)))
         }
         try await spend(response.serverData)
-        switch try await provider.store.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: now) {
+        switch try await authenticators.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: now) {
         case .accepted: break
         case .unknown: throw UAFHTTPError(refusal: .unknownAuthenticator)
         case .regressed:
@@ -186,7 +193,7 @@ struct UAFOperations: Sendable {
         }
         if let newKey = verified.newPINKey {
             guard let oldKey = authenticator.pinKey,
-                try await provider.store.replacePINKey(id: authenticator.id, from: oldKey, to: Data(newKey).base64URLEncodedString())
+                try await authenticators.replacePINKey(id: authenticator.id, from: oldKey, to: Data(newKey).base64URLEncodedString())
             else {
                 throw UAFHTTPError(refusal: .unknownAuthenticator)
             }
@@ -209,15 +216,15 @@ struct UAFOperations: Sendable {
             UAFPINProof.isValid(proof, publicKey: Array($0), finalChallengeHash: signedData.finalChallengeHash, keyID: signedData.keyID)
         } ?? false
         if right {
-            if try await provider.store.acceptPIN(id: authenticator.id, pinKey: pinKey, at: now, maximumFailures: policy.pinMaximumFailures) { return }
+            if try await authenticators.acceptPIN(id: authenticator.id, pinKey: pinKey, at: now, maximumFailures: policy.pinMaximumFailures) { return }
             throw UAFHTTPError(refusal: try await notApplied(authenticator, now: now))
         }
-        switch try await provider.store.recordPINFailure(id: authenticator.id, pinKey: pinKey, at: now, coolDowns: policy.pinCoolDowns) {
+        switch try await authenticators.recordPINFailure(id: authenticator.id, pinKey: pinKey, at: now, coolDowns: policy.pinCoolDowns) {
         case .coolingDown:
             throw UAFHTTPError(refusal: try await notApplied(authenticator, now: now))
         case .counted(let failures, let blockedUntil):
             if failures >= policy.pinMaximumFailures {
-                if let removed = try await provider.store.deleteAuthenticator(id: authenticator.id) {
+                if let removed = try await authenticators.deleteAuthenticator(id: authenticator.id) {
                     try await lifecycle.record("authenticator.pin_locked_out", device: device, by: .device, note: removed.aaid)
                 }
                 throw UAFHTTPError(refusal: .pinLockedOut)
@@ -230,7 +237,7 @@ struct UAFOperations: Sendable {
     /// Why a PIN statement did not apply, read from the authenticator as it is now: gone (or its
     /// PIN changed meanwhile), cooling down, or locked out.
     private func notApplied(_ authenticator: AuthenticatorRecord, now: Date) async throws -> UAFRefusal {
-        guard let current = try await provider.store.authenticator(id: authenticator.id), current.pinKey == authenticator.pinKey else {
+        guard let current = try await authenticators.authenticator(id: authenticator.id), current.pinKey == authenticator.pinKey else {
             return .unknownAuthenticator
         }
         if let until = current.pinBlockedUntil, until > now { return .pinCoolingDown(retryAfter: Self.wait(until: until, now: now)) }
@@ -248,7 +255,7 @@ struct UAFOperations: Sendable {
     /// Removes authenticators (all of the device's when `keyIDs` is `nil`) and returns the
     /// deregistration request that tells the app to forget their keys (UAF Protocol §3.6).
     func deregister(device: DeviceRecord, client: ClientRecord, keyIDs: [String]?, by actor: DeviceActor) async throws -> UAFDeregistrationRequest {
-        let all = try await provider.store.authenticators(instanceID: device.instanceID)
+        let all = try await authenticators.authenticators(instanceID: device.instanceID)
         let chosen = keyIDs.map { wanted in all.filter { wanted.contains($0.keyID) } } ?? all
         if let keyIDs, chosen.count != Set(keyIDs).count { throw UAFHTTPError(refusal: .unknownAuthenticator) }
         var removed: [AuthenticatorRecord] = []
@@ -262,7 +269,7 @@ struct UAFOperations: Sendable {
 
     /// Removes one authenticator and records it; `nil` when someone removed it first.
     func remove(_ authenticator: AuthenticatorRecord, device: DeviceRecord, by actor: DeviceActor, note: String? = nil) async throws -> AuthenticatorRecord? {
-        guard let removed = try await provider.store.deleteAuthenticator(id: authenticator.id) else { return nil }
+        guard let removed = try await authenticators.deleteAuthenticator(id: authenticator.id) else { return nil }
         try await lifecycle.record("authenticator.removed", device: device, by: actor, note: note ?? removed.aaid)
         return removed
     }
@@ -270,7 +277,7 @@ struct UAFOperations: Sendable {
     // MARK: shared
 
     private func checked(_ body: Data, device: DeviceRecord, client: ClientRecord, operation: UAFOperation, purposes: Set<UAFServerData.Purpose>) throws -> CheckedUAFResponse {
-        try result(UAFResponseEnvelope(seal: seal, device: device, client: client, appID: appID(client), now: provider.now()).check(body, operation: operation, purposes: purposes))
+        try result(UAFResponseEnvelope(seal: seal, device: device, client: client, appID: appID(client), now: server.now()).check(body, operation: operation, purposes: purposes))
     }
 
     /// Spends the request's challenge: exactly one of concurrent answers passes. The record is
@@ -279,7 +286,7 @@ struct UAFOperations: Sendable {
     private func spend(_ serverData: UAFServerData) async throws {
         let key = "uaf-challenge:" + SecretDigest.hex(serverData.challenge)
         let expires = Date(timeIntervalSince1970: TimeInterval(serverData.expiresAt)).addingTimeInterval(policy.requestLifetime)
-        guard try await provider.store.recordOnce(key: key, expiresAt: expires, now: provider.now()) else { throw UAFHTTPError(refusal: .replayed) }
+        guard try await replays.recordOnce(key: key, expiresAt: expires, now: server.now()) else { throw UAFHTTPError(refusal: .replayed) }
     }
 
     private func result<Value>(_ decision: Result<Value, UAFRefusal>) throws -> Value {

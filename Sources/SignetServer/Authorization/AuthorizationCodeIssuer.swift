@@ -15,24 +15,23 @@ public struct IssuedCode: Sendable, CustomStringConvertible {
 
 /// Creates a grant and the single-use code that redeems it.
 public struct AuthorizationCodeIssuer: Sendable {
-    let store: any GrantStore & DeviceStore
-    let clock: SignetClock
-    let random: SecureRandom
+    let server: ServerContext
+    let grants: any GrantStore
+    /// Where the instance id a login activates is claimed for its user.
+    let devices: any DeviceStore
     let grantLifetime: TimeInterval
     let codeLifetime: TimeInterval
-    /// The issuer identifier, read when a code is issued (it may be learned once the port is bound).
-    let issuer: @Sendable () -> String
 
     /// Creates the grant and a code bound to client, redirect URI, PKCE challenge, nonce, scope
     /// and authentication.
     public func issue(for request: ValidatedAuthorizationRequest, authentication: Authentication) async throws -> IssuedCode {
-        let now = clock.now()
+        let now = server.now()
         // The first user whose login binds an instance id keeps it: nobody else can activate it.
-        if let instanceID = request.instanceID, try await !store.claimDeviceInstance(id: instanceID, userID: authentication.userID, now: now) {
+        if let instanceID = request.instanceID, try await !devices.claimDeviceInstance(id: instanceID, userID: authentication.userID, now: now) {
             throw OAuthHTTPError(.forbidden, .accessDenied, "this instance id is being activated by another user, or has expired")
         }
         let grant = GrantRecord(
-            id: random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
+            id: server.random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr, sessionID: authentication.sessionID,
             createdAt: now, expiresAt: now.addingTimeInterval(grantLifetime))
         var stamped = grant
@@ -40,27 +39,17 @@ public struct AuthorizationCodeIssuer: Sendable {
         stamped.resources = request.resources
         stamped.instanceID = request.instanceID
         stamped.deviceID = authentication.deviceID
-        try await store.insertGrant(stamped)
-        let code = random.token()
-        try await store.insertCode(
+        try await grants.insertGrant(stamped)
+        let code = server.random.token()
+        try await grants.insertCode(
             AuthorizationCodeRecord(
                 codeHash: SecretDigest.hex(code), grantID: grant.id, clientID: request.clientID, redirectURI: request.redirectURI,
                 codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(codeLifetime)).boundTo(request.dpopJKT))
         var response = FormParameters()
         response.append(OAuthParameter.code, code)
         response.append(OAuthParameter.state, request.state)
-        response.append(OAuthParameter.issuer, issuer())
+        response.append(OAuthParameter.issuer, server.issuer)
         return IssuedCode(code: code, location: AuthorizationResponse.url(request.redirectURI, parameters: response))
-    }
-}
-
-extension Provider {
-    /// The provider's code issuer.
-    public var codeIssuer: AuthorizationCodeIssuer {
-        let boundIssuer = self
-        return AuthorizationCodeIssuer(
-            store: store, clock: clock, random: random, grantLifetime: configuration.grantLifetime,
-            codeLifetime: configuration.authorizationCodeLifetime, issuer: { boundIssuer.issuer })
     }
 }
 

@@ -7,7 +7,7 @@ import SignetCore
 /// ``AuthorizationRequestValidator`` checks the result, and `id_token_hint` is verified.
 /// `/authorize`, `/par` and the native login start all read requests here.
 struct AuthorizationRequestReader: Sendable {
-    let provider: Provider
+    let ownTokens: OwnTokenVerifier
     let validator: AuthorizationRequestValidator
     let pushedRequests: PushedRequests
     let requestObjects: RequestObjectReader
@@ -46,7 +46,7 @@ struct AuthorizationRequestReader: Sendable {
         }
         var decision = try await validator.validate(parameters, pushed: pushed, signed: signed)
         if case .valid(var request, let client) = decision, let hint = parameters[OAuthParameter.idTokenHint] {
-            if let claims = await provider.ownTokens.idTokenHint(hint) {
+            if let claims = await ownTokens.idTokenHint(hint) {
                 request.idTokenHintSubject = claims.sub
                 decision = .valid(request, client)
             } else {

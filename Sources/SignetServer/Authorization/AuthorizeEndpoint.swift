@@ -7,15 +7,18 @@ import SignetStore
 /// The authorization endpoint: checks the request, reuses a live browser session
 /// when it may, and otherwise shows the hosted login page.
 struct AuthorizeEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let codeIssuer: AuthorizationCodeIssuer
+    let loginPage: LoginPage
     let pages: PageRenderer
     let requests: AuthorizationRequestReader
     let sessions: BrowserSessions
+    let maxBodySize: Int
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters: FormParameters
         do {
-            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
+            parameters = try await RequestParameters.read(request, maxBodySize: maxBodySize)
         } catch let error as OAuthHTTPError {
             return invalidRequestPage(error.error, status: error.status)
         }
@@ -23,7 +26,7 @@ struct AuthorizeEndpoint: Sendable {
         case .showError(let error):
             return invalidRequestPage(error, status: .badRequest)
         case .redirectError(let error, let redirectURI, let state):
-            return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: provider.issuer))
+            return redirect(AuthorizationResponse.errorURL(error, redirectURI: redirectURI, state: state, issuer: server.issuer))
         case .valid(let authorization, let client):
             return try await decide(authorization, client: client, request: request)
         }
@@ -32,7 +35,7 @@ struct AuthorizeEndpoint: Sendable {
     /// Whether the browser's session can answer this request, or the user must sign in.
     private func decide(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
         let session = try await sessions.current(request)
-        let now = provider.now()
+        let now = server.now()
         var sessionUsable = session != nil
         if let session {
             if !authorization.prompt.filter({ $0 != "none" }).isEmpty { sessionUsable = false }
@@ -48,21 +51,21 @@ struct AuthorizeEndpoint: Sendable {
             // user confirms before a public client's code is issued from an existing session.
             if authorization.prompt.contains("none") {
                 let error = OAuthError(.interactionRequired, "the user must confirm before this app is signed in")
-                return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer), authorization, client)
+                return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer), authorization, client)
             }
-            return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
+            return try await loginPage
                 .offerContinue(authorization, client: client, browserSession: session, request: request)
         }
         if let session, sessionUsable {
             let authentication = Authentication(
                 userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid, userStamp: session.userStamp)
-            return back(try await provider.codeIssuer.issue(for: authorization, authentication: authentication).location, authorization, client)
+            return back(try await codeIssuer.issue(for: authorization, authentication: authentication).location, authorization, client)
         }
         if authorization.prompt.contains("none") {
             let error = OAuthError(.loginRequired, "the user must sign in")
-            return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: provider.issuer), authorization, client)
+            return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer), authorization, client)
         }
-        return try await LoginPage(provider: provider, pages: pages, sessions: sessions)
+        return try await loginPage
             .start(authorization, client: client, request: request)
     }
 

@@ -21,25 +21,28 @@ struct PushedAuthorizationResponse: Encodable {
 /// with the one ``AuthorizationRequestValidator``, and answers a short-lived single-use
 /// `request_uri` the browser then carries to `/authorize` instead of the editable parameters.
 struct PushedAuthorizationEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let pushedRequests: any PushedRequestStore
+    let pushedRequestLifetime: TimeInterval
+    let maxBodySize: Int
     let authenticator: ClientAuthenticator
     let dpop: DPoPProofVerifier
     /// Reads what is pushed as ``AuthorizeEndpoint`` reads what it is sent.
     let requests: AuthorizationRequestReader
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+        let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         if let duplicated = parameters.duplicatedNames.first {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
         // A DPoP proof here binds the code to its key (RFC 9449 §10.1), like dpop_jkt. Checked
         // first, so a request sent again with a server nonce has spent nothing (no assertion or
         // request-object jti).
-        let proof = try await dpop.proof(of: request, at: provider.endpoint("/par"))
+        let proof = try await dpop.proof(of: request, at: server.endpoint("/par"))
         // Client authentication as at the token endpoint; an assertion may name the issuer, the
         // token endpoint or this endpoint as its audience (RFC 9126 §2).
         let client = try await authenticator.authenticate(
-            request, parameters: parameters, endpoints: [provider.endpoint("/token"), provider.endpoint("/par")])
+            request, parameters: parameters, endpoints: [server.endpoint("/token"), server.endpoint("/par")])
         // Optional here (it only binds the code); when sent, held to the client's algorithms.
         try FAPI2Profile.checkProof(proof, client: client, required: false)
         // RFC 9126 §2.1: a pushed request must not itself point to another.
@@ -70,12 +73,12 @@ struct PushedAuthorizationEndpoint: Sendable {
             // Validated again at /authorize, with the rest of the stored parameters.
             if pushed[OAuthParameter.dpopJKT] == nil { pushed.append(OAuthParameter.dpopJKT, proof.jkt) }
         }
-        let handle = provider.random.token()
-        let lifetime = min(provider.configuration.pushedRequestLifetime, 60)
-        try await provider.store.insertPushedRequest(
+        let handle = server.random.token()
+        let lifetime = min(pushedRequestLifetime, 60)
+        try await pushedRequests.insertPushedRequest(
             PushedRequestRecord(
                 uriHash: SecretDigest.hex(handle), clientID: client.id, parameters: pushed.pairs.map { [$0.name, $0.value] }, signed: read.signed,
-                expiresAt: provider.now().addingTimeInterval(lifetime)))
+                expiresAt: server.now().addingTimeInterval(lifetime)))
         return JSONResponse.make(PushedAuthorizationResponse(requestURI: PushedRequests.uriPrefix + handle, expiresIn: Int(lifetime)), status: .created)
     }
 }

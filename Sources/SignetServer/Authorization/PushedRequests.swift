@@ -1,10 +1,12 @@
 // The request_uri of a pushed authorization request, consumed at /authorize — RFC 9126 §4.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Finds and consumes the parameters a client pushed to `/par`.
 struct PushedRequests: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let pushedRequests: any PushedRequestStore
 
     /// The prefix of every request_uri — RFC 9126 §2.2.
     static let uriPrefix = "urn:ietf:params:oauth:request_uri:"
@@ -33,11 +35,11 @@ struct PushedRequests: Sendable {
         }
         guard uri.utf8.count <= 128 else { return .refused(OAuthError(.invalidRequestURI, "request_uri was not issued by this provider")) }
         let handle = String(uri.dropFirst(Self.uriPrefix.count))
-        guard let record = try await provider.store.consumePushedRequest(uriHash: SecretDigest.hex(handle)) else {
+        guard let record = try await pushedRequests.consumePushedRequest(uriHash: SecretDigest.hex(handle)) else {
             return .refused(OAuthError(.invalidRequestURI, "request_uri is unknown, expired or already used"))
         }
         guard record.clientID == clientID else { return .refused(OAuthError(.invalidRequestURI, "request_uri was pushed by another client")) }
-        guard record.expiresAt > provider.now() else { return .refused(OAuthError(.invalidRequestURI, "request_uri has expired")) }
+        guard record.expiresAt > server.now() else { return .refused(OAuthError(.invalidRequestURI, "request_uri has expired")) }
         return .parameters(FormParameters(record.parameters.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }), pushed: true, signed: record.signed ?? false)
     }
 }

@@ -1,6 +1,7 @@
 // Signed request objects by value — JWT-Secured Authorization Requests, RFC 9101.
 import Foundation
 import SignetCore
+import SignetStore
 
 /// Reads the `request` parameter: a JWT the client signed with a key it registered, whose
 /// claims are the authorization request's parameters.
@@ -11,7 +12,11 @@ import SignetCore
 /// `iss` = client, `aud` = issuer, `exp` at most an hour ahead, `nbf` at most an hour old, and a
 /// `jti` that is used once.
 struct RequestObjectReader: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    /// Where each request object's `jti` is recorded, so it is used once.
+    let replays: any ReplayStore
+    let clockSkew: TimeInterval
     let verifier: ClientJWTVerifier
 
     /// The longest a request object may live (FAPI 2.0 Message Signing §5.3.1: 60 minutes).
@@ -38,7 +43,7 @@ struct RequestObjectReader: Sendable {
         guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
             return .refused(OAuthError(.invalidRequest, "client_id is missing"))
         }
-        guard let client = try await provider.store.client(id: clientID) else { return .refused(OAuthError(.invalidClient, "unknown client_id")) }
+        guard let client = try await clients.client(id: clientID) else { return .refused(OAuthError(.invalidClient, "unknown client_id")) }
         func refuse(_ description: String) -> Outcome { .refused(OAuthError(.invalidRequestObject, description)) }
 
         guard object.utf8.count <= 16_384 else { return refuse("the request object is too large") }
@@ -59,11 +64,11 @@ struct RequestObjectReader: Sendable {
             return refuse("the request object's claims are not a JSON object")
         }
 
-        let now = provider.now()
+        let now = server.now()
         let nowSeconds = now.timeIntervalSince1970
-        let skew = provider.configuration.clockSkew
+        let skew = clockSkew
         guard claims["iss"]?.string == client.id else { return refuse("the request object's iss must be the client_id") }
-        guard claims["aud"]?.singleString == provider.issuer else { return refuse("the request object's aud must be the issuer") }
+        guard claims["aud"]?.singleString == server.issuer else { return refuse("the request object's aud must be the issuer") }
         if let named = claims["client_id"], named.string != client.id { return refuse("the request object's client_id is not the client") }
         guard let exp = claims["exp"]?.seconds, exp > nowSeconds - skew else { return refuse("the request object has expired or has no exp") }
         guard exp <= nowSeconds + Self.maxLifetime + skew else { return refuse("the request object's exp is more than 60 minutes ahead") }
@@ -83,7 +88,7 @@ struct RequestObjectReader: Sendable {
         }
         if result[OAuthParameter.clientID] == nil { result.append(OAuthParameter.clientID, client.id) }
         // Single use, remembered until it expires.
-        let firstUse = try await provider.store.recordOnce(key: "request-object:\(client.id):\(jti)", expiresAt: Date(timeIntervalSince1970: exp + skew), now: now)
+        let firstUse = try await replays.recordOnce(key: "request-object:\(client.id):\(jti)", expiresAt: Date(timeIntervalSince1970: exp + skew), now: now)
         guard firstUse else { return refuse("the request object's jti was already used") }
         return .parameters(result, signed: true)
     }

@@ -18,11 +18,16 @@ import X509
 ///
 /// The answer is `201 {"certificate_chain": [device, CA], "device": …}`.
 struct DeviceActivation: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let grants: any GrantStore
+    let deviceStore: any DeviceStore
+    let instances: DeviceInstances
     let access: OwnResourceAccess
     let authorities: DeviceAuthorities
     let devices: DeviceIdentification
     let lifecycle: DeviceLifecycle
+    let deviceCertificateValidity: TimeInterval
+    let reactivationWindow: TimeInterval
 
     /// The answer when the login's instance id was activated already (or expired unused).
     static let spent = OAuthHTTPError(.badRequest, .invalidGrant, "the instance id was already activated or has expired")
@@ -52,7 +57,7 @@ struct DeviceActivation: Sendable {
         guard instanceID != current.instanceID else {
             throw OAuthHTTPError.invalidRequest("reactivation needs a new instance id: ask for one and log in with it as the nonce")
         }
-        guard grant.authTime >= provider.now().addingTimeInterval(-Self.freshLogin) else {
+        guard grant.authTime >= server.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("reactivation needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         guard grant.deviceID != instanceID else { throw Self.spent }
@@ -68,7 +73,7 @@ struct DeviceActivation: Sendable {
         guard try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID) != nil else {
             // Locked, removed, deactivated or replaced by a parallel reactivation meanwhile: the
             // new device follows the old one's fate, so a lock can never be outrun.
-            let reason = try await provider.store.device(instanceID: current.instanceID)?.revocationReason ?? .replaced
+            let reason = try await deviceStore.device(instanceID: current.instanceID)?.revocationReason ?? .replaced
             try await lifecycle.revoke(instanceID: enrolled.device.instanceID, because: reason, by: .device, note: "its predecessor was revoked during the reactivation")
             throw OAuthHTTPError(.unauthorized, .deviceRevoked, "the device was revoked during the reactivation (\(reason.rawValue))")
         }
@@ -85,10 +90,10 @@ struct DeviceActivation: Sendable {
             throw OwnResourceAccess.challenge(.insufficientScope, "activation needs a token with the scope device", status: .forbidden)
         }
         // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
-        guard Set(claims.aud) == [provider.issuer] else {
+        guard Set(claims.aud) == [server.issuer] else {
             throw OwnResourceAccess.challenge(.invalidToken, "activation needs a token for this provider alone, not one that names other resources", status: .unauthorized)
         }
-        guard let grant = try await provider.store.grant(id: claims.grantID), let instanceID = grant.instanceID, grant.clientID == claims.clientID else {
+        guard let grant = try await grants.grant(id: claims.grantID), let instanceID = grant.instanceID, grant.clientID == claims.clientID else {
             throw OAuthHTTPError.invalidRequest("this token's login bound no instance id (log in with scope device and the instance id as nonce)")
         }
         return (claims, grant, instanceID)
@@ -106,15 +111,15 @@ struct DeviceActivation: Sendable {
         presented: DeviceIdentity, context: SignetRequestContext
     ) async throws -> Enrolled {
         let authority = try await authorities.issuing()
-        let now = provider.now()
+        let now = server.now()
         // Checked before the instance id is spent, so a bad request does not burn it.
         let certificate: Certificate
         do {
-            certificate = try authority.issue(csrDER: body.csrDER, instanceID: instanceID, validity: provider.configuration.deviceCertificateValidity, now: now)
+            certificate = try authority.issue(csrDER: body.csrDER, instanceID: instanceID, validity: deviceCertificateValidity, now: now)
         } catch let error as SignetError {
             throw OAuthHTTPError.invalidRequest("\(error.code.label): \(error.reason)")
         }
-        guard let instance = try await provider.store.consumeDeviceInstance(id: instanceID) else { throw Self.spent }
+        guard let instance = try await deviceStore.consumeDeviceInstance(id: instanceID) else { throw Self.spent }
         guard instance.clientID == claims.clientID, instance.userID == claims.sub, instance.expiresAt > now else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired, or is another client's or user's")
         }
@@ -124,18 +129,18 @@ struct DeviceActivation: Sendable {
             certificateNotAfter: certificate.notValidAfter, attestation: Self.attestation(of: instance, certifying: certificate.publicKey, presented: presented), name: body.name,
             platform: body.platform, createdAt: now)
         do {
-            try await provider.store.insertDevice(device)
+            try await deviceStore.insertDevice(device)
         } catch {
             // Nothing was activated: give the instance id back, so the app can try again.
-            try? await provider.store.insertDeviceInstance(instance)
+            try? await deviceStore.insertDeviceInstance(instance)
             throw error
         }
-        guard try await provider.store.bindGrant(id: grant.id, toDevice: instanceID, replacing: previous) else {
+        guard try await deviceStore.bindGrant(id: grant.id, toDevice: instanceID, replacing: previous) else {
             // A token request with another device's certificate tied the login elsewhere meanwhile.
-            _ = try await provider.store.revokeDevice(instanceID: instanceID, reason: .deactivated, replacedBy: nil, at: provider.now())
+            _ = try await deviceStore.revokeDevice(instanceID: instanceID, reason: .deactivated, replacedBy: nil, at: server.now())
             throw OAuthHTTPError(.conflict, .invalidRequest, "the login was tied to another device meanwhile; log in again")
         }
-        await DeviceInstances(provider: provider).giveBack(instance)
+        await instances.giveBack(instance)
         return Enrolled(device: device, chain: [try DeviceCertificateAuthority.pem(of: certificate), authority.certificatePEM])
     }
 
@@ -152,7 +157,7 @@ struct DeviceActivation: Sendable {
 
     private func answer(_ enrolled: Enrolled) -> Response {
         JSONResponse.make(
-            DeviceAnswer(certificateChain: enrolled.chain, device: DeviceView(enrolled.device, reactivationWindow: provider.configuration.reactivationWindow)),
+            DeviceAnswer(certificateChain: enrolled.chain, device: DeviceView(enrolled.device, reactivationWindow: reactivationWindow)),
             status: .created)
     }
 }

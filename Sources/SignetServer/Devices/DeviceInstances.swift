@@ -14,7 +14,12 @@ import SignetStore
 /// given back, so the budget bounds ids asked for and left unused, never activations (a load
 /// test or an office behind one address activates as many installations as it logs in).
 struct DeviceInstances: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    let devices: any DeviceStore
+    /// The per-address budget of new instance ids.
+    let limits: any LimitStore
+    let maxBodySize: Int
 
     /// The scope a login must ask for to activate an installation.
     static let scope = "device"
@@ -32,14 +37,14 @@ struct DeviceInstances: Sendable {
     }
 
     func create(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let clientID = try await Self.clientID(of: request, maxBodySize: provider.configuration.maxBodySize)
+        let clientID = try await Self.clientID(of: request, maxBodySize: maxBodySize)
         let instance = try await makeInstance(clientID: clientID, context: context)
         return JSONResponse.make(InstanceAnswer(instanceID: instance.id, expiresIn: Int(Self.lifetime)), status: .created)
     }
 
     /// The client, which must exist and be allowed the scope `device`.
     func deviceClient(_ clientID: String) async throws -> ClientRecord {
-        guard let client = try await provider.store.client(id: clientID) else { throw OAuthHTTPError(.unauthorized, .invalidClient, "unknown client_id") }
+        guard let client = try await clients.client(id: clientID) else { throw OAuthHTTPError(.unauthorized, .invalidClient, "unknown client_id") }
         guard client.allowedScopes.contains(Self.scope) else {
             throw OAuthHTTPError(.badRequest, .unauthorizedClient, "this client may not activate devices (it lacks the scope device)")
         }
@@ -52,16 +57,16 @@ struct DeviceInstances: Sendable {
         clientID: String, context: SignetRequestContext, attest: ((String) async throws -> AttestationResult)? = nil
     ) async throws -> DeviceInstanceRecord {
         let client = try await deviceClient(clientID)
-        let limits = SlidingWindow(store: provider.store, clock: provider.clock)
+        let limits = SlidingWindow(store: limits, clock: server.clock)
         if case .spent(let retryAfter) = try await limits.take(Self.budgetKey(context), maximum: Self.perAddress, window: Self.window) {
             let seconds = Int(retryAfter.rounded(.up))
             throw OAuthHTTPError(.tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s", headers: [.retryAfter: String(seconds)])
         }
-        let now = provider.now()
-        var instance = DeviceInstanceRecord(id: provider.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        let now = server.now()
+        var instance = DeviceInstanceRecord(id: server.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
         instance.budgetKey = Self.budgetKey(context)
         instance.attestation = try await attest?(instance.id).kind
-        try await provider.store.insertDeviceInstance(instance)
+        try await devices.insertDeviceInstance(instance)
         return instance
     }
 
@@ -70,10 +75,10 @@ struct DeviceInstances: Sendable {
     func giveBack(_ instance: DeviceInstanceRecord) async {
         guard let key = instance.budgetKey else { return }
         do {
-            try await SlidingWindow(store: provider.store, clock: provider.clock).giveBack(key, maximum: Self.perAddress)
+            try await SlidingWindow(store: limits, clock: server.clock).giveBack(key, maximum: Self.perAddress)
         } catch {
             // The activation stands; the address's budget stays charged until the window passes.
-            provider.logger.warning("an activated instance id's use was not given back", metadata: ["error": .string(String(describing: error))])
+            server.logger.warning("an activated instance id's use was not given back", metadata: ["error": .string(String(describing: error))])
         }
     }
 

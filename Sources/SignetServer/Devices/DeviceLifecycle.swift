@@ -21,14 +21,15 @@ public enum DeviceActor: String, Sendable {
 /// One component for the endpoints and the `signet devices` commands, so a lock from the
 /// helpdesk and one from the app do the same.
 public struct DeviceLifecycle: Sendable {
-    let store: any SignetStore
+    /// Devices revoked, their audit events, and the owner and app a notice names.
+    let store: any DeviceStore & AuditStore & UserStore & ClientStore
     let clock: SignetClock
     let random: SecureRandom
     let logger: Logger
     /// Delivers the user's notices; `nil` sends none (e.g. a command with no sender configured).
     let messages: (any MessageSender)?
 
-    public init(store: any SignetStore, clock: SignetClock, random: SecureRandom, logger: Logger, messages: (any MessageSender)?) {
+    public init(store: any DeviceStore & AuditStore & UserStore & ClientStore, clock: SignetClock, random: SecureRandom, logger: Logger, messages: (any MessageSender)?) {
         self.store = store
         self.clock = clock
         self.random = random

@@ -7,10 +7,14 @@ import SignetStore
 /// Status and deactivation (over mutual TLS, by the device itself), and the user's device list
 /// with rename, remove and lock (with a token of a login, scope `device`).
 struct DeviceSelfService: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let deviceStore: any DeviceStore
+    let authenticators: any AuthenticatorStore
     let access: OwnResourceAccess
     let devices: DeviceIdentification
     let lifecycle: DeviceLifecycle
+    let authenticatorPolicy: AuthenticatorPolicy
+    let reactivationWindow: TimeInterval
 
     /// How recent the login behind a removal or lock must be (RFC 9470 `max_age`).
     static let freshLogin: TimeInterval = 600
@@ -20,13 +24,13 @@ struct DeviceSelfService: Sendable {
     /// `GET /devices/status` (MEPi Status): the device's certificate, whether reactivation is due, its attestation.
     func status(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
-        let dueAt = device.certificateNotAfter.addingTimeInterval(-provider.configuration.reactivationWindow)
+        let dueAt = device.certificateNotAfter.addingTimeInterval(-reactivationWindow)
         return JSONResponse.make(
             StatusAnswer(
                 status: device.status, instanceID: device.instanceID, certificateNotAfter: Int(device.certificateNotAfter.timeIntervalSince1970),
-                reactivationDue: provider.now() >= dueAt, reactivationDueAt: Int(dueAt.timeIntervalSince1970), attestation: device.attestation,
-                authenticators: try await provider.store.authenticators(instanceID: device.instanceID).map {
-                    AuthenticatorView($0, policy: provider.configuration.authenticators, now: provider.now())
+                reactivationDue: server.now() >= dueAt, reactivationDueAt: Int(dueAt.timeIntervalSince1970), attestation: device.attestation,
+                authenticators: try await authenticators.authenticators(instanceID: device.instanceID).map {
+                    AuthenticatorView($0, policy: authenticatorPolicy, now: server.now())
                 }))
     }
 
@@ -44,8 +48,8 @@ struct DeviceSelfService: Sendable {
     /// `GET /devices`: the user's devices, oldest first.
     func list(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let claims = try await access.deviceUserToken(request, context: context, path: "/devices")
-        let reactivationWindow = provider.configuration.reactivationWindow
-        let list = try await provider.store.devices(userID: claims.sub).map { DeviceView($0, reactivationWindow: reactivationWindow) }
+        let reactivationWindow = reactivationWindow
+        let list = try await deviceStore.devices(userID: claims.sub).map { DeviceView($0, reactivationWindow: reactivationWindow) }
         return JSONResponse.make(DeviceList(devices: list))
     }
 
@@ -57,7 +61,7 @@ struct DeviceSelfService: Sendable {
         guard let name = try EnrolmentBody.decodeJSON(RenameBody.self, from: body).name else { throw OAuthHTTPError.invalidRequest("name is missing") }
         let checked = try EnrolmentBody.checkedName(name)
         _ = try await ownDevice(instanceID, of: claims)
-        guard let renamed = try await provider.store.renameDevice(instanceID: instanceID, name: checked) else {
+        guard let renamed = try await deviceStore.renameDevice(instanceID: instanceID, name: checked) else {
             throw OAuthHTTPError(.conflict, .invalidRequest, "the device was revoked; it can no longer be renamed")
         }
         return view(renamed)
@@ -77,19 +81,19 @@ struct DeviceSelfService: Sendable {
         let instanceID = try Self.instanceID(context)
         let path = reason == .locked ? "/devices/\(instanceID)/lock" : "/devices/\(instanceID)"
         let claims = try await access.deviceUserToken(request, context: context, path: path)
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= provider.now().addingTimeInterval(-Self.freshLogin) else {
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
             throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         let device = try await lifecycle.current(try await ownDevice(instanceID, of: claims))
         guard device.revokedAt == nil, device.userID == claims.sub else { return view(device) }
         if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: reason, by: .user) { return view(revoked) }
         // Revoked by someone else a moment ago: show what stands.
-        return view(try await provider.store.device(instanceID: device.instanceID) ?? device)
+        return view(try await deviceStore.device(instanceID: device.instanceID) ?? device)
     }
 
     /// The user's device with this id; another user's is answered exactly like one that does not exist.
     private func ownDevice(_ instanceID: String, of claims: AccessTokenClaims) async throws -> DeviceRecord {
-        guard let device = try await provider.store.device(instanceID: instanceID), device.userID == claims.sub else {
+        guard let device = try await deviceStore.device(instanceID: instanceID), device.userID == claims.sub else {
             throw OAuthHTTPError(.notFound, .invalidRequest, "no such device")
         }
         return device
@@ -103,7 +107,7 @@ struct DeviceSelfService: Sendable {
     }
 
     private func view(_ device: DeviceRecord) -> Response {
-        JSONResponse.make(DeviceAnswer(device: DeviceView(device, reactivationWindow: provider.configuration.reactivationWindow)))
+        JSONResponse.make(DeviceAnswer(device: DeviceView(device, reactivationWindow: reactivationWindow)))
     }
 
     private struct RenameBody: Decodable { let name: String? }

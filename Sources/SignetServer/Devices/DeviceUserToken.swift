@@ -12,10 +12,10 @@ extension OwnResourceAccess {
     func deviceUserToken(_ request: Request, context: SignetRequestContext, path: String) async throws -> AccessTokenClaims {
         let claims = try await verify(request, context: context, path: path, formBody: false).claims
         // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
-        guard Set(claims.aud) == [provider.issuer] else {
+        guard Set(claims.aud) == [server.issuer] else {
             throw OwnResourceAccess.challenge(.invalidToken, "managing devices needs a token for this provider alone, not one that names other resources", status: .unauthorized)
         }
-        let client = try await provider.store.client(id: claims.clientID)
+        let client = try await clients.client(id: claims.clientID)
         guard let client, client.allowedScopes.contains(DeviceInstances.scope) else {
             throw OwnResourceAccess.challenge(.insufficientScope, "this app may not manage devices (it lacks the scope device)", status: .forbidden)
         }

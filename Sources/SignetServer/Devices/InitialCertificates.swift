@@ -15,7 +15,9 @@ import X509
 /// then the request must come with that instance's current initial certificate. An initial
 /// certificate authenticates no device endpoint; only activation makes a device.
 struct InitialCertificates: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let deviceStore: any DeviceStore
+    let initialCertificateValidity: TimeInterval
     let instances: DeviceInstances
     let authorities: DeviceAuthorities
     let devices: DeviceIdentification
@@ -63,7 +65,7 @@ struct InitialCertificates: Sendable {
         let certificate: Certificate
         do {
             certificate = try authority.issue(
-                csrDER: csrDER, instanceID: instance.id, validity: provider.configuration.initialCertificateValidity, now: provider.now())
+                csrDER: csrDER, instanceID: instance.id, validity: initialCertificateValidity, now: server.now())
         } catch let error as SignetError {
             throw OAuthHTTPError.invalidRequest("\(error.code.label): \(error.reason)")
         }
@@ -80,7 +82,7 @@ struct InitialCertificates: Sendable {
         guard case .notActivated(let presented, _, _) = try await devices.identify(request, context: context), presented == instanceID else {
             throw OAuthHTTPError(.unauthorized, .deviceCertificateRequired, "a fresh initial certificate needs the instance's current one (mutual TLS)")
         }
-        guard let instance = try await provider.store.deviceInstance(id: instanceID), instance.clientID == clientID, instance.expiresAt > provider.now() else {
+        guard let instance = try await deviceStore.deviceInstance(id: instanceID), instance.clientID == clientID, instance.expiresAt > server.now() else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired, was activated, or is another client's")
         }
         return instance

@@ -5,17 +5,21 @@ import SignetStore
 
 /// Publishes exactly what the provider supports, and its public keys.
 struct DiscoveryEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let keyRing: KeyRing
+    let requirePushedAuthorizationRequests: Bool
+    /// Whether client certificates can reach the provider (its own TLS or a trusted proxy's header).
+    let acceptsClientCertificates: Bool
 
     var document: DiscoveryDocument {
         var document = DiscoveryDocument(
-            issuer: provider.issuer,
-            authorizationEndpoint: provider.endpoint("/authorize"),
-            tokenEndpoint: provider.endpoint("/token"),
-            userinfoEndpoint: provider.endpoint("/userinfo"),
-            jwksURI: provider.endpoint("/jwks"),
-            revocationEndpoint: provider.endpoint("/revoke"),
-            endSessionEndpoint: provider.endpoint("/logout"),
+            issuer: server.issuer,
+            authorizationEndpoint: server.endpoint("/authorize"),
+            tokenEndpoint: server.endpoint("/token"),
+            userinfoEndpoint: server.endpoint("/userinfo"),
+            jwksURI: server.endpoint("/jwks"),
+            revocationEndpoint: server.endpoint("/revoke"),
+            endSessionEndpoint: server.endpoint("/logout"),
             scopesSupported: AuthorizationRequestValidator.supportedScopes,
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
@@ -38,12 +42,12 @@ struct DiscoveryEndpoint: Sendable {
             claimsParameterSupported: true,
             requestParameterSupported: true,
             requestURIParameterSupported: false)
-        document.pushedAuthorizationRequestEndpoint = provider.endpoint("/par")
+        document.pushedAuthorizationRequestEndpoint = server.endpoint("/par")
         document.requestObjectSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
         document.dpopSigningAlgValuesSupported = JOSEHeader.acceptedAlgorithms.sorted()
-        document.requirePushedAuthorizationRequests = provider.configuration.requirePushedAuthorizationRequests
+        document.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         // Client certificates reach Signet through its own TLS or a trusted proxy's header.
-        document.tlsClientCertificateBoundAccessTokens = provider.configuration.acceptsClientCertificates
+        document.tlsClientCertificateBoundAccessTokens = acceptsClientCertificates
         return document
     }
 
@@ -52,6 +56,6 @@ struct DiscoveryEndpoint: Sendable {
     }
 
     func jwks(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        JSONResponse.make(try await provider.keys.jwks(), cacheable: true)
+        JSONResponse.make(try await keyRing.jwks(), cacheable: true)
     }
 }

@@ -3,12 +3,16 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// The provider's own resource-server check: token signature, expiry and revocation through
 /// ``OwnTokenVerifier``, the scheme against the token's binding, the DPoP proof, and for a
 /// certificate-bound token (RFC 8705 §3) the device certificate of the request.
 struct OwnResourceAccess: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    let ownTokens: OwnTokenVerifier
+    let maxBodySize: Int
     let dpop: DPoPProofVerifier
     let devices: DeviceIdentification
 
@@ -26,7 +30,7 @@ struct OwnResourceAccess: Sendable {
         }
         if formBody, request.method == .post, request.headers[.contentType] != nil {
             // RFC 6750 §2.2: the token may come in a form body instead.
-            let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+            let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
             if let duplicated = parameters.duplicatedNames.first {
                 throw Self.challenge(.invalidRequest, "\(duplicated.prefix(64)) must not be repeated", status: .badRequest)
             }
@@ -42,7 +46,7 @@ struct OwnResourceAccess: Sendable {
                 .unauthorized, .invalidRequest, "an access token is required (Authorization: Bearer)",
                 headers: [.wwwAuthenticate: Self.bareChallenge])
         }
-        guard let verified = try await provider.ownTokens.accessToken(token) else {
+        guard let verified = try await ownTokens.accessToken(token) else {
             throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized, dpop: usedDPoPScheme)
         }
         let claims = verified.claims
@@ -54,7 +58,7 @@ struct OwnResourceAccess: Sendable {
             let proof: DPoPProof?
             do {
                 proof = try await dpop.verify(
-                    request.headers[values: .dpop], method: request.method.rawValue, url: provider.endpoint(path), accessToken: token)
+                    request.headers[values: .dpop], method: request.method.rawValue, url: server.endpoint(path), accessToken: token)
             } catch let refusal as DPoPProofVerifier.Refusal {
                 let error = Self.challenge(refusal.nonce == nil ? .invalidDPoPProof : .useDPoPNonce, refusal.description, status: .unauthorized, dpop: true)
                 guard let nonce = refusal.nonce else { throw error }
@@ -66,7 +70,7 @@ struct OwnResourceAccess: Sendable {
                 throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
             }
             // FAPI 2.0 §5.4 holds for every proof of a FAPI 2.0 client (the client is read only then).
-            if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await provider.store.client(id: claims.clientID), client.fapi2 {
+            if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await clients.client(id: claims.clientID), client.fapi2 {
                 throw Self.challenge(.invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
             }
         } else if usedDPoPScheme {

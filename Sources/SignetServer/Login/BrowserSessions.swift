@@ -18,12 +18,17 @@ public struct BrowserSessions: Sendable {
         case remember = "signet_remember"
     }
 
-    let provider: Provider
+    let server: ServerContext
+    let sessions: any SessionStore
+    let users: any UserStore
+    let browserSessionLifetime: TimeInterval
 
-    public init(provider: Provider) { self.provider = provider }
+    public init(server: ServerContext, sessions: any SessionStore, users: any UserStore, browserSessionLifetime: TimeInterval) {
+        (self.server, self.sessions, self.users, self.browserSessionLifetime) = (server, sessions, users, browserSessionLifetime)
+    }
 
     /// Whether the provider is served over https (then cookies are `Secure` and `__Host-` prefixed).
-    var isSecure: Bool { provider.issuer.lowercased().hasPrefix("https://") }
+    var isSecure: Bool { server.issuer.lowercased().hasPrefix("https://") }
 
     /// A cookie's name as sent: `__Host-` prefixed over https.
     public func name(_ cookie: CookieName) -> String { isSecure ? "__Host-" + cookie.rawValue : cookie.rawValue }
@@ -31,31 +36,31 @@ public struct BrowserSessions: Sendable {
     /// The live session of this browser, if any.
     public func current(_ request: Request) async throws -> BrowserSessionRecord? {
         guard let value = request.cookies[name(.session)]?.value, value.utf8.count <= 128 else { return nil }
-        guard let session = try await provider.store.session(idHash: SecretDigest.hex(value)), session.expiresAt > provider.now() else {
+        guard let session = try await sessions.session(idHash: SecretDigest.hex(value)), session.expiresAt > server.now() else {
             return nil
         }
-        guard let user = try await provider.store.user(id: session.userID), !user.locked, user.securityStamp == session.userStamp else { return nil }
+        guard let user = try await users.user(id: session.userID), !user.locked, user.securityStamp == session.userStamp else { return nil }
         return session
     }
 
     /// Starts a session for an authentication; returns it and the cookie to set.
     public func start(_ authentication: Authentication) async throws -> (BrowserSessionRecord, Cookie) {
-        let value = provider.random.token()
-        let lifetime = provider.configuration.browserSessionLifetime
+        let value = server.random.token()
+        let lifetime = browserSessionLifetime
         let session = BrowserSessionRecord(
-            idHash: SecretDigest.hex(value), sid: authentication.sessionID ?? provider.random.token(byteCount: 16), userID: authentication.userID,
+            idHash: SecretDigest.hex(value), sid: authentication.sessionID ?? server.random.token(byteCount: 16), userID: authentication.userID,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr,
-            expiresAt: provider.now().addingTimeInterval(lifetime))
+            expiresAt: server.now().addingTimeInterval(lifetime))
         var stamped = session
         stamped.userStamp = authentication.userStamp
-        try await provider.store.insertSession(stamped)
+        try await sessions.insertSession(stamped)
         return (session, cookie(.session, value: value, maxAge: Int(lifetime)))
     }
 
     /// Ends this browser's session; returns the cookie that clears it.
     public func end(_ request: Request) async throws -> Cookie {
         if let value = request.cookies[name(.session)]?.value, value.utf8.count <= 128 {
-            try await provider.store.deleteSession(idHash: SecretDigest.hex(value))
+            try await sessions.deleteSession(idHash: SecretDigest.hex(value))
         }
         return cookie(.session, value: "", maxAge: 0)
     }
@@ -65,7 +70,7 @@ public struct BrowserSessions: Sendable {
         if let value = request.cookies[name(.browser)]?.value, (32...64).contains(value.utf8.count) {
             return (value, nil)
         }
-        let value = provider.random.token()
+        let value = server.random.token()
         return (value, cookie(.browser, value: value, maxAge: nil))
     }
 

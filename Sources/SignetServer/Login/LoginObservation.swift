@@ -41,22 +41,22 @@ extension LoginRunner {
     func observe(_ outcome: LoginOutcome) async throws {
         switch outcome {
         case .finished(let done):
-            provider.metrics.login(channel: done.session.channel.rawValue, outcome: .success)
-            provider.metrics.issued("code", grantType: "authorization_code", clientID: done.session.request.clientID)
+            server.metrics.login(channel: done.session.channel.rawValue, outcome: .success)
+            server.metrics.issued("code", grantType: "authorization_code", clientID: done.session.request.clientID)
             // Not binding (WriteBinding): lost in a power failure, it is lost with the login's code
             // and grant, and the code's redemption flushes it first. Refusals' events bind: for
             // some (a locked account, a login ended) the event is the only record.
             try await WriteBinding.notBinding {
-                try await provider.audit.record(
+                try await audit.record(
                     "login.succeeded", userID: done.authentication.userID, clientID: done.session.request.clientID, actor: .user,
                     reason: "\(done.session.channel.rawValue) acr=\(done.authentication.acr)")
             }
         case .refused(let refusal, let session), .abandoned(let refusal, let session):
             guard let classified = LoginObservation.classify(refusal) else { return }
-            provider.metrics.login(channel: session.channel.rawValue, outcome: classified.outcome)
-            if let limit = classified.limit { provider.metrics.throttled(limit) }
+            server.metrics.login(channel: session.channel.rawValue, outcome: classified.outcome)
+            if let limit = classified.limit { server.metrics.throttled(limit) }
             guard let kind = classified.auditKind else { return }
-            try await provider.audit.record(
+            try await audit.record(
                 kind, userID: session.userID, clientID: session.request.clientID, actor: .user,
                 reason: "\(session.channel.rawValue) \(classified.reason ?? "")")
         case .show, .conflict:

@@ -8,11 +8,20 @@ import SignetStore
 
 /// The hosted page: parses its forms and hands them to ``LoginRunner``.
 struct LoginPage: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    let users: any UserStore
+    /// Logins in progress.
+    let logins: any GrantStore
+    let codeIssuer: AuthorizationCodeIssuer
+    let rememberTokens: RememberTokens
+    let runner: LoginRunner
     let pages: PageRenderer
     let sessions: BrowserSessions
-
-    var runner: LoginRunner { LoginRunner(provider: provider) }
+    let smsPolicy: SMSPolicy
+    let loginPageLifetime: TimeInterval
+    let rememberTokenLifetime: TimeInterval
+    let maxBodySize: Int
 
     /// Stores the login, binds it to this browser, and shows the form (pre-filled for a remembered user).
     func start(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, request: Request) async throws -> Response {
@@ -20,7 +29,7 @@ struct LoginPage: Sendable {
         var username = authorization.loginHint
         var remembered = false
         if username == nil, let token = request.cookies[sessions.name(.remember)]?.value,
-            let user = try await RememberTokens(provider: provider).user(for: token, clientID: client.id)
+            let user = try await rememberTokens.user(for: token, clientID: client.id)
         {
             username = user.username
             remembered = true
@@ -35,7 +44,7 @@ struct LoginPage: Sendable {
     /// with the browser session or to sign in as someone else.
     func offerContinue(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, browserSession: BrowserSessionRecord, request: Request) async throws -> Response {
         let (session, handle, cookie) = try await storeLogin(authorization, request: request, offering: browserSession.sid)
-        let username = try await provider.store.user(id: browserSession.userID)?.username ?? ""
+        let username = try await users.user(id: browserSession.userID)?.username ?? ""
         let values = ["clientName": client.name, "authorization": handle, "csrfToken": session.csrfToken ?? "", "username": username]
         var response = pages.render("continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
         if let cookie { response.setCookie(cookie) }
@@ -46,13 +55,13 @@ struct LoginPage: Sendable {
     /// handle, and the browser-binding cookie to set when the browser had none.
     private func storeLogin(_ authorization: ValidatedAuthorizationRequest, request: Request, offering sid: String? = nil) async throws -> (LoginSessionRecord, String, Cookie?) {
         let binding = sessions.browserBinding(request)
-        let handle = provider.random.token()
+        let handle = server.random.token()
         var session = LoginSessionRecord(
             id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
-            csrfToken: provider.random.token(), step: .usernamePassword,
-            expiresAt: provider.now().addingTimeInterval(provider.configuration.loginPageLifetime))
+            csrfToken: server.random.token(), step: .usernamePassword,
+            expiresAt: server.now().addingTimeInterval(loginPageLifetime))
         session.offeredSessionSID = sid
-        try await provider.store.insertLoginSession(session)
+        try await logins.insertLoginSession(session)
         return (session, handle, binding.cookie)
     }
 
@@ -67,16 +76,16 @@ struct LoginPage: Sendable {
         guard parameters["choice"] == "continue" else { return view.form(session, error: nil, status: .ok) }
         // The browser must still hold the very session it was shown.
         guard let browserSession = try await sessions.current(request), browserSession.sid == offered,
-            session.request.maxAge.map({ provider.now().timeIntervalSince(browserSession.authTime) <= Double($0) }) ?? true,
+            session.request.maxAge.map({ server.now().timeIntervalSince(browserSession.authTime) <= Double($0) }) ?? true,
             !session.request.requiresTwoFactors || browserSession.acr == AuthorizationRequestValidator.acrTwoFactors
         else {
             return view.form(session, error: "Your session has ended. Sign in to continue.", status: .ok)
         }
-        guard try await provider.store.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
+        guard try await logins.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
         let authentication = Authentication(
             userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid,
             userStamp: browserSession.userStamp)
-        let code = try await provider.codeIssuer.issue(for: session.request, authentication: authentication)
+        let code = try await codeIssuer.issue(for: session.request, authentication: authentication)
         return AuthorizationRedirect(pages: pages).response(to: code.location, for: session.request, clientName: client.name, status: .seeOther)
     }
 
@@ -114,7 +123,7 @@ struct LoginPage: Sendable {
     }
 
     private func loginContext(_ context: SignetRequestContext, client: ClientRecord) -> LoginContext {
-        LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: provider.random.token(byteCount: 16))
+        LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: server.random.token(byteCount: 16))
     }
 
     // MARK: Shared
@@ -132,7 +141,7 @@ struct LoginPage: Sendable {
     func load(_ request: Request) async throws -> Loaded {
         let parameters: FormParameters
         do {
-            parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+            parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         } catch let error as OAuthHTTPError {
             return .refused(pages.message(heading: "The sign-in form could not be read", message: error.error.errorDescription ?? "", status: error.status))
         }
@@ -140,8 +149,8 @@ struct LoginPage: Sendable {
             return .refused(pages.message(heading: "The sign-in form could not be read", message: "A field was sent twice.", status: .badRequest))
         }
         guard let handle = parameters["authorization"], handle.utf8.count <= 64,
-            let session = try await provider.store.loginSession(id: SecretDigest.hex(handle)), session.channel == .page,
-            session.expiresAt > provider.now()
+            let session = try await logins.loginSession(id: SecretDigest.hex(handle)), session.channel == .page,
+            session.expiresAt > server.now()
         else {
             return .refused(pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
         }
@@ -155,7 +164,7 @@ struct LoginPage: Sendable {
                     heading: "The sign-in form was rejected",
                     message: "The form was not sent from the sign-in page in this browser. Go back to the app and start again.", status: .forbidden))
         }
-        guard let client = try await provider.store.client(id: session.request.clientID) else {
+        guard let client = try await clients.client(id: session.request.clientID) else {
             return .refused(pages.message(heading: "This sign-in has expired", message: "The app is no longer registered.", status: .badRequest))
         }
         // The client's minimum assurance as it is now, not as it was when the login started.

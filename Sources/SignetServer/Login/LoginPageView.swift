@@ -14,7 +14,9 @@ struct LoginPageView: Sendable {
     var username: String? = nil
     var rememberMe: Bool = false
 
-    var provider: Provider { page.provider }
+    var server: ServerContext { page.server }
+    var smsPolicy: SMSPolicy { page.smsPolicy }
+    var rememberTokenLifetime: TimeInterval { page.rememberTokenLifetime }
     var pages: PageRenderer { page.pages }
     var sessions: BrowserSessions { page.sessions }
 
@@ -102,7 +104,7 @@ struct LoginPageView: Sendable {
 
     private func smsForm(_ session: LoginSessionRecord, error: String?, status: HTTPResponse.Status) -> Response {
         var values = [
-            "authorization": handle, "csrfToken": session.csrfToken ?? "", "digits": String(provider.configuration.sms.digits),
+            "authorization": handle, "csrfToken": session.csrfToken ?? "", "digits": String(smsPolicy.digits),
             "phoneHint": OneTimeCodes.hint(session.sms?.phoneNumber ?? ""),
         ]
         values["error"] = error
@@ -115,7 +117,7 @@ struct LoginPageView: Sendable {
 
     private func redirectError(_ session: LoginSessionRecord, _ error: OAuthError) -> Response {
         AuthorizationRedirect(pages: pages).response(
-            to: AuthorizationResponse.errorURL(error, redirectURI: session.request.redirectURI, state: session.request.state, issuer: provider.issuer),
+            to: AuthorizationResponse.errorURL(error, redirectURI: session.request.redirectURI, state: session.request.state, issuer: server.issuer),
             for: session.request, clientName: client.name, status: .seeOther)
     }
 
@@ -125,12 +127,12 @@ struct LoginPageView: Sendable {
         var response = AuthorizationRedirect(pages: pages).response(to: finished.code.location, for: finished.session.request, clientName: client.name, status: .seeOther)
         response.setCookie(started.1)
         // The cookie holds one token; only this client's token is replaced or revoked here.
-        let remembered = RememberTokens(provider: provider)
+        let remembered = page.rememberTokens
         let old = request.cookies[sessions.name(.remember)]?.value
         let oldIsThisClients = try await old.asyncMap { try await remembered.user(for: $0, clientID: client.id) } != nil
         if let token = finished.rememberToken {
             if let old, oldIsThisClients { try await remembered.revoke(old) }
-            response.setCookie(sessions.cookie(.remember, value: token, maxAge: Int(provider.configuration.rememberTokenLifetime)))
+            response.setCookie(sessions.cookie(.remember, value: token, maxAge: Int(rememberTokenLifetime)))
         } else if !finished.session.rememberMe, let old, oldIsThisClients {
             try await remembered.revoke(old)
             response.setCookie(sessions.cookie(.remember, value: "", maxAge: 0))

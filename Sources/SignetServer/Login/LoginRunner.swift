@@ -1,4 +1,5 @@
 // Runs the login flow's actions: the one place a login touches storage, passwords and SMS.
+import Crypto
 import Foundation
 import Logging
 import SignetCore
@@ -45,15 +46,32 @@ struct FinishedLogin: Sendable {
 /// after a code check is stored and before its result is answered, and its per-hour send
 /// budget before a code is made.
 struct LoginRunner: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    /// Logins in progress, each changed over the version it was read at.
+    let logins: any GrantStore
+    let users: any UserStore
+    /// The per-account SMS budgets.
+    let limitStore: any LimitStore
+    let throttleStore: any ThrottleStore
+    let durability: any WriteDurabilityStore
+    let codeIssuer: AuthorizationCodeIssuer
+    let rememberTokens: RememberTokens
+    let audit: AuditTrail
+    let hasher: PasswordHasher
+    /// Where SMS one-time codes go.
+    let messages: any MessageSender
+    /// The key one-time codes are hashed with (``ServerKeys/otp``).
+    let otpKey: SymmetricKey
+    let smsPolicy: SMSPolicy
+    let throttlePolicy: ThrottlePolicy
 
-    var policy: SMSPolicy { provider.configuration.sms }
-    var limits: AccountLimits { AccountLimits(store: provider.store, policy: policy, clock: provider.clock) }
-    var flow: LoginFlow { LoginFlow(sms: policy, now: provider.now(), passwordAttemptsPerLogin: provider.configuration.throttle.passwordAttemptsPerLogin) }
+    var policy: SMSPolicy { smsPolicy }
+    var limits: AccountLimits { AccountLimits(store: limitStore, policy: policy, clock: server.clock) }
+    var flow: LoginFlow { LoginFlow(sms: policy, now: server.now(), passwordAttemptsPerLogin: throttlePolicy.passwordAttemptsPerLogin) }
     var passwords: PasswordChecker {
         PasswordChecker(
-            users: provider.store, throttle: LoginThrottle(store: provider.store, policy: provider.configuration.throttle, clock: provider.clock),
-            passwords: provider.passwords, logger: provider.logger)
+            users: users, throttle: LoginThrottle(store: throttleStore, policy: throttlePolicy, clock: server.clock),
+            passwords: hasher, logger: server.logger)
     }
 
     // MARK: submissions
@@ -68,7 +86,7 @@ struct LoginRunner: Sendable {
     }
 
     func submitCode(_ code: String, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
-        let digest = OneTimeCodes.digest(flow.isWellFormed(code) ? code : "", session: session.id, key: provider.otpKey)
+        let digest = OneTimeCodes.digest(flow.isWellFormed(code) ? code : "", session: session.id, key: otpKey)
         return try await run(.submitCode(code: code, digest: digest), on: session, context: context)
     }
 
@@ -107,7 +125,7 @@ struct LoginRunner: Sendable {
         // Ends the login for good: deleted, so nothing can continue it.
         func abandon(_ reason: LoginRefusal) async throws -> LoginOutcome {
             try await giveBackTaken(keepWrongCode: true)
-            _ = try await provider.store.consumeLoginSession(id: current.id)
+            _ = try await logins.consumeLoginSession(id: current.id)
             return .abandoned(reason, current)
         }
         while true {
@@ -139,7 +157,7 @@ struct LoginRunner: Sendable {
             case .checkPassword(let submitted):
                 var username = submitted
                 if current.remembered {
-                    guard let userID = current.userID, let user = try await provider.store.user(id: userID) else {
+                    guard let userID = current.userID, let user = try await users.user(id: userID) else {
                         return try await abandon(.rememberedUserChanged)
                     }
                     username = user.username
@@ -161,19 +179,19 @@ struct LoginRunner: Sendable {
                 guard let phoneNumber else { return try await abandon(.noSecondFactor) }
                 // The send is charged on disk before the message goes out (its own flush, not the
                 // answer's): a power loss cannot give back a send that was made.
-                let charge = try await provider.store.durableWrites { try await limits.take(.codeSends, userID: userID) }
+                let charge = try await durability.durableWrites { try await limits.take(.codeSends, userID: userID) }
                 if case .spent(let retryAfter) = charge {
                     return .refused(.accountLimit(.codeSends, retryAfter: retryAfter), current)
                 }
                 sendTaken = true
-                let code = OneTimeCodes.make(digits: policy.digits, random: provider.random)
+                let code = OneTimeCodes.make(digits: policy.digits, random: server.random)
                 pendingCode = code
-                event = .codeMade(digest: OneTimeCodes.digest(code, session: current.id, key: provider.otpKey), phoneNumber: phoneNumber)
+                event = .codeMade(digest: OneTimeCodes.digest(code, session: current.id, key: otpKey), phoneNumber: phoneNumber)
             case .deliver:
                 sendTaken = false  // a send is spent once recorded, delivered or not
                 guard let code = pendingCode, let challenge = current.sms else { return .show(current) }
                 if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) {
-                    try await provider.audit.record("sms.sent", userID: current.userID, clientID: current.request.clientID, actor: .system, reason: "login_otp")
+                    try await audit.record("sms.sent", userID: current.userID, clientID: current.request.clientID, actor: .system, reason: "login_otp")
                     return .show(current)
                 }
                 event = .deliveryFailed
@@ -190,7 +208,7 @@ struct LoginRunner: Sendable {
     /// The user, if they still exist, are not locked, and have the security stamp the password
     /// check saw (no password change or lock since).
     private func currentUser(_ userID: String, stamp: String?) async throws -> UserRecord? {
-        guard let user = try await provider.store.user(id: userID), !user.locked, user.securityStamp == stamp else { return nil }
+        guard let user = try await users.user(id: userID), !user.locked, user.securityStamp == stamp else { return nil }
         return user
     }
 
@@ -199,36 +217,36 @@ struct LoginRunner: Sendable {
     private func save(_ next: LoginSessionRecord, over current: LoginSessionRecord) async throws -> LoginSessionRecord? {
         var written = next
         written.version = current.version + 1
-        return try await provider.store.replaceLoginSession(written, expectedVersion: current.version) ? written : nil
+        return try await logins.replaceLoginSession(written, expectedVersion: current.version) ? written : nil
     }
 
     private func deliver(_ code: String, to phoneNumber: String, clientName: String) async throws -> Bool {
         let message = OutgoingMessage(
-            id: provider.random.token(byteCount: 16), to: phoneNumber,
-            body: OneTimeCodes.message(code: code, clientName: clientName, issuer: provider.issuer), purpose: "login_otp", createdAt: provider.now())
+            id: server.random.token(byteCount: 16), to: phoneNumber,
+            body: OneTimeCodes.message(code: code, clientName: clientName, issuer: server.issuer), purpose: "login_otp", createdAt: server.now())
         do {
-            try await provider.messages.send(message)
-            provider.metrics.sms("sent")
+            try await messages.send(message)
+            server.metrics.sms("sent")
             return true
         } catch {
-            provider.metrics.sms("failed")
-            provider.logger.warning("SMS delivery failed", metadata: ["event": "sms.failed", "error": .string(String(describing: error))])
+            server.metrics.sms("failed")
+            server.logger.warning("SMS delivery failed", metadata: ["event": "sms.failed", "error": .string(String(describing: error))])
             return false
         }
     }
 
     /// Consumes the login (exactly once), issues the code, and a remember token when asked for.
     private func finish(_ session: LoginSessionRecord, userID: String, proof: LoginProof, userStamp: String?, context: LoginContext) async throws -> LoginOutcome {
-        guard let consumed = try await provider.store.consumeLoginSession(id: session.id) else { return .conflict }
+        guard let consumed = try await logins.consumeLoginSession(id: session.id) else { return .conflict }
         // The grant and browser session carry the stamp: a password change or lock racing this
         // finish still ends them (they are checked against the user's stamp whenever used).
-        let authentication = Authentication.of(proof, userID: userID, at: provider.now(), sessionID: context.browserSessionID, userStamp: userStamp)
-        let code = try await provider.codeIssuer.issue(for: consumed.request, authentication: authentication)
+        let authentication = Authentication.of(proof, userID: userID, at: server.now(), sessionID: context.browserSessionID, userStamp: userStamp)
+        let code = try await codeIssuer.issue(for: consumed.request, authentication: authentication)
         var rememberToken: String?
         if session.rememberMe {
-            rememberToken = try await RememberTokens(provider: provider).issue(clientID: consumed.request.clientID, userID: userID)
+            rememberToken = try await rememberTokens.issue(clientID: consumed.request.clientID, userID: userID)
         }
-        provider.logger.info(
+        server.logger.info(
             "login succeeded",
             metadata: ["event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID), "factors": .stringConvertible(authentication.acr == AuthorizationRequestValidator.acrTwoFactors ? 2 : 1),
                 "channel": .string(session.channel.rawValue)])

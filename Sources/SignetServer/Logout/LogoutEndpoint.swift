@@ -2,20 +2,28 @@
 import Foundation
 import Hummingbird
 import SignetCore
+import SignetStore
 
 /// Ends the browser session at a relying party's request, then returns to a registered URI.
 ///
 /// With a valid `id_token_hint` for the signed-in user the session ends at once; otherwise
 /// the user confirms on a page whose form carries an anti-CSRF token bound to the browser.
 struct LogoutEndpoint: Sendable {
-    let provider: Provider
+    let clients: any ClientStore
+    let users: any UserStore
+    let ownTokens: OwnTokenVerifier
+    let rememberTokens: RememberTokens
+    let audit: AuditTrail
+    /// Makes the confirmation form's anti-CSRF token.
+    let keys: ServerKeys
     let pages: PageRenderer
     let sessions: BrowserSessions
+    let maxBodySize: Int
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let parameters: FormParameters
         do {
-            parameters = try await RequestParameters.read(request, maxBodySize: provider.configuration.maxBodySize)
+            parameters = try await RequestParameters.read(request, maxBodySize: maxBodySize)
         } catch let error as OAuthHTTPError {
             return errorPage(error.error.errorDescription ?? "", status: error.status)
         }
@@ -24,7 +32,7 @@ struct LogoutEndpoint: Sendable {
         var hintClaims: IDTokenClaims?
         if let hint = parameters[OAuthParameter.idTokenHint] {
             // Expired hints are fine (the RP logs out after the token's life); the signature and issuer must hold.
-            guard let claims = await provider.ownTokens.idTokenHint(hint) else {
+            guard let claims = await ownTokens.idTokenHint(hint) else {
                 return errorPage("id_token_hint is not an ID token issued here.", status: .badRequest)
             }
             hintClaims = claims
@@ -35,7 +43,7 @@ struct LogoutEndpoint: Sendable {
         }
         var returnTo: String?
         if let uri = parameters[OAuthParameter.postLogoutRedirectURI] {
-            guard let clientID, let client = try await provider.store.client(id: clientID),
+            guard let clientID, let client = try await clients.client(id: clientID),
                 RedirectURI.matches(uri, registered: client.postLogoutRedirectURIs)
             else { return errorPage("post_logout_redirect_uri is not registered for this client.", status: .badRequest) }
             var query = FormParameters()
@@ -45,7 +53,7 @@ struct LogoutEndpoint: Sendable {
 
         let session = try await sessions.current(request)
         let binding = sessions.browserBinding(request)
-        let csrf = provider.csrfToken("logout", binding: binding.value)
+        let csrf = keys.csrfToken("logout", binding: binding.value)
         let confirmed: Bool
         if request.method == .post, let token = parameters["csrf_token"] {
             guard ConstantTime.equals(token, csrf), binding.cookie == nil else {
@@ -63,7 +71,7 @@ struct LogoutEndpoint: Sendable {
         }
 
         if !confirmed {
-            let user = try await session.asyncMap { try await provider.store.user(id: $0.userID) } ?? nil
+            let user = try await session.asyncMap { try await users.user(id: $0.userID) } ?? nil
             var values = ["csrfToken": csrf]
             values["username"] = user?.username
             values["postLogoutRedirectURI"] = parameters[OAuthParameter.postLogoutRedirectURI]
@@ -79,11 +87,11 @@ struct LogoutEndpoint: Sendable {
         let cleared = try await sessions.end(request)
         // forget_user=true also revokes this browser's Remember-User-ID token.
         let forget = parameters["forget_user"] == "true"
-        if forget, let token = request.cookies[sessions.name(.remember)]?.value { try await RememberTokens(provider: provider).revoke(token) }
+        if forget, let token = request.cookies[sessions.name(.remember)]?.value { try await rememberTokens.revoke(token) }
         if let session {
             // The client is named in the trail only when it is a registered one (the parameter is the asker's).
-            let registered = try await clientID.asyncMap { try await provider.store.client(id: $0) } ?? nil
-            try await provider.audit.record("logout", userID: session.userID, clientID: registered?.id, actor: .user)
+            let registered = try await clientID.asyncMap { try await clients.client(id: $0) } ?? nil
+            try await audit.record("logout", userID: session.userID, clientID: registered?.id, actor: .user)
         }
         var response: Response
         if let returnTo {

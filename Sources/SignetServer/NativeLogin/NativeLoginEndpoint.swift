@@ -13,10 +13,16 @@ import SignetStore
 /// bearer secret) and the client continuing it. A step is applied only from the version of
 /// the login it read, so of concurrent submissions exactly one is applied.
 struct NativeLoginEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    /// Logins in progress.
+    let logins: any GrantStore
+    let rememberTokens: RememberTokens
+    let runner: LoginRunner
     let requests: AuthorizationRequestReader
-
-    var runner: LoginRunner { LoginRunner(provider: provider) }
+    let smsPolicy: SMSPolicy
+    let loginPageLifetime: TimeInterval
+    let maxBodySize: Int
 
     // MARK: start
 
@@ -47,17 +53,17 @@ struct NativeLoginEndpoint: Sendable {
         }
         var remembered: UserRecord?
         if let token = fields["remember_token"] {
-            guard let user = try await RememberTokens(provider: provider).user(for: token, clientID: client.id) else {
+            guard let user = try await rememberTokens.user(for: token, clientID: client.id) else {
                 throw NativeLoginError(.badRequest, "invalid_remember_token", "the remember token is unknown, revoked or for another client", retryable: false)
             }
             remembered = user
         }
-        let handle = provider.random.token()
-        let lifetime = provider.configuration.loginPageLifetime
+        let handle = server.random.token()
+        let lifetime = loginPageLifetime
         let session = LoginSessionRecord(
             id: SecretDigest.hex(handle), channel: .api, request: authorization, step: .selectScenario, userID: remembered?.id,
-            remembered: remembered != nil, language: fields["language"], expiresAt: provider.now().addingTimeInterval(lifetime))
-        try await provider.store.insertLoginSession(session)
+            remembered: remembered != nil, language: fields["language"], expiresAt: server.now().addingTimeInterval(lifetime))
+        try await logins.insertLoginSession(session)
         var response = NativeLoginAnswer(loginSession: handle, nextStep: .selectScenario, expiresIn: Int(lifetime))
         response.scenarios = scenarios
         response.username = remembered?.username
@@ -118,25 +124,25 @@ struct NativeLoginEndpoint: Sendable {
     private func render(_ outcome: LoginOutcome, handle: String) throws -> Response {
         switch outcome {
         case .show(let session):
-            if session.sms?.deliveryFailed == true { throw NativeLoginError(refusal: .deliveryFailed, sms: provider.configuration.sms) }
+            if session.sms?.deliveryFailed == true { throw NativeLoginError(refusal: .deliveryFailed, sms: smsPolicy) }
             return answer(session, handle: handle)
         case .refused(let reason, _), .abandoned(let reason, _):
-            throw NativeLoginError(refusal: reason, sms: provider.configuration.sms)
+            throw NativeLoginError(refusal: reason, sms: smsPolicy)
         case .conflict:
             throw NativeLoginError.concurrentUpdate
         case .finished(let finished):
-            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: provider.issuer))
+            return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: server.issuer))
         }
     }
 
     /// The answer naming the next step, with the SMS details when that is next.
     private func answer(_ session: LoginSessionRecord, handle: String) -> Response {
         var response = NativeLoginAnswer(
-            loginSession: handle, nextStep: session.step, expiresIn: Int(session.expiresAt.timeIntervalSince(provider.now())))
+            loginSession: handle, nextStep: session.step, expiresIn: Int(session.expiresAt.timeIntervalSince(server.now())))
         response.scenario = session.scenario
         if let challenge = session.sms {
-            let policy = provider.configuration.sms
-            let now = provider.now()
+            let policy = smsPolicy
+            let now = server.now()
             response.sms = SMSCodeInfo(
                 phoneHint: OneTimeCodes.hint(challenge.phoneNumber), digits: policy.digits,
                 expiresIn: max(0, Int(challenge.expiresAt.timeIntervalSince(now))),
@@ -149,11 +155,11 @@ struct NativeLoginEndpoint: Sendable {
     /// Reads a step's body and its login: live, and of this client (the flow checks the step).
     private func load(_ request: Request) async throws -> (NativeStepRequest, LoginSessionRecord, ClientRecord) {
         let input = try await body(NativeStepRequest.self, request, hint: "login_session and client_id are required")
-        guard input.loginSession.utf8.count <= 64, let session = try await provider.store.loginSession(id: SecretDigest.hex(input.loginSession)),
-            session.channel == .api, session.expiresAt > provider.now()
+        guard input.loginSession.utf8.count <= 64, let session = try await logins.loginSession(id: SecretDigest.hex(input.loginSession)),
+            session.channel == .api, session.expiresAt > server.now()
         else { throw NativeLoginError.invalidSession }
         guard session.request.clientID == input.clientID else { throw NativeLoginError.clientMismatch }
-        guard let client = try await provider.store.client(id: input.clientID) else { throw NativeLoginError.invalidSession }
+        guard let client = try await clients.client(id: input.clientID) else { throw NativeLoginError.invalidSession }
         // The client's registration as it is now: still allowed here, and its current minimum assurance.
         guard client.nativeLogin else {
             throw NativeLoginError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
@@ -171,9 +177,9 @@ struct NativeLoginEndpoint: Sendable {
         }
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: provider.configuration.maxBodySize)
+            buffer = try await request.body.collect(upTo: maxBodySize)
         } catch is NIOTooManyBytesError {
-            throw NativeLoginError(.contentTooLarge, "invalid_request", "the body is larger than the \(provider.configuration.maxBodySize) bytes allowed", retryable: false)
+            throw NativeLoginError(.contentTooLarge, "invalid_request", "the body is larger than the \(maxBodySize) bytes allowed", retryable: false)
         }
         let data = Data(buffer: buffer)
         // JSONDecoder keeps one of two members with the same name; a gateway in front may keep the other.

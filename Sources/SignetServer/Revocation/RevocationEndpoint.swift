@@ -12,18 +12,22 @@ import SignetStore
 /// endpoint asks before a reused refresh token revokes its family. A copy of a bound token ends
 /// nothing, and gets the same 200 as an unknown token (§2.2), revealing nothing.
 struct RevocationEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let grants: any GrantStore
+    let ownTokens: OwnTokenVerifier
+    let audit: AuditTrail
+    let maxBodySize: Int
     let authenticator: ClientAuthenticator
     let dpop: DPoPProofVerifier
     let devices: DeviceIdentification
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+        let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         if let duplicated = parameters.duplicatedNames.first {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
-        let proof = try await dpop.proof(of: request, at: provider.endpoint("/revoke"))
-        let client = try await authenticator.authenticate(request, parameters: parameters, endpoints: [provider.endpoint("/token")])
+        let proof = try await dpop.proof(of: request, at: server.endpoint("/revoke"))
+        let client = try await authenticator.authenticate(request, parameters: parameters, endpoints: [server.endpoint("/token")])
         context.facts.clientID = client.id
         guard let token = parameters[OAuthParameter.token], !token.isEmpty else { throw OAuthHTTPError.invalidRequest("token is missing") }
         guard token.utf8.count <= 8192 else { throw OAuthHTTPError.invalidRequest("token is too long") }
@@ -33,27 +37,27 @@ struct RevocationEndpoint: Sendable {
         var device: AuthenticatedDevice?
         if case .device(let presented) = try await devices.identify(request, context: context) { device = presented }
         let holder = Holder(client: client, proof: proof, device: device)
-        let now = provider.now()
+        let now = server.now()
         var revoked: (grantID: String, userID: String?)?
-        if let refresh = try await provider.store.refreshToken(hash: SecretDigest.hex(token)) {
+        if let refresh = try await grants.refreshToken(hash: SecretDigest.hex(token)) {
             // Spent or not, as a reuse at /token would: its holder ends the grant.
             if refresh.clientID == client.id {
-                let grant = try await provider.store.grant(id: refresh.grantID)
+                let grant = try await grants.grant(id: refresh.grantID)
                 if holder.holds(jkt: refresh.dpopJKT, deviceID: grant?.deviceID) {
-                    try await provider.store.revokeGrant(id: refresh.grantID, at: now)
+                    try await grants.revokeGrant(id: refresh.grantID, at: now)
                     revoked = (refresh.grantID, grant?.userID)
                 }
             }
-        } else if let claims = try await provider.ownTokens.accessToken(token)?.claims, claims.clientID == client.id {
+        } else if let claims = try await ownTokens.accessToken(token)?.claims, claims.clientID == client.id {
             // Its own binding, and the grant's device: an activation's login is tied to the
             // device after its first access token was issued without the certificate.
-            let grant = claims.cnf?.x5tS256 == nil && client.authMethod == .none ? try await provider.store.grant(id: claims.grantID) : nil
+            let grant = claims.cnf?.x5tS256 == nil && client.authMethod == .none ? try await grants.grant(id: claims.grantID) : nil
             if holder.holds(jkt: claims.cnf?.jkt, deviceID: grant?.deviceID, certificateThumbprint: claims.cnf?.x5tS256) {
-                try await provider.store.revokeGrant(id: claims.grantID, at: now)
+                try await grants.revokeGrant(id: claims.grantID, at: now)
                 revoked = (claims.grantID, claims.sub)
             }
         }
-        if let revoked { try await provider.audit.record("token.revoked", userID: revoked.userID, clientID: client.id, actor: .client, target: revoked.grantID) }
+        if let revoked { try await audit.record("token.revoked", userID: revoked.userID, clientID: client.id, actor: .client, target: revoked.grantID) }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 

@@ -8,8 +8,15 @@ import SignetStore
 
 /// Decides which client is calling, by the one method it used.
 struct ClientAuthenticator: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let clients: any ClientStore
+    /// Where each assertion's `jti` is recorded, so it is used once.
+    let replays: any ReplayStore
     let keySource: any ClientKeySource
+    /// The clock skew allowed on `iat`, `nbf` and `exp`.
+    let clockSkew: TimeInterval
+    /// The longest an assertion may live, from now to its `exp`.
+    let maxClientAssertionLifetime: TimeInterval
 
     /// The authenticated client; throws ``OAuthHTTPError`` (401 invalid_client, 400 invalid_request).
     ///
@@ -30,7 +37,7 @@ struct ClientAuthenticator: Sendable {
         guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
             throw Self.invalidClient("client authentication is missing")
         }
-        guard let client = try await provider.store.client(id: clientID) else { throw Self.invalidClient("client authentication failed") }
+        guard let client = try await clients.client(id: clientID) else { throw Self.invalidClient("client authentication failed") }
         if let postedSecret {
             guard client.authMethod == .clientSecretPost, Self.secretMatches(postedSecret, client: client) else {
                 throw Self.invalidClient("client authentication failed")
@@ -51,7 +58,7 @@ struct ClientAuthenticator: Sendable {
         if let bodyID = parameters[OAuthParameter.clientID], bodyID != clientID {
             throw Self.invalidClient("client_id does not match the Basic credentials", basic: true)
         }
-        guard let client = try await provider.store.client(id: clientID), client.authMethod == .clientSecretBasic,
+        guard let client = try await clients.client(id: clientID), client.authMethod == .clientSecretBasic,
             Self.secretMatches(secret, client: client)
         else { throw Self.invalidClient("client authentication failed", basic: true) }
         return client
@@ -84,35 +91,35 @@ struct ClientAuthenticator: Sendable {
         } catch {
             throw Self.invalidClient("client_assertion claims are malformed")
         }
-        guard let client = try await provider.store.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
+        guard let client = try await clients.client(id: unverified.iss), client.authMethod == .privateKeyJWT else {
             throw Self.invalidClient("client authentication failed")
         }
         if let bodyID = parameters[OAuthParameter.clientID], bodyID != client.id {
             throw Self.invalidClient("client_id does not match the assertion")
         }
         do {
-            try await ClientJWTVerifier(keySource: keySource, logger: provider.logger).verify(assertion, jwt, client: client, what: "client_assertion")
+            try await ClientJWTVerifier(keySource: keySource, logger: server.logger).verify(assertion, jwt, client: client, what: "client_assertion")
         } catch let refusal as ClientJWTVerifier.Refusal {
             throw Self.invalidClient(refusal.description)
         }
         let claims = unverified
 
-        let now = provider.now()
-        let nowSeconds = provider.epochSeconds(now)
-        let skew = Int(provider.configuration.clockSkew)
+        let now = server.now()
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        let skew = Int(clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
-        guard FAPI2Profile.assertionAudiences(for: client, issuer: provider.issuer, endpoints: endpoints).contains(claims.aud) else {
+        guard FAPI2Profile.assertionAudiences(for: client, issuer: server.issuer, endpoints: endpoints).contains(claims.aud) else {
             throw Self.invalidClient(client.fapi2 ? "client_assertion aud must be the issuer (FAPI 2.0)" : "client_assertion aud must be the issuer or the token endpoint URL")
         }
         // Compared without adding to the claim, so absurd values cannot overflow.
         guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }
-        guard claims.exp <= nowSeconds + Int(provider.configuration.maxClientAssertionLifetime) + skew else {
+        guard claims.exp <= nowSeconds + Int(maxClientAssertionLifetime) + skew else {
             throw Self.invalidClient("client_assertion exp is too far in the future (at most 5 minutes)")
         }
         if let iat = claims.iat, iat > nowSeconds + skew { throw Self.invalidClient("client_assertion iat is in the future") }
         if let nbf = claims.nbf, nbf > nowSeconds + skew { throw Self.invalidClient("client_assertion is not yet valid") }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalidClient("client_assertion jti is missing") }
-        let firstUse = try await provider.store.recordOnce(
+        let firstUse = try await replays.recordOnce(
             key: "assertion:\(client.id):\(claims.jti)", expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Double(skew)), now: now)
         guard firstUse else { throw Self.invalidClient("client_assertion jti was already used") }
         return client

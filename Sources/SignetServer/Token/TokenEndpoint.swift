@@ -7,30 +7,38 @@ import SignetStore
 
 /// The token endpoint: the authorization_code and refresh_token grants.
 struct TokenEndpoint: Sendable {
-    let provider: Provider
+    let server: ServerContext
+    let grants: any GrantStore
+    let users: any UserStore
+    /// Where a device's grant is bound and its use recorded.
+    let deviceStore: any DeviceStore
+    let minter: TokenMinter
+    let audit: AuditTrail
     let authenticator: ClientAuthenticator
     let dpop: DPoPProofVerifier
     let devices: DeviceIdentification
+    let maxBodySize: Int
+    let maxParameterLength: Int
 
     func handle(_ request: Request, context: SignetRequestContext) async throws -> Response {
         do {
             return try await answer(request, context: context)
         } catch let error as OAuthHTTPError {
-            provider.metrics.tokenError(error.error.error.rawValue)
+            server.metrics.tokenError(error.error.error.rawValue)
             throw error
         }
     }
 
     private func answer(_ request: Request, context: SignetRequestContext) async throws -> Response {
-        let parameters = try await RequestParameters.form(request, maxBodySize: provider.configuration.maxBodySize)
+        let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         // resource may be repeated (RFC 8707 §2); nothing else may.
         if let duplicated = parameters.duplicatedNames.first(where: { $0 != OAuthParameter.resource }) {
             throw OAuthHTTPError.invalidRequest("\(duplicated.prefix(64)) must not be repeated")
         }
-        if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > provider.configuration.maxParameterLength }) {
+        if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength }) {
             throw OAuthHTTPError.invalidRequest("\(oversized.name.prefix(64)) is too long")
         }
-        let endpoint = provider.endpoint("/token")
+        let endpoint = server.endpoint("/token")
         // RFC 9449: a proof of possession binds what is issued to its key. Checked before the
         // client's assertion, so a request sent again with a server nonce has spent nothing.
         let proof = try await dpop.proof(of: request, at: endpoint)
@@ -68,11 +76,11 @@ struct TokenEndpoint: Sendable {
         guard PKCE.isWellFormedVerifier(verifier) else {
             throw OAuthHTTPError.invalidRequest("code_verifier must be 43 to 128 unreserved characters")
         }
-        let now = provider.now()
+        let now = server.now()
         let hash = SecretDigest.hex(code)
         // Check everything before spending the code, so a refused request (a thief without the
         // verifier, a typo in redirect_uri) cannot burn it for the rightful client.
-        guard let (stored, storedGrant) = try await provider.store.codeWithGrant(hash: hash) else { throw OAuthHTTPError.invalidGrant("the code is invalid") }
+        guard let (stored, storedGrant) = try await grants.codeWithGrant(hash: hash) else { throw OAuthHTTPError.invalidGrant("the code is invalid") }
         if stored.redeemedAt == nil {
             guard stored.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
@@ -91,7 +99,7 @@ struct TokenEndpoint: Sendable {
             }
         }
         let record: AuthorizationCodeRecord
-        let spent = try await provider.store.redeemCodeWithGrant(hash: hash, at: now)
+        let spent = try await grants.redeemCodeWithGrant(hash: hash, at: now)
         switch spent.redemption {
         case .unknown:
             throw OAuthHTTPError.invalidGrant("the code is invalid")
@@ -121,7 +129,7 @@ struct TokenEndpoint: Sendable {
         let user = try Self.liveUser(spent.user, of: grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
-        let tokens = try await provider.tokenMinter.mint(
+        let tokens = try await minter.mint(
             grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences)
         return try await issued(tokens, grantType: "authorization_code", client: client, userID: user.id, grantID: grant.id)
     }
@@ -133,10 +141,10 @@ struct TokenEndpoint: Sendable {
         guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
             throw OAuthHTTPError.invalidRequest("refresh_token is missing")
         }
-        let now = provider.now()
+        let now = server.now()
         let hash = SecretDigest.hex(token)
         // Requests that are wrong on their face are refused before the token is spent.
-        let read = try await provider.store.refreshTokenWithGrant(hash: hash)
+        let read = try await grants.refreshTokenWithGrant(hash: hash)
         let stored = read?.token
         if let stored, stored.usedAt == nil {
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the refresh token was issued to another client") }
@@ -159,9 +167,9 @@ struct TokenEndpoint: Sendable {
             guard let stored, stored.usedAt == nil else { throw OAuthHTTPError.invalidGrant("the refresh token is invalid or was revoked") }
             record = stored
             spentGrant = read?.grant
-            if let grant = spentGrant { spentUser = try await provider.store.user(id: grant.userID) } else { spentUser = nil }
+            if let grant = spentGrant { spentUser = try await users.user(id: grant.userID) } else { spentUser = nil }
         } else {
-            let spent = try await provider.store.useRefreshTokenWithGrant(hash: hash, at: now)
+            let spent = try await grants.useRefreshTokenWithGrant(hash: hash, at: now)
             spentGrant = spent.grant
             spentUser = spent.user
             switch spent.redemption {
@@ -180,7 +188,7 @@ struct TokenEndpoint: Sendable {
                 // And a device's grant only with the device's certificate, as a refresh needs. The
                 // read before the spend gives no grant for a spent token; one that cannot be read
                 // at all is revoked all the same (above).
-                if let grant = try? await provider.store.grant(id: grantID) { try requireDeviceCertificate(grant, presented: device) }
+                if let grant = try? await grants.grant(id: grantID) { try requireDeviceCertificate(grant, presented: device) }
                 try await revokeAfterReplay(grantID: grantID, client: client, at: now, event: "refresh.reused", what: "spent refresh token used")
                 throw OAuthHTTPError.invalidGrant("the refresh token was already used or revoked")
             case .redeemed(let redeemed):
@@ -199,7 +207,7 @@ struct TokenEndpoint: Sendable {
         let user = try Self.liveUser(spentUser, of: grant)
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
-        let tokens = try await provider.tokenMinter.mint(
+        let tokens = try await minter.mint(
             grant: grant, client: client, user: user, scope: scope, nonce: nil, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences,
             newRefreshToken: client.rotatesRefreshTokens)
         return try await issued(tokens, grantType: "refresh_token", client: client, userID: user.id, grantID: grant.id)
@@ -211,22 +219,22 @@ struct TokenEndpoint: Sendable {
     /// at info as `event` + `_again` (docs/logging.md). A revocation is an audit event too
     /// (`grant.revoked`, by the system, with `event` as its reason).
     private func revokeAfterReplay(grantID: String, client: ClientRecord, at now: Date, event: String, what: String) async throws {
-        let wasLive = try await provider.store.revokeGrant(id: grantID, at: now)
-        provider.logger.log(
+        let wasLive = try await grants.revokeGrant(id: grantID, at: now)
+        server.logger.log(
             level: wasLive ? .warning : .info, "\(what); grant \(wasLive ? "revoked" : "already revoked")",
             metadata: ["event": .string(wasLive ? event : event + "_again"), "client_id": .string(client.id)])
         guard wasLive else { return }
         // The user, when the grant can still be read (it is revoked, not removed); the event is recorded either way.
-        let userID = try? await provider.store.grant(id: grantID)?.userID
-        try await provider.audit.record("grant.revoked", userID: userID, clientID: client.id, actor: .system, target: grantID, reason: event)
+        let userID = try? await grants.grant(id: grantID)?.userID
+        try await audit.record("grant.revoked", userID: userID, clientID: client.id, actor: .system, target: grantID, reason: event)
     }
 
     /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
     private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws -> TokenResponse {
-        provider.metrics.issued("access_token", grantType: grantType, clientID: client.id)
-        if tokens.idToken != nil { provider.metrics.issued("id_token", grantType: grantType, clientID: client.id) }
-        if tokens.refreshToken != nil { provider.metrics.issued("refresh_token", grantType: grantType, clientID: client.id) }
-        try await provider.audit.record(
+        server.metrics.issued("access_token", grantType: grantType, clientID: client.id)
+        if tokens.idToken != nil { server.metrics.issued("id_token", grantType: grantType, clientID: client.id) }
+        if tokens.refreshToken != nil { server.metrics.issued("refresh_token", grantType: grantType, clientID: client.id) }
+        try await audit.record(
             grantType == "refresh_token" ? "token.refreshed" : "token.issued", userID: userID, clientID: client.id, actor: .client, target: grantID)
         return tokens
     }
@@ -246,14 +254,14 @@ struct TokenEndpoint: Sendable {
     private func deviceBinding(_ grant: GrantRecord, client: ClientRecord, presented: AuthenticatedDevice?) async throws -> AuthenticatedDevice? {
         try requireDeviceCertificate(grant, presented: presented)
         guard let presented, presented.record.userID == grant.userID, presented.record.clientID == client.id else { return nil }
-        guard try await provider.store.bindGrant(id: grant.id, toDevice: presented.instanceID, replacing: nil) else {
+        guard try await deviceStore.bindGrant(id: grant.id, toDevice: presented.instanceID, replacing: nil) else {
             throw OAuthHTTPError.invalidGrant("this grant belongs to another device")
         }
         // Revoked between the certificate check and the binding: the revocation did not see this grant.
-        guard try await provider.store.device(instanceID: presented.instanceID)?.revokedAt == nil else {
+        guard try await deviceStore.device(instanceID: presented.instanceID)?.revokedAt == nil else {
             throw OAuthHTTPError.invalidGrant("the device was revoked")
         }
-        try await provider.store.touchDevice(instanceID: presented.instanceID, at: provider.now())
+        try await deviceStore.touchDevice(instanceID: presented.instanceID, at: server.now())
         return presented
     }
 

@@ -8,13 +8,11 @@ import SignetStore
 struct TokenMinter: Sendable {
     let keys: KeyRing
     let refreshTokens: any GrantStore
-    let clock: SignetClock
-    let random: SecureRandom
     let accessTokenLifetime: TimeInterval
     let idTokenLifetime: TimeInterval
     let refreshTokenLifetime: TimeInterval
-    /// The issuer identifier, read when tokens are minted (it may be learned once the port is bound).
-    let issuer: @Sendable () -> String
+    /// The issuer (read at each mint: it may be learned once the port is bound), time and randomness.
+    let server: ServerContext
 
     /// A JWT access token, an ID token when `openid` was granted, and a refresh token when the
     /// client may refresh.
@@ -31,15 +29,15 @@ struct TokenMinter: Sendable {
         grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, device: AuthenticatedDevice? = nil,
         audiences: [String] = [], newRefreshToken: Bool = true
     ) async throws -> TokenResponse {
-        let now = clock.now()
-        let issuer = issuer()
+        let now = server.now()
+        let issuer = server.issuer
         let issuedAt = Int(now.timeIntervalSince1970)
         let scopes = Set(scope.split(separator: " ").map(String.init))
         let authTime = Int(grant.authTime.timeIntervalSince1970)
         let audience = audiences.isEmpty ? [issuer] : audiences + (scopes.contains("openid") && !audiences.contains(issuer) ? [issuer] : [])
         var accessClaims = AccessTokenClaims(
             iss: issuer, sub: user.id, aud: audience, clientID: client.id,
-            exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: random.token(byteCount: 16), scope: scope,
+            exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: server.random.token(byteCount: 16), scope: scope,
             authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
         if dpopJKT != nil || device != nil { accessClaims.cnf = Confirmation(jkt: dpopJKT, x5tS256: device?.thumbprint) }
         accessClaims.attestation = device?.record.attestation
@@ -58,7 +56,7 @@ struct TokenMinter: Sendable {
 
         var refreshToken: String?
         if client.allowsRefreshTokens, newRefreshToken {
-            let token = random.token()
+            let token = server.random.token()
             let expiresAt = min(now.addingTimeInterval(refreshTokenLifetime), grant.expiresAt)
             var record = RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt)
             // A confidential client proves itself at every refresh; a public one proves its DPoP key.
@@ -69,15 +67,5 @@ struct TokenMinter: Sendable {
         return TokenResponse(
             accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(accessTokenLifetime), refreshToken: refreshToken,
             idToken: idToken, scope: scope)
-    }
-}
-
-extension Provider {
-    /// The provider's token minter.
-    var tokenMinter: TokenMinter {
-        let provider = self
-        return TokenMinter(
-            keys: keys, refreshTokens: store, clock: clock, random: random, accessTokenLifetime: configuration.accessTokenLifetime,
-            idTokenLifetime: configuration.idTokenLifetime, refreshTokenLifetime: configuration.refreshTokenLifetime, issuer: { provider.issuer })
     }
 }
