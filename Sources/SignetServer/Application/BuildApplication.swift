@@ -165,7 +165,7 @@ struct SignetRoutes: Sendable {
                     "/devices/certificate-status": .init(methods: [.get], requiresForm: false),
                     "/devices": .init(methods: [.get], requiresForm: false),
                     "/devices/ca.pem": .init(methods: [.get], requiresForm: false),
-                    "/userinfo": .init(methods: [.get, .post], requiresForm: false),
+                    "/userinfo": .init(methods: [.get, .head, .post], requiresForm: false),
                     "/uaf/registration/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/uaf/registration/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/uaf/deregistration": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
@@ -189,6 +189,7 @@ struct SignetRoutes: Sendable {
         router.post("/token", use: token.handle)
         router.post("/par", use: pushed.handle)
         router.get("/userinfo", use: userInfo.handle)
+        router.head("/userinfo", use: userInfo.handle)
         router.post("/userinfo", use: userInfo.handle)
         router.post("/revoke", use: revocation.handle)
         router.get("/logout", use: logout.handle)
