@@ -20,6 +20,14 @@ final class TestAuthenticator: @unchecked Sendable {
         self.signer = SoftwareUAFSigner(der: der)
     }
 
+    /// Another authenticator with `other`'s KeyID and key, claiming `aaid`: a lying or confused one.
+    init(aaid: String, keyOf other: TestAuthenticator) {
+        self.aaid = aaid
+        self.keyID = other.keyID
+        self.signer = other.signer
+        self.counter = other.counter
+    }
+
     /// The next counter value (a real counter, so a replayed or cloned one is caught).
     func nextCounter() -> UInt32 {
         counter += 1
