@@ -50,7 +50,7 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr hwk pin mfa, bound tokens")
+    @Test("a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr swk pin mfa (no attestation), bound tokens")
     func registerAndLogin() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider)

@@ -13,7 +13,7 @@ public struct AuthenticatorKind: Sendable, Equatable {
         /// The phone's own passcode.
         case passcode
 
-        /// RFC 8176 `amr` values besides `hwk`.
+        /// RFC 8176 `amr` values besides the device key's (`hwk` or `swk`).
         public var amr: [String] {
             switch self {
             case .pin, .passcode: return ["pin"]
