@@ -13,8 +13,8 @@ import SignetCore
 
 /// Builds the identity provider as a Hummingbird application.
 ///
-/// Prepares the signing keys (creating them on first start), wires every endpoint,
-/// and adds the background services (expiry cleanup).
+/// Prepares the signing keys and the device CA (creating them on first start), wires every
+/// endpoint, and adds the background services (expiry cleanup).
 ///
 /// - Parameters:
 ///   - configuration: the settings; call ``SignetConfiguration/problems()`` first to refuse bad ones.
@@ -41,6 +41,11 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let keys = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
     try await keys.prepare()
+    // The device CA exists from the start, so `/devices/ca.pem` can be given to a TLS terminator
+    // (and TLS below can name it) before any device is activated; one near its end is rotated
+    // as an activation would.
+    let deviceAuthorities = DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
+    _ = try await deviceAuthorities.issuing()
     let otpKey = try await store.secret(named: "otp-hmac-key", orStore: random.token())
     let csrfKey = try await store.secret(named: "csrf-hmac-key", orStore: random.token())
     let provider = Provider(
@@ -77,8 +82,7 @@ public func buildApplication(
         // checked on each request that needs it (DeviceIdentification), against the CAs and the
         // revocations in the store as they are at that moment.
         tls.certificateVerification = .optionalVerification
-        let authorities = try await DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
-            .trustedRecords()
+        let authorities = try await deviceAuthorities.trustedRecords()
         if !authorities.isEmpty {
             tls.trustRoots = .certificates(try authorities.map { try NIOSSLCertificate(bytes: Array($0.certificatePEM.utf8), format: .pem) })
             tls.sendCANameList = true
