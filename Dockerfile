@@ -55,7 +55,7 @@ VOLUME /data
 
 # Listen on every interface of the container; keep data in the volume; log JSON lines.
 # SIGNET_CONFIG holds the settings every deployment shares; issuer, TLS or trusted proxies,
-# database and secrets come from the environment (see compose.yaml) or a mounted file.
+# database, SMS gateway and secrets come from the environment (see compose.yaml) or a mounted file.
 ENV SIGNET_DATA_DIR=/data \
     SIGNET_HOST=0.0.0.0 \
     SIGNET_LOG_FORMAT=json \

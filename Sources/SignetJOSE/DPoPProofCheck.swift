@@ -72,6 +72,7 @@ public struct DPoPProofCheck: Sendable {
 
         guard let claims = try? JSONDecoder().decode(DPoPProofClaims.self, from: jwt.claims) else { throw DPoPProofRefusal("the DPoP proof's claims are malformed") }
         guard claims.htm == method else { throw DPoPProofRefusal("the DPoP proof's htm is not this request's method") }
+        guard !Self.hasQueryOrFragment(claims.htu) else { throw DPoPProofRefusal("the DPoP proof's htu must have no query or fragment") }
         guard Self.sameURL(claims.htu, url) else { throw DPoPProofRefusal("the DPoP proof's htu is not this endpoint") }
         let seconds = now.timeIntervalSince1970
         guard Double(claims.iat) <= seconds + skew, Double(claims.iat) >= seconds - lifetime - skew else {
@@ -89,14 +90,20 @@ public struct DPoPProofCheck: Sendable {
         Date(timeIntervalSince1970: Double(proof.iat) + lifetime + 2 * skew)
     }
 
-    /// `htu` compared as RFC 9449 §4.3 says: without query and fragment, scheme and host case-insensitively.
+    /// `htu` compared as RFC 9449 §4.3 says: the endpoint without its query and fragment, scheme
+    /// and host case-insensitively. An `htu` that carries a query or fragment names no endpoint
+    /// (RFC 9449 §4.2 defines it without them).
     public static func sameURL(_ htu: String, _ endpoint: String) -> Bool {
-        guard var proof = URLComponents(string: htu), let expected = URLComponents(string: endpoint) else { return false }
-        proof.query = nil
-        proof.fragment = nil
+        guard !hasQueryOrFragment(htu), let proof = URLComponents(string: htu), let expected = URLComponents(string: endpoint) else { return false }
         return proof.scheme?.lowercased() == expected.scheme?.lowercased() && proof.host?.lowercased() == expected.host?.lowercased()
             && (proof.port ?? Self.defaultPort(proof.scheme)) == (expected.port ?? Self.defaultPort(expected.scheme))
             && (proof.path.isEmpty ? "/" : proof.path) == (expected.path.isEmpty ? "/" : expected.path)
+    }
+
+    /// Whether `htu` has a query or fragment part: in a URI (RFC 3986 §3) `?` and `#` appear
+    /// unencoded only as their delimiters, so an empty one (`…/token?`) counts too.
+    static func hasQueryOrFragment(_ htu: String) -> Bool {
+        htu.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
     static func defaultPort(_ scheme: String?) -> Int? {

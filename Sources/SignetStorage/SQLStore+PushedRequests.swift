@@ -1,4 +1,4 @@
-// Pushed authorization requests in SQL: inserted once, consumed by one DELETE … RETURNING.
+// Pushed authorization requests in SQL: inserted once, read, consumed by one DELETE … RETURNING.
 import Foundation
 import SQLKit
 import SignetStore
@@ -11,6 +11,10 @@ extension SQLStore: PushedRequestStore {
             VALUES (\(bind: request.uriHash), \(bind: request.clientID), \(bind: Self.millis(request.expiresAt)), \(bind: try Self.json(request)))
             """
         ).run()
+    }
+
+    public func pushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
+        try Self.record(PushedRequestRecord.self, from: try await database.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
     }
 
     public func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {

@@ -22,7 +22,7 @@ struct DeviceCA: AsyncParsableCommand {
             let authorities = try await store.withStore {
                 try await DeviceAuthorities(store: $0, certificateValidity: TimeInterval(days) * 86_400).trustedRecords()
             }
-            if authorities.isEmpty { print("No device CA yet: one is made at the first activation (or with `signet ca rotate`).") }
+            if authorities.isEmpty { print("No device CA yet: `signet serve` makes one when it starts (or use `signet ca rotate`).") }
             let formatter = ISO8601DateFormatter()
             for (index, authority) in authorities.enumerated() {
                 print("\(authority.id)\t\(index == 0 ? "issuing" : "trusted")\tvalid until \(formatter.string(from: authority.notAfter))")

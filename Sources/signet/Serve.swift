@@ -74,6 +74,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Send SMS through this gateway webhook (JSON POST signed with HMAC) instead of the development outbox (env SIGNET_SMS_WEBHOOK_URL).")
     var smsWebhookURL: String?
 
+    @Flag(
+        name: .customLong("sms-outbox"), inversion: .prefixedNo,
+        help: "Write SMS to the development outbox in the data folder instead of sending them; needed off loopback without --sms-webhook-url (env SIGNET_SMS_OUTBOX). Default: on loopback only")
+    var smsOutbox: Bool?
+
 
     @Option(
         help: "Behind a TLS-terminating proxy: the header a --trusted-proxy passes the client certificate in, URL-encoded PEM as nginx's $ssl_client_escaped_cert (env SIGNET_CLIENT_CERTIFICATE_HEADER).")
@@ -97,6 +102,7 @@ struct Serve: AsyncParsableCommand {
         values[.sqliteSynchronous] = sqliteSynchronous.map(SettingValue.string)
         values[.logFormat] = logFormat.map(SettingValue.string)
         values[.smsWebhookURL] = smsWebhookURL.map(SettingValue.string)
+        values[.smsOutbox] = smsOutbox.map(SettingValue.boolean)
         values[.clientCertificateHeader] = clientCertificateHeader.map(SettingValue.string)
         values[.deviceCertificateDays] = deviceCertificateDays.map(SettingValue.integer)
         values[.adminHost] = adminHost.map(SettingValue.string)
@@ -122,10 +128,16 @@ struct Serve: AsyncParsableCommand {
         }
         let problems = configuration.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
+        let smsDelivery = try ServeSettings.smsDelivery(settings, configuration: configuration)
         let logging = try ServeSettings.logging(settings)
         let logger = logging.makeLogger(label: "signet")
         AllocatorTuning.log(AllocatorTuning.atStart, to: logger)
 
+        if smsDelivery == .outbox(explicit: true), !ServeSettings.isPrivateDevelopment(configuration) {
+            logger.warning(
+                "SMS codes go to the development outbox in the data folder (sms.outbox), not to phones",
+                metadata: ["event": "sms.outbox_in_use"])
+        }
         let store = try await location.openStore(migrations: .upgrade, logger: logger)
         do {
             try await run(store: store, location: location, settings: settings, configuration: configuration, logger: logger)
@@ -143,8 +155,7 @@ struct Serve: AsyncParsableCommand {
         // Demo data (a known user, clients with published keys) only where nobody else can reach
         // it: a loopback listener with a loopback issuer and no proxy in front, or --demo.
         if demo, noDemo { throw ValidationError("--demo and --no-demo contradict each other") }
-        let privateDevelopment = SignetConfiguration.isLoopback(configuration.host) && configuration.trustedProxies.isEmpty
-            && (URL(string: configuration.issuer)?.host.map(SignetConfiguration.isLoopback) ?? false)
+        let privateDevelopment = ServeSettings.isPrivateDevelopment(configuration)
         let demoMode = !noDemo && (demo || privateDevelopment)
         var seed: DemoSeed?
         var firstStart = false

@@ -195,12 +195,19 @@ struct CommandTests {
         let noDevices = try SignetCommand.run(["devices", "list", "demo", "--data-dir", data])
         #expect(noDevices.stdout.contains("No devices."))
         #expect(try SignetCommand.run(["devices", "list", "nobody", "--data-dir", data]).status != 0)
+        // serve made the device CA when it started, before any device: the URL it prints answers.
+        let published = try await TestBrowser().get("http://127.0.0.1:\(port)/devices/ca.pem")
+        #expect(published.status == 200)
+        #expect(published.body.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let made = try SignetCommand.run(["ca", "list", "--data-dir", data]).stdout
+        #expect(made.components(separatedBy: "\tissuing\t").count == 2, "\(made)")
+        #expect(!made.contains("\ttrusted\t"))
         let rotated = try SignetCommand.run(["ca", "rotate", "--data-dir", data])
         #expect(rotated.stdout.contains("Now issuing device certificates with CA"), "\(rotated.all)")
         _ = try SignetCommand.run(["ca", "rotate", "--data-dir", data])
         let authorities = try SignetCommand.run(["ca", "list", "--data-dir", data]).stdout
         #expect(authorities.components(separatedBy: "\tissuing\t").count == 2)
-        #expect(authorities.components(separatedBy: "\ttrusted\t").count == 2)
+        #expect(authorities.components(separatedBy: "\ttrusted\t").count == 3, "the one serve made and the first rotation's")
         let forgotten = try SignetCommand.run(["users", "forget-devices", "demo", "--data-dir", data])
         #expect(forgotten.stdout.contains("Revoked 1 remember token of demo"))
         server.terminate()

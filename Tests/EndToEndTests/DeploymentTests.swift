@@ -81,7 +81,8 @@ struct DeploymentTests {
     @Test("off loopback, or behind a proxy with an https issuer, no demo data is seeded; --demo forces it")
     func noDemoOffLoopback() async throws {
         let data = try SignetCommand.dataFolder()
-        let server = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1/32", "--issuer", "https://idp.example.test"])
+        // --sms-outbox: off loopback serve needs an SMS gateway or this (see smsGateway below).
+        let server = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1/32", "--issuer", "https://idp.example.test", "--sms-outbox"])
         #expect(try await server.waitUntilReady())
         let banner = server.stop()
         #expect(!banner.contains("Demo data"))
@@ -90,14 +91,78 @@ struct DeploymentTests {
         #expect(try SignetCommand.run(["clients", "list", "--data-dir", data]).stdout.contains("No clients."))
 
         // On loopback too, when a TLS proxy in front is named (https issuer): production-shaped, so no demo data.
-        let proxied = try ServeProcess(data: data, extra: ["--issuer", "https://idp.example.test"])
+        let proxied = try ServeProcess(data: data, extra: ["--issuer", "https://idp.example.test", "--sms-outbox"])
         #expect(try await proxied.waitUntilReady())
         #expect(!proxied.stop().contains("Demo data"))
         #expect(!FileManager.default.fileExists(atPath: data + "/demo.json"))
 
-        let forced = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1", "--issuer", "https://idp.example.test", "--demo"])
+        let forced = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1", "--issuer", "https://idp.example.test", "--demo", "--sms-outbox"])
         #expect(try await forced.waitUntilReady())
         #expect(forced.stop().contains("Demo data"))
+    }
+
+    @Test("off loopback (another address, an https issuer or a proxy), serve refuses to start without sms.webhookUrl unless sms.outbox says so, and then warns")
+    func smsGateway() async throws {
+        let data = try SignetCommand.dataFolder()
+        let offLoopback = ["--host", "0.0.0.0", "--port", "0", "--trusted-proxy", "10.0.0.0/8", "--issuer", "https://idp.example.test"]
+        for arguments in [offLoopback, ["--port", "0", "--issuer", "https://idp.example.test"], ["--port", "0", "--trusted-proxy", "10.0.0.1"]] {
+            let refused = try SignetCommand.run(["serve", "--data-dir", data] + arguments)
+            #expect(refused.status != 0, "\(arguments)")
+            #expect(refused.stderr.contains("sms.webhookUrl (default): is not set, and this server is not on loopback"), "\(arguments): \(refused.all)")
+            #expect(refused.stderr.contains("--sms-webhook-url") && refused.stderr.contains("SIGNET_SMS_OUTBOX=true"), "\(refused.all)")
+            #expect(!refused.stdout.contains("is listening"))
+            // config check says the same.
+            let checked = try SignetCommand.run(["config", "check", "--data-dir", data] + arguments)
+            #expect(checked.status == 1)
+            #expect(checked.stderr.contains("sms.webhookUrl (default): is not set"), "\(checked.all)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data + "/signet.sqlite"), "refused before the store was made")
+
+        // Explicitly, by flag or variable: accepted (config check shows where it came from).
+        let byFlag = try SignetCommand.run(["config", "check", "--data-dir", data, "--sms-outbox"] + offLoopback)
+        #expect(byFlag.status == 0, "\(byFlag.all)")
+        #expect(byFlag.stdout.contains("[flag --sms-outbox]"))
+        let byVariable = try SignetCommand.run(["config", "check", "--data-dir", data] + offLoopback, environment: ["SIGNET_SMS_OUTBOX": "true"])
+        #expect(byVariable.status == 0, "\(byVariable.all)")
+        #expect(byVariable.stdout.contains("[environment SIGNET_SMS_OUTBOX]"))
+        // With the gateway: accepted; the gateway and the outbox together, or no outbox and no gateway, are not.
+        let gateway = ["SIGNET_SMS_WEBHOOK_URL": "https://sms.example.test/signet", "SIGNET_SMS_WEBHOOK_SECRET": "a-webhook-secret-of-32-characters"]
+        #expect(try SignetCommand.run(["config", "check", "--data-dir", data] + offLoopback, environment: gateway).status == 0)
+        let both = try SignetCommand.run(["config", "check", "--data-dir", data, "--sms-outbox"] + offLoopback, environment: gateway)
+        #expect(both.status == 1)
+        #expect(both.stderr.contains("sms.outbox (flag --sms-outbox): is true, but sms.webhookUrl is set too"), "\(both.all)")
+        let neither = try SignetCommand.run(["config", "check", "--data-dir", data, "--no-sms-outbox", "--port", "0"])
+        #expect(neither.status == 1, "false refuses the outbox on loopback too")
+        #expect(neither.stderr.contains("sms.webhookUrl (default): is not set, and sms.outbox is false"), "\(neither.all)")
+        let badValue = try SignetCommand.run(["config", "check", "--data-dir", data, "--port", "0"], environment: ["SIGNET_SMS_OUTBOX": "perhaps"])
+        #expect(badValue.status != 0, "\(badValue.all)")
+        // On loopback the outbox stays the default.
+        #expect(try SignetCommand.run(["config", "check", "--data-dir", data, "--port", "0"]).status == 0)
+
+        // Started with --sms-outbox off loopback, serve says where the codes go.
+        let port = try FreePort.find()
+        let server = Process()
+        server.executableURL = SignetCommand.executable
+        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--log-format", "json", "--sms-outbox"] + offLoopback.dropFirst(4)
+        let logFile = URL(fileURLWithPath: data).appendingPathComponent("serve.log")
+        #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
+        let logHandle = try FileHandle(forWritingTo: logFile)
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = logHandle
+        try server.run()
+        try logHandle.close()
+        defer { if server.isRunning { server.terminate() } }
+        var ready = false
+        for _ in 0..<150 where !ready {
+            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/health/ready"), response.status == 200 { ready = true } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(ready)
+        server.terminate()
+        server.waitUntilExit()
+        let log = String(decoding: try Data(contentsOf: logFile), as: UTF8.self)
+        #expect(log.contains("sms.outbox_in_use"), "\(log.prefix(2000))")
     }
 
     @Test("plain HTTP off loopback needs trusted proxies and an https issuer; a bad proxy network is named")

@@ -55,6 +55,49 @@ struct PushedAuthorizationTests {
         }
     }
 
+    @Test("an OpenID Connect client may repeat pushed parameters beside the request_uri; a differing one is refused and spends nothing", arguments: EndToEndStore.available)
+    func repeatedParameters(_ kind: EndToEndStore) async throws {
+        let store = try await kind.open()
+        defer { Task { try? await store.close() } }
+        try await withTestProvider(store: store) { provider in
+            let relyingParty = try await backend(provider)
+            let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile")
+            let reference = try #require(FormParameters(encoded: request.url.query ?? ""))
+            let base = provider.url("/authorize?")
+            // OIDC Core §6.2: response_type, scope and redirect_uri sent again, as the pushed ones.
+            let repeated: [(name: String, value: String)] = [("response_type", "code"), ("scope", "openid profile"), ("redirect_uri", "com.example.service:/cb")]
+            func url(_ pairs: [(name: String, value: String)]) -> String { base + FormParameters(reference.pairs + pairs).encoded }
+            let refusals: [[(name: String, value: String)]] = [
+                [("response_type", "code"), ("scope", "openid"), ("redirect_uri", "com.example.service:/cb")],
+                [("response_type", "code"), ("scope", "openid profile"), ("redirect_uri", "com.example.service:/other")],
+                [("response_type", "token")],
+                [("scope", "")],
+                // Not pushed at all, or sent twice.
+                repeated + [("prompt", "login")],
+                [("scope", "openid profile"), ("scope", "openid profile")],
+            ]
+            for pairs in refusals {
+                let refused = try await TestBrowser().get(url(pairs))
+                #expect(refused.status == 400, "\(pairs)")
+                #expect(refused.header("Location") == nil)
+                #expect(refused.body.contains("invalid_request"), "\(refused.body)")
+                #expect(!refused.body.contains("invalid_request_uri"), "\(refused.body)")
+            }
+            // The refusals changed nothing: the request_uri still signs the user in, with the pushed values.
+            let browser = TestBrowser()
+            let page = try await browser.get(url(repeated))
+            #expect(page.status == 200)
+            let login = try await signIn(provider, browser, page: page)
+            let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
+            let completed = try await relyingParty.completeAuthorization(redirect: redirect, pending: request.pending)
+            #expect(completed.tokens.scope.map { Set($0.split(separator: " ")) } == ["openid", "profile"])
+            // Spent by that use, with or without the repeated parameters.
+            for again in [url(repeated), request.url.absoluteString] {
+                #expect(try await TestBrowser().get(again).body.contains("invalid_request_uri"))
+            }
+        }
+    }
+
     @Test("a client that must push cannot send its parameters in the URL, nor use the native login start")
     func requiredPush() async throws {
         try await withTestProvider { provider in
@@ -72,7 +115,7 @@ struct PushedAuthorizationTests {
         }
     }
 
-    @Test("a request_uri expires after 60 s, belongs to its client, and takes no other parameters")
+    @Test("a request_uri expires after 60 s, belongs to its client, and takes no parameter it was not pushed with")
     func requestURIRules() async throws {
         try await withTestProvider { provider in
             let relyingParty = try await backend(provider)

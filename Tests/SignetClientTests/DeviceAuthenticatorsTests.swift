@@ -61,7 +61,7 @@ struct DeviceAuthenticatorsTests {
 
     func code(_ error: any Error) -> SignetClientError.Code? { (error as? SignetClientError)?.code }
 
-    @Test("register a PIN authenticator, log in with it (acr loa:2, amr hwk pin mfa), and get wrong PINs counted with the cool-down the provider says")
+    @Test("register a PIN authenticator, log in with it (acr loa:2, amr swk pin mfa), and get wrong PINs counted with the cool-down the provider says")
     func pinLogin() async throws {
         let clock = TestClock()
         try await withPhone(clock: clock) { provider, phone in

@@ -251,8 +251,12 @@ struct AccessTokenVerifierTests {
         // Two proofs at once are refused too.
         let two = ProtectedResourceRequest(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP \(token)"], dpop: [try forge.proof(accessToken: token), try forge.proof(accessToken: token)])
         #expect(reason(try await verifier.verify(two)) == .invalidProof)
-        // htu is this API's public URL: scheme and host compare case-insensitively, the query is ignored (RFC 9449 §4.3).
-        #expect(try await verifier.verify(request(token, proof: try forge.proof("GET", "HTTPS://API.example.com/accounts?x=1", accessToken: token))).token != nil)
+        // htu is this API's public URL: scheme and host compare case-insensitively (RFC 9449 §4.3),
+        // and it has no query or fragment (§4.2).
+        #expect(try await verifier.verify(request(token, proof: try forge.proof("GET", "HTTPS://API.example.com/accounts", accessToken: token))).token != nil)
+        for htu in ["HTTPS://API.example.com/accounts?x=1", "https://api.example.com/accounts#f", "https://api.example.com/accounts?"] {
+            #expect(reason(try await verifier.verify(request(token, proof: try forge.proof("GET", htu, accessToken: token)))) == .invalidProof, "\(htu)")
+        }
     }
 
     @Test("a proof is used once: the same jti again is replayed_dpop_proof, until its horizon has passed")

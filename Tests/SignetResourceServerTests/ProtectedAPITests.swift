@@ -209,6 +209,9 @@ struct ProtectedAPITests {
                     ("other key", try backend.proof(accessToken: token, key: P256.Signing.PrivateKey())),
                     ("private key in jwk", try backend.proof(accessToken: token, header: ["jwk": privateJWK])),
                     ("old iat", try backend.proof(accessToken: token, iat: now.addingTimeInterval(-300))),
+                    // RFC 9449 §4.2: htu carries no query or fragment.
+                    ("htu with a query", try backend.proof("GET", API.accounts + "?page=2", accessToken: token)),
+                    ("htu with a fragment", try backend.proof("GET", API.accounts + "#top", accessToken: token)),
                 ]
                 for (label, proof) in badProofs {
                     let answer = try await call("DPoP", token, proof: proof)

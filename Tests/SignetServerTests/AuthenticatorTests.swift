@@ -50,7 +50,7 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr hwk pin mfa, bound tokens")
+    @Test("a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr swk pin mfa (no attestation), bound tokens")
     func registerAndLogin() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider)
@@ -116,42 +116,47 @@ struct AuthenticatorTests {
             let second = TestAuthenticator(aaid: "F1D0#1003")
             let text = try await phone.registrationResponse(request, second, pin: nil)
             #expect(try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)).status == 201)
-            // The same response again: its KeyID is registered now (checked before anything is spent).
+            // The same response again: its challenge is spent, which is checked first (UAF 1491,
+            // though its KeyID is registered now too).
             let replay = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text))
-            #expect(replay.status == 409)
-            #expect(replay.json["error"] as? String == "unacceptable_authenticator", "\(replay.body)")
+            #expect(replay.status == 400)
+            #expect(replay.json["error"] as? String == "uaf_request_used", "\(replay.body)")
+            #expect(replay.json["uaf_status_code"] as? Int == 1491)
             // Another answer to the same request: its challenge is spent.
             let otherAnswer = try await phone.registrationResponse(request, TestAuthenticator(aaid: "F1D0#1004"), pin: nil)
             let reused = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(otherAnswer))
             #expect(reused.json["error"] as? String == "uaf_request_used", "\(reused.body)")
 
-            // Tampered serverData, fcParams, assertion bytes; an expired request.
-            let start = try await phone.startLogin(login)
-            #expect(start.status == 201, "\(start.body)")
-            let loginRequest = try TestUAFPhone.request(fromStart: start)
-            let good = try await phone.assertion(loginRequest, authenticator)
+            // Tampered serverData, fcParams, assertion bytes; an expired request. A refusal after
+            // the challenge is spent spends it, so each tampered answer is to a request of its own.
+            func answer() async throws -> String {
+                let start = try await phone.startLogin(login)
+                #expect(start.status == 201, "\(start.body)")
+                return try await phone.assertion(try TestUAFPhone.request(fromStart: start), authenticator)
+            }
+            let good = try await answer()
             let badServerData = try tamper(good) {
                 let sealed = $0.header.serverData!
                 $0.header.serverData = String(sealed.dropLast()) + (sealed.hasSuffix("A") ? "B" : "A")  // always a change
             }
             #expect(try await phone.finish(badServerData).json["error"] as? String == "invalid_uaf_message")
-            let badFCParams = try tamper(good) {
+            let badFCParams = try tamper(try await answer()) {
                 var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
                 params.challenge = "another"
                 $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
             }
             #expect(try await phone.finish(badFCParams).json["error"] as? String == "invalid_uaf_message")
-            let badSignature = try flip(good, fromEnd: 1)
+            let badSignature = try flip(try await answer(), fromEnd: 1)
             #expect(try await phone.finish(badSignature).json["error"] as? String == "invalid_signature")
-            let wrongFacet = try tamper(good) {
+            let wrongFacet = try tamper(try await answer()) {
                 var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
                 params.facetID = "ios:bundle-id:com.evil.app"
                 $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
             }
             #expect(try await phone.finish(wrongFacet).json["error"] as? String == "untrusted_facet")
-            let wrongAppID = try tamper(good) { $0.header.appID = "https://evil.example/facets" }
+            let wrongAppID = try tamper(try await answer()) { $0.header.appID = "https://evil.example/facets" }
             #expect(try await phone.finish(wrongAppID).json["error"] as? String == "untrusted_facet")
-            let mustUnderstand = try tamper(good) { $0.header.exts = [UAFMessageExtension(id: "x-unknown", data: "", failIfUnknown: true)] }
+            let mustUnderstand = try tamper(try await answer()) { $0.header.exts = [UAFMessageExtension(id: "x-unknown", data: "", failIfUnknown: true)] }
             #expect(mustUnderstand.contains("fail_if_unknown"), "the spec's member name")
             #expect(try await phone.finish(mustUnderstand).json["error"] as? String == "invalid_uaf_message")
 
@@ -167,7 +172,7 @@ struct AuthenticatorTests {
             clock.advance(by: 121)
             let expired = try await phone.finish(try await phone.assertion(late, authenticator))
             #expect(expired.json["error"] as? String == "uaf_request_expired")
-            #expect(expired.json["uaf_status_code"] as? Int == 1408)
+            #expect(expired.json["uaf_status_code"] as? Int == 1491)
         }
     }
 
@@ -193,7 +198,11 @@ struct AuthenticatorTests {
             let refused = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(tamperedKRD))
             #expect(refused.status == 401, "\(refused.body)")
             #expect(refused.json["error"] as? String == "invalid_signature", "the surrogate signature covers the KRD: \(refused.body)")
-            #expect(try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)).status == 201, "the refusal spent nothing")
+            // The challenge is checked and spent before the content: the untampered answer to
+            // that request comes too late, and a new request registers.
+            let late = try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text))
+            #expect(late.json["error"] as? String == "uaf_request_used", "the refusal spent the challenge: \(late.body)")
+            #expect(try await phone.register(TestAuthenticator(aaid: "F1D0#1002"), token: token).status == 201)
 
             // A PIN authenticator without its PIN key is refused.
             let noPIN = try await phone.register(TestAuthenticator(aaid: "F1D0#1001"), token: token)

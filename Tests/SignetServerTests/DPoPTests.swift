@@ -95,15 +95,50 @@ struct DPoPTests {
                 ("future iat", try dpop.proof("POST", token, at: now.addingTimeInterval(300))),
                 ("signed by another key", try dpop.proof("POST", token, at: now, signer: P256.Signing.PrivateKey())),
                 ("HS256", try TestJWS.hs256(header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": dpop.publicJWK], claims: ["htm": "POST", "htu": token, "iat": Int(now.timeIntervalSince1970), "jti": "h"], secret: Data("s".utf8))),
+                // RFC 9449 §4.2: htu is the URI without query and fragment; one that has them is no htu.
+                ("htu with a query", try dpop.proof("POST", token + "?x=1", at: now)),
+                ("htu with a fragment", try dpop.proof("POST", token + "#y", at: now)),
+                ("htu with both", try dpop.proof("POST", token + "?x=1#y", at: now)),
+                ("htu with an empty query", try dpop.proof("POST", token + "?", at: now)),
+                ("htu with an empty fragment", try dpop.proof("POST", token + "#", at: now)),
             ]
             for (label, proof) in hostile {
                 let answer = try await redeem(provider, fixture, code, authorization, proof: proof)
                 #expect(answer.status == 400, "\(label)")
                 #expect(answer.oauthError == "invalid_dpop_proof", "\(label)")
             }
-            let query = try dpop.proof("POST", token + "?x=1#y", at: now)
-            // htu is compared without query and fragment (RFC 9449 §4.3), so this one is good.
-            #expect(try await redeem(provider, fixture, code, authorization, proof: query).status == 200)
+            let query = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token + "?x=1", at: now))
+            #expect(query.json["error_description"] as? String == "the DPoP proof's htu must have no query or fragment")
+            // None of them spent the code.
+            #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: now)).status == 200)
+        }
+    }
+
+    @Test("a DPoP proof whose htu carries a query or fragment is refused at /par and at /userinfo too")
+    func htuWithQueryElsewhere() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let dpop = DPoPKey()
+            let par = provider.url("/par"), now = provider.clock.now
+            for htu in [par + "?a=b", par + "#f", par + "?"] {
+                let pushed = try await TestBrowser().post(
+                    par, form: fixture.backendAuthorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", htu, at: now))])
+                #expect(pushed.status == 400, "\(htu)")
+                #expect(pushed.oauthError == "invalid_dpop_proof", "\(htu)")
+            }
+            let (authorization, code) = try await signInBackend(provider, fixture)
+            let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: now)).decode(TokenResponse.self)
+            let userinfo = provider.url("/userinfo")
+            func ask(_ url: String, htu: String) async throws -> TestResponse {
+                try await TestBrowser().get(url, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", htu, at: now, accessToken: tokens.accessToken))])
+            }
+            for htu in [userinfo + "?schema=openid", userinfo + "#top"] {
+                let answer = try await ask(userinfo, htu: htu)
+                #expect(answer.status == 401, "\(htu)")
+                #expect(answer.oauthError == "invalid_dpop_proof", "\(htu)")
+            }
+            // The request's own query is no part of htu: a proof of the bare URL is good for it.
+            #expect(try await ask(userinfo + "?schema=openid", htu: userinfo).status == 200)
         }
     }
 

@@ -27,7 +27,7 @@ struct DeviceActivationTests {
             "POST", provider.url(path), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
     }
 
-    @Test("no CA is made by reading /devices/ca.pem; a token that also names another API cannot activate")
+    @Test("no CA is made by reading /devices/ca.pem (the one made at start is published); a token that also names another API cannot activate")
     func noCAOnReadAndProviderAudienceOnly() async throws {
         try await withTestProvider { provider in
             try await instances.seed(provider)
@@ -35,8 +35,8 @@ struct DeviceActivationTests {
                 for _ in 0..<20 { group.addTask { try await TestBrowser().get(provider.url("/devices/ca.pem")).status } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(statuses.allSatisfy { $0 == 404 })
-            #expect(try await provider.store.deviceCAs().isEmpty)
+            #expect(statuses.allSatisfy { $0 == 200 })
+            #expect(try await provider.store.deviceCAs().count == 1)
             _ = try await provider.admin.updateClient(id: "wallet", .init(resources: ["https://api.example.com"]))
             let instance = try await instances.newInstance(provider)
             let token = try await deviceToken(provider, instance: instance)
@@ -44,6 +44,40 @@ struct DeviceActivationTests {
             #expect(refused.status == 401)
             #expect(refused.header("WWW-Authenticate")?.contains("invalid_token") == true)
             #expect(try await provider.store.deviceInstance(id: instance) != nil, "not spent")
+        }
+    }
+
+    @Test("/devices/ca.pem answers the device CA before any activation, and activations chain to that CA; once none is trusted, a 404 says why")
+    func caFromTheStart() async throws {
+        try await withTestProvider { provider in
+            let before = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            #expect(before.status == 200, "\(before.body)")
+            #expect(before.header("Content-Type") == "application/pem-certificate-chain")
+            #expect(before.body.hasPrefix("-----BEGIN CERTIFICATE-----"))
+            let ca = try Certificate(pemEncoded: before.body)
+            #expect(ca.subject == ca.issuer, "the self-signed device CA")
+            #expect(ca.publicKey.isValidSignature(ca.signature, for: ca))
+            #expect(try await provider.store.deviceCAs().count == 1)
+
+            try await instances.seed(provider)
+            for _ in 0..<2 {
+                let answer = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+                #expect(answer.status == 201, "\(answer.body)")
+                let chain = try #require(answer.json["certificate_chain"] as? [String])
+                #expect(try Certificate(pemEncoded: chain[1]) == ca, "the CA published before any activation issues")
+                let leaf = try Certificate(pemEncoded: chain[0])
+                #expect(leaf.issuer == ca.subject)
+                #expect(ca.publicKey.isValidSignature(leaf.signature, for: leaf))
+            }
+            #expect(try await TestBrowser().get(provider.url("/devices/ca.pem")).body == before.body, "still the one CA")
+            #expect(try await provider.store.deviceCAs().count == 1)
+
+            // Past the CA's own end with no activation since: nothing trusted, and the answer says what to do.
+            provider.clock.advance(by: ca.notValidAfter.timeIntervalSince(provider.clock.now) + 1)
+            let none = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            #expect(none.status == 404)
+            #expect((none.json["error_description"] as? String)?.contains("no device CA is trusted now") == true, "\(none.body)")
+            #expect((none.json["error_description"] as? String)?.contains("signet ca rotate") == true)
         }
     }
 
@@ -62,7 +96,7 @@ struct DeviceActivationTests {
             #expect(certificate.publicKey == Certificate.PublicKey(key.publicKey))
             #expect(DeviceCertificateAuthority.instanceID(of: certificate) == instance)
             let published = try await TestBrowser().get(provider.url("/devices/ca.pem"))
-            #expect(published.status == 200, "made by the first activation")
+            #expect(published.status == 200, "made when the provider was built")
             #expect(published.body.contains(chain[1].trimmingCharacters(in: .whitespacesAndNewlines)))
             let ca = try Certificate(pemEncoded: chain[1])
             #expect(ca.publicKey.isValidSignature(certificate.signature, for: certificate))

@@ -16,7 +16,7 @@ func expectOAuthJSONError(_ response: TestResponse, status: Int, error: String =
 
 @Suite("Every error of /token, /revoke and /userinfo is OAuth JSON")
 struct OAuthEndpointErrorTests {
-    static let endpoints: [(path: String, allow: String)] = [("/token", "POST"), ("/revoke", "POST"), ("/userinfo", "GET, POST")]
+    static let endpoints: [(path: String, allow: String)] = [("/token", "POST"), ("/revoke", "POST"), ("/userinfo", "GET, HEAD, POST")]
 
     @Test("wrong methods are 405 with Allow and a JSON error")
     func wrongMethods() async throws {
@@ -27,9 +27,11 @@ struct OAuthEndpointErrorTests {
                     expectOAuthJSONError(response, status: 405, "\(method) \(path)")
                     #expect(response.header("Allow") == allow, "\(method) \(path)")
                 }
-                let head = try await TestBrowser().send("HEAD", provider.url(path), body: nil)
-                #expect(head.status == 405, "HEAD \(path)")
-                #expect(head.header("Allow") == allow, "HEAD \(path)")
+                if !allow.contains("HEAD") {
+                    let head = try await TestBrowser().send("HEAD", provider.url(path), body: nil)
+                    #expect(head.status == 405, "HEAD \(path)")
+                    #expect(head.header("Allow") == allow, "HEAD \(path)")
+                }
                 // A trailing slash is the same endpoint, with the same answers.
                 expectOAuthJSONError(try await TestBrowser().send("PUT", provider.url(path + "/"), body: nil), status: 405, "PUT \(path)/")
             }
@@ -107,6 +109,57 @@ struct OAuthEndpointErrorTests {
             expectOAuthJSONError(invalid, status: 401, error: "invalid_token", "bad token")
             #expect(invalid.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
             expectOAuthJSONError(try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Basic eDp5")]), status: 400, "Basic scheme")
+        }
+    }
+
+    @Test("HEAD /userinfo answers as GET does, status and fields, without a body; its errors too")
+    func userInfoHead() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let token = try (try await fixture.backendTokens()).1.decode(TokenResponse.self).accessToken
+            let userinfo = provider.url("/userinfo")
+            let browser = TestBrowser()
+            let get = try await browser.get(userinfo, headers: [("Authorization", "Bearer \(token)")])
+            #expect(get.status == 200)
+            let head = try await browser.send("HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer \(token)")])
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.header("Content-Type") == get.header("Content-Type"))
+            #expect(head.header("Cache-Control") == "no-store")
+            #expect(head.header("Content-Length") == String(get.body.utf8.count))
+            // The connection stays usable: no body was written after the head.
+            #expect(try await browser.get(userinfo, headers: [("Authorization", "Bearer \(token)")]).body == get.body)
+
+            let missing = try await browser.send("HEAD", userinfo, body: nil)
+            #expect(missing.status == 401)
+            #expect(missing.body.isEmpty)
+            #expect(missing.header("WWW-Authenticate") == #"Bearer realm="signet""#)
+            let invalid = try await browser.send("HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer nope")])
+            #expect(invalid.status == 401)
+            #expect(invalid.body.isEmpty)
+            #expect(invalid.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
+            let twoHeaders = try await browser.send("HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer \(token)"), ("Authorization", "Bearer \(token)")])
+            #expect(twoHeaders.status == 400)
+            #expect(twoHeaders.body.isEmpty)
+            // A DPoP-bound token: the proof names the method the request uses (htm HEAD).
+            let dpop = DPoPKey()
+            let (authorization, code) = try await fixture.backendCode()
+            let bound = try await provider.redeem(
+                code, authorization, clientAuth: try fixture.assertion(), headers: [("DPoP", try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))]
+            ).decode(TokenResponse.self).accessToken
+            func headWithProof(_ htm: String) async throws -> TestResponse {
+                try await browser.send(
+                    "HEAD", userinfo, body: nil,
+                    headers: [("Authorization", "DPoP \(bound)"), ("DPoP", try dpop.proof(htm, userinfo, at: provider.clock.now, accessToken: bound))])
+            }
+            #expect(try await headWithProof("HEAD").status == 200)
+            let wrongMethod = try await headWithProof("GET")
+            #expect(wrongMethod.status == 401)
+            #expect(wrongMethod.header("WWW-Authenticate")?.contains("invalid_dpop_proof") == true)
+            // Other methods are still refused, listing HEAD.
+            let put = try await browser.send("PUT", userinfo, body: nil)
+            expectOAuthJSONError(put, status: 405, "PUT /userinfo")
+            #expect(put.header("Allow") == "GET, HEAD, POST")
         }
     }
 

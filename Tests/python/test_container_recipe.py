@@ -345,8 +345,14 @@ def test_example_config_is_valid_as_shipped():
     assert refused.returncode == 1
     assert "TLS is required outside loopback" in refused.stderr
     assert "unknown key" not in refused.stderr
+    # Off loopback SMS codes need the gateway: without it, the refusal names sms.webhookUrl.
+    site = dict(SIGNET_ISSUER="https://id.example.com", SIGNET_TRUSTED_PROXIES="10.0.0.10")
+    no_gateway = config_check(clean_env(**site), "--config", str(EXAMPLE_CONFIG))
+    assert no_gateway.returncode == 1
+    assert "sms.webhookUrl" in no_gateway.stderr and "sms.outbox" in no_gateway.stderr, no_gateway.stderr
     result = config_check(
-        clean_env(SIGNET_ISSUER="https://id.example.com", SIGNET_TRUSTED_PROXIES="10.0.0.10"), "--config", str(EXAMPLE_CONFIG))
+        clean_env(**site, SIGNET_SMS_WEBHOOK_URL="https://sms.example.com/signet", SIGNET_SMS_WEBHOOK_SECRET=secrets.token_hex(16)),
+        "--config", str(EXAMPLE_CONFIG))
     assert result.returncode == 0, result.stderr
     assert "configuration is valid" in result.stdout
 
@@ -545,6 +551,11 @@ def test_systemd_unit_settings_are_valid(tmp_path):
     refused = config_check(clean_env(**settings), "--config", str(EXAMPLE_CONFIG))
     assert refused.returncode == 1 and "TLS is required outside loopback" in refused.stderr
     settings.update(SIGNET_ISSUER="https://id.example.com", SIGNET_TRUSTED_PROXIES="127.0.0.1")
+    # And the SMS gateway (the unit's commented credential): without it, refused naming sms.webhookUrl.
+    no_gateway = config_check(clean_env(**settings), "--config", str(EXAMPLE_CONFIG))
+    assert no_gateway.returncode == 1 and "sms.webhookUrl" in no_gateway.stderr, no_gateway.stderr
+    (credentials / "sms-webhook-secret").write_text(secrets.token_hex(32) + "\n")
+    settings.update(SIGNET_SMS_WEBHOOK_URL="https://sms.example.com/signet", SIGNET_SMS_WEBHOOK_SECRET_FILE=str(credentials / "sms-webhook-secret"))
     result = config_check(clean_env(**settings), "--config", str(EXAMPLE_CONFIG))
     assert result.returncode == 0, result.stderr
     assert report_sources(result.stdout)["admin.token"].startswith(f"file {credentials}/admin-token")

@@ -115,7 +115,7 @@ def test_par_jar_dpop_private_key_jwt_from_python(signet):
     assert bearer.headers["WWW-Authenticate"].startswith("DPoP ")
 
 
-def test_parameters_beside_a_request_uri_are_refused_and_a_request_uri_is_used_once(signet):
+def test_parameters_beside_a_request_uri_must_repeat_pushed_ones_and_a_request_uri_is_used_once(signet):
     metadata = signet.metadata
     verifier, challenge = make_pkce()
     pushed = requests.post(
@@ -123,10 +123,14 @@ def test_parameters_beside_a_request_uri_are_refused_and_a_request_uri_is_used_o
         data={"request": request_object(signet, challenge, "s", "n"), **assertion(signet)}, timeout=TIMEOUT)
     assert pushed.status_code == 201, describe(pushed)
     query = {"client_id": signet.demo["backend_client_id"], "request_uri": pushed.json()["request_uri"]}
-    extra = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode({**query, "state": "mine"}), allow_redirects=False, timeout=TIMEOUT)
-    assert extra.status_code == 400 and "Location" not in extra.headers
-    # A malformed use does not consume it; the first real use does, and only once.
-    first = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(query), allow_redirects=False, timeout=TIMEOUT)
+    for differing in ({"state": "mine"}, {"scope": "openid"}, {"prompt": "login"}):
+        extra = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode({**query, **differing}), allow_redirects=False, timeout=TIMEOUT)
+        assert extra.status_code == 400 and "Location" not in extra.headers, describe(extra)
+        assert "invalid_request" in extra.text and "invalid_request_uri" not in extra.text, describe(extra)
+    # A refused use does not consume it; the first real use does (OIDC Core §6.2: response_type,
+    # scope and redirect_uri repeated as pushed), and only once.
+    oidc = {**query, "response_type": "code", "scope": "openid profile", "redirect_uri": REDIRECT}
+    first = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(oidc), allow_redirects=False, timeout=TIMEOUT)
     assert first.status_code == 200, describe(first)
     again = requests.get(metadata["authorization_endpoint"] + "?" + urllib.parse.urlencode(query), allow_redirects=False, timeout=TIMEOUT)
     assert again.status_code == 400 and "invalid_request_uri" in again.text

@@ -573,11 +573,15 @@ def device_login(server: Server, device: Device, authenticator: PinAuthenticator
     return tokens
 
 
-def assert_error(response: requests.Response, status: int, error: str) -> dict:
+# UAF Protocol 1.1, "UAF Status Codes", as the FIDO UAF server conformance tests use them.
+UNAUTHORIZED, REQUEST_INVALID, UNACCEPTABLE_CONTENT = 1401, 1491, 1498
+
+
+def assert_error(response: requests.Response, status: int, error: str, uaf_status: int) -> dict:
     assert response.status_code == status, describe(response)
     body = response.json()
     assert body["error"] == error, body
-    assert 1400 <= body["uaf_status_code"] < 1500, body  # a 14xx UAF status code (Protocol, "UAF Status Codes")
+    assert body["uaf_status_code"] == uaf_status, body
     assert "authorization_code" not in body, body
     return body
 
@@ -608,7 +612,7 @@ def test_wrong_pin_is_counted_and_the_right_pin_still_works(server, device, regi
     _, request, _ = start_device_login(server, device, registered.authenticator)
     body = authentication_body(server, request, registered.authenticator, WRONG_PIN)
     wrong = finish_device_login(server, device, body)
-    body = assert_error(wrong, 401, "wrong_pin")
+    body = assert_error(wrong, 401, "wrong_pin", UNAUTHORIZED)
     assert body["pin"]["state"] == "last_attempt_failed", body
     assert body["pin"]["remaining_tries"] == 4, body
 
@@ -630,7 +634,7 @@ def test_the_same_response_twice_is_refused(server, device, registered):
     code = first.json()["authorization_code"]
 
     replay = finish_device_login(server, device, body)
-    assert_error(replay, 400, "uaf_request_used")
+    assert_error(replay, 400, "uaf_request_used", REQUEST_INVALID)
     # the one code issued still works, once
     assert redeem(device.mtls, server, code, verifier)["id_token"]
 
@@ -647,4 +651,8 @@ def test_a_flipped_signature_byte_is_refused(server, device, registered):
     assertion[-1] ^= 0x01
     response["assertions"][0]["assertion"] = b64url(bytes(assertion))
     refused = finish_device_login(server, device, send_uaf_response(response))
-    assert_error(refused, 401, "invalid_signature")
+    assert_error(refused, 401, "invalid_signature", UNACCEPTABLE_CONTENT)
+    # the challenge was spent before the signature was checked: the untouched answer is too late
+    response["assertions"][0]["assertion"] = b64url(bytes(assertion[:-1]) + bytes([assertion[-1] ^ 0x01]))
+    late = finish_device_login(server, device, send_uaf_response(response))
+    assert_error(late, 400, "uaf_request_used", REQUEST_INVALID)

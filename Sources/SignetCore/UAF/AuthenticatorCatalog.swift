@@ -13,7 +13,7 @@ public struct AuthenticatorKind: Sendable, Equatable {
         /// The phone's own passcode.
         case passcode
 
-        /// RFC 8176 `amr` values besides `hwk`.
+        /// RFC 8176 `amr` values besides the device key's (`hwk` or `swk`).
         public var amr: [String] {
             switch self {
             case .pin, .passcode: return ["pin"]
@@ -44,7 +44,7 @@ public struct AuthenticatorKind: Sendable, Equatable {
 /// an RSA key and ECDSA with the raw EC key, so either reading of the table works.
 public enum AuthenticatorCatalog {
     private static let android: ([UAFSignatureAlgorithm], [UAFPublicKeyFormat]) = (
-        [.rsaEMSAPKCS1SHA256DER, .rsaEMSAPKCS1SHA256Raw, .secp256r1ECDSASHA256DER, .secp256r1ECDSASHA256Raw],
+        [.rsaSSAPSSSHA256Raw, .rsaEMSAPKCS1SHA256DER, .rsaEMSAPKCS1SHA256Raw, .secp256r1ECDSASHA256DER, .secp256r1ECDSASHA256Raw],
         [.eccX962Raw, .eccX962DER, .rsa2048DER, .rsa2048Raw]
     )
     private static let apple: ([UAFSignatureAlgorithm], [UAFPublicKeyFormat]) = (

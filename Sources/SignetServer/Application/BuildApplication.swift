@@ -14,8 +14,8 @@ import SignetStore
 
 /// Builds the identity provider as a Hummingbird application.
 ///
-/// Prepares the signing keys (creating them on first start), wires every endpoint,
-/// and adds the background services (expiry cleanup).
+/// Prepares the signing keys and the device CA (creating them on first start), wires every
+/// endpoint, and adds the background services (expiry cleanup).
 ///
 /// - Parameters:
 ///   - configuration: the settings; call ``SignetConfiguration/problems()`` first to refuse bad ones.
@@ -47,6 +47,11 @@ public func buildApplication(
     }
     let keyRing = KeyRing(store: store, clock: clock, refreshInterval: configuration.keyRefreshInterval)
     try await keyRing.prepare()
+    // The device CA exists from the start, so `/devices/ca.pem` can be given to a TLS terminator
+    // (and TLS below can name it) before any device is activated; one near its end is rotated
+    // as an activation would.
+    let deviceAuthorities = DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
+    _ = try await deviceAuthorities.issuing()
     let keys = try await ServerKeys.load(from: store, random: random)
     let server = ServerContext(issuer: configuration.issuer, boundIssuer: boundIssuer, clock: clock, random: random, logger: logger, metrics: metrics)
     let router = Router(context: SignetRequestContext.self)
@@ -56,7 +61,7 @@ public func buildApplication(
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     router.add(middleware: DurableWritesMiddleware(store: store))
     SignetRoutes(
-        server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, messages: messageSender,
+        server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, authorities: deviceAuthorities, messages: messageSender,
         keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)), attestationVerifier: attestationVerifier
     ).register(on: router)
 
@@ -79,8 +84,7 @@ public func buildApplication(
         // checked on each request that needs it (DeviceIdentification), against the CAs and the
         // revocations in the store as they are at that moment.
         tls.certificateVerification = .optionalVerification
-        let authorities = try await DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
-            .trustedRecords()
+        let authorities = try await deviceAuthorities.trustedRecords()
         if !authorities.isEmpty {
             tls.trustRoots = .certificates(try authorities.map { try NIOSSLCertificate(bytes: Array($0.certificatePEM.utf8), format: .pem) })
             tls.sendCANameList = true
@@ -113,6 +117,8 @@ struct SignetRoutes: Sendable {
     let configuration: SignetConfiguration
     let keyRing: KeyRing
     let keys: ServerKeys
+    /// The device CAs, made before the routes (`/devices/ca.pem` answers from the start).
+    let authorities: DeviceAuthorities
     let messages: any MessageSender
     let keySource: any ClientKeySource
     let attestationVerifier: any AttestationVerifier
@@ -160,8 +166,6 @@ struct SignetRoutes: Sendable {
             rememberTokenLifetime: settings.rememberTokenLifetime, maxBodySize: maxBodySize)
         let authorize = AuthorizeEndpoint(
             server: server, codeIssuer: codeIssuer, loginPage: login, pages: pages, requests: requests, sessions: sessions, maxBodySize: maxBodySize)
-        let authorities = DeviceAuthorities(
-            store: store, clock: server.clock, random: server.random, certificateValidity: settings.deviceCertificateValidity)
         let devices = DeviceIdentification(
             source: ClientCertificateSource(
                 header: settings.clientCertificateHeader.flatMap { HTTPField.Name($0) },
@@ -218,7 +222,7 @@ struct SignetRoutes: Sendable {
                     "/devices/certificate-status": .init(methods: [.get], requiresForm: false),
                     "/devices": .init(methods: [.get], requiresForm: false),
                     "/devices/ca.pem": .init(methods: [.get], requiresForm: false),
-                    "/userinfo": .init(methods: [.get, .post], requiresForm: false),
+                    "/userinfo": .init(methods: [.get, .head, .post], requiresForm: false),
                     "/uaf/registration/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/uaf/registration/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
                     "/uaf/deregistration": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
@@ -242,6 +246,7 @@ struct SignetRoutes: Sendable {
         router.post("/token", use: token.handle)
         router.post("/par", use: pushed.handle)
         router.get("/userinfo", use: userInfo.handle)
+        router.head("/userinfo", use: userInfo.handle)
         router.post("/userinfo", use: userInfo.handle)
         router.post("/revoke", use: revocation.handle)
         router.get("/logout", use: logout.handle)

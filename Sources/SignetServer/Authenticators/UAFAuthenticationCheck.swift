@@ -36,7 +36,7 @@ struct UAFAuthenticationCheck: Sendable {
         let data = assertion.signedData
         // An authenticator of another device or user is answered like one that does not exist.
         guard let record, record.instanceID == device.instanceID, record.userID == device.userID else { return .failure(.unknownAuthenticator) }
-        guard record.aaid == data.aaid else { return .failure(.unacceptable("the assertion's AAID is not the one registered with this KeyID", uafStatus: .unacceptableAuthenticator)) }
+        guard record.aaid == data.aaid else { return .failure(.unacceptable("the assertion's AAID is not the one registered with this KeyID", uafStatus: .unacceptableContent)) }
         guard accepted.contains(record.aaid) else {
             return .failure(.unacceptable("the authenticator \(record.aaid) is no longer accepted by this client's policy", uafStatus: .unacceptableAuthenticator))
         }
@@ -48,7 +48,7 @@ struct UAFAuthenticationCheck: Sendable {
             return .failure(.malformed("TAG_FINAL_CHALLENGE_HASH is not the hash of fcParams"))
         }
         guard data.signatureAlgorithm.rawValue == record.signatureAlgorithm else {
-            return .failure(.unacceptable("the assertion declares another algorithm than the one registered", uafStatus: .unacceptableAlgorithm))
+            return .failure(.unacceptable("the assertion declares another algorithm than the one registered", uafStatus: .unacceptableContent))
         }
         guard let keyBytes = Data(base64URLEncoded: record.publicKey),
             let key = UAFPublicKey(Array(keyBytes), format: UAFPublicKeyFormat(rawValue: record.publicKeyFormat))

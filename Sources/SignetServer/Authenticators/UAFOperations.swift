@@ -7,11 +7,13 @@ import SignetStore
 /// Makes UAF requests and carries out registration, authentication (with the server-guarded
 /// PIN) and deregistration for a device that proved itself over mutual TLS.
 ///
-/// Order of a response's checks: the envelope (serverData, fcParams), the assertion and its
-/// signature, the user's security stamp, then the challenge is spent (one statement, so of
-/// parallel answers exactly one goes on), then the counter, then the PIN (counted only when no
-/// cool-down runs, in the same statement that checks it). Before the spend nothing is stored,
-/// except that an authenticator a new password or lock has ended is removed.
+/// Order of a response's checks, as the UAF status table and the FIDO conformance tests have
+/// it: the challenge first (serverData sealed here, live, for this device and purpose), which
+/// is then spent (one statement, so of parallel answers exactly one goes on, and a replay is
+/// 1491 whatever else it holds); then the rest of the envelope (fcParams), the assertion and its
+/// signature, the user's security stamp, the counter, then the PIN (counted only when no
+/// cool-down runs, in the same statement that checks it). A refused response has spent its
+/// challenge: the app asks for a new request.
 struct UAFOperations: Sendable {
     let server: ServerContext
     let users: any UserStore
@@ -122,20 +124,18 @@ struct UAFOperations: Sendable {
 
     /// Checks a registration response and stores the authenticator; the user is told.
     func register(_ body: Data, device: DeviceRecord, client: ClientRecord) async throws -> AuthenticatorRecord {
-        let response = try checked(body, device: device, client: client, operation: .registration, purposes: [.register])
+        let response = try await checkedAndSpent(body, device: device, client: client, operation: .registration, purposes: [.register])
         let verified = try result(UAFRegistrationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(response))
         // The user as the registering login knew them: a new password or a lock since voids the request.
         guard let user = try await users.user(id: device.userID), !user.locked,
             response.serverData.userStamp == Self.stampDigest(user.securityStamp)
         else { throw UAFHTTPError(refusal: .serverData("the account changed (new password or lock) since the registration request")) }
-        // Answered before the challenge is spent, so the app may answer the request again; the
-        // store's unique indexes decide a race between two registrations (below).
+        // The store's unique indexes decide a race between two registrations (below).
         let keyID = Data(verified.data.keyID).base64URLEncodedString()
         if try await authenticators.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
         if try await current(device, stamp: user.securityStamp).contains(where: { $0.aaid == verified.kind.aaid }) {
             throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
         }
-        try await spend(response.serverData)
         let record = AuthenticatorRecord(
             id: server.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
             aaid: verified.kind.aaid, keyID: keyID, publicKey: Data(verified.data.publicKey).base64URLEncodedString(),
@@ -159,7 +159,7 @@ struct UAFOperations: Sendable {
 
     /// Checks an authentication response from start to end, PIN included; what it proved.
     func authenticate(_ body: Data, device: DeviceRecord, client: ClientRecord, purposes: Set<UAFServerData.Purpose>) async throws -> AuthenticatedAssertion {
-        let response = try checked(body, device: device, client: client, operation: .authentication, purposes: purposes)
+        let response = try await checkedAndSpent(body, device: device, client: client, operation: .authentication, purposes: purposes)
         let assertion = try result(UAFAuthenticationCheck.read(response))
         let record = try await authenticators.authenticator(userID: device.userID, keyID: Data(assertion.signedData.keyID).base64URLEncodedString())
         let verified = try result(
@@ -172,11 +172,10 @@ struct UAFOperations: Sendable {
             _ = try await remove(authenticator, device: device, by: .device, note: "\(authenticator.aaid): the password changed or the account was locked since it was registered")
             throw UAFHTTPError(refusal: .unknownAuthenticator)
         }
-        // A cool-down answers before anything is spent: the app may retry the same request after it.
+        // A cool-down checks nothing more: no PIN is counted while it runs.
         if let until = authenticator.pinBlockedUntil, until > now {
             throw UAFHTTPError(refusal: .pinCoolingDown(retryAfter: Self.wait(until: until, now: now)))
         }
-        try await spend(response.serverData)
         switch try await authenticators.recordAuthenticatorUse(id: authenticator.id, signCounter: verified.signedData.signCounter, at: now) {
         case .accepted: break
         case .unknown: throw UAFHTTPError(refusal: .unknownAuthenticator)
@@ -276,8 +275,14 @@ struct UAFOperations: Sendable {
 
     // MARK: shared
 
-    private func checked(_ body: Data, device: DeviceRecord, client: ClientRecord, operation: UAFOperation, purposes: Set<UAFServerData.Purpose>) throws -> CheckedUAFResponse {
-        try result(UAFResponseEnvelope(seal: seal, device: device, client: client, appID: appID(client), now: server.now()).check(body, operation: operation, purposes: purposes))
+    /// The response's challenge checked and spent, then the rest of its envelope checked.
+    private func checkedAndSpent(
+        _ body: Data, device: DeviceRecord, client: ClientRecord, operation: UAFOperation, purposes: Set<UAFServerData.Purpose>
+    ) async throws -> CheckedUAFResponse {
+        let envelope = UAFResponseEnvelope(seal: seal, device: device, client: client, appID: appID(client), now: server.now())
+        let challenged = try result(envelope.challenge(body, purposes: purposes))
+        try await spend(challenged.serverData)
+        return try result(envelope.check(challenged, operation: operation))
     }
 
     /// Spends the request's challenge: exactly one of concurrent answers passes. The record is

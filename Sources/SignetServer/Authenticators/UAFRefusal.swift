@@ -6,16 +6,18 @@ import SignetCore
 
 /// Why a UAF response (or the request for one) was refused: a decision the checks return.
 enum UAFRefusal: Error, Sendable, Equatable {
-    /// Malformed JSON or TLV, a wrong operation or version, a challenge or hash that does not match.
+    /// Malformed JSON or TLV, a wrong operation or version, a hash that does not match.
     case malformed(String)
-    /// serverData not made by this server, changed, or for another device, user or purpose.
+    /// serverData missing, not made by this server, changed, or for another device, user or
+    /// purpose; a challenge in fcParams that is not serverData's.
     case serverData(String)
     case expired
     /// The challenge was answered before.
     case replayed
     /// appID or facet id not trusted by the client.
     case untrustedFacet(String)
-    /// AAID outside the policy, an algorithm or key format the AAID does not use, an unusable key or attestation.
+    /// AAID outside the policy (1492); an AAID, algorithm, key format, key or assertion scheme
+    /// that does not fit (1498); an attestation not accepted (1496).
     case unacceptable(String, uafStatus: UAFStatusCode)
     /// The device already has the most authenticators it may.
     case deviceFull(maximum: Int)
@@ -66,19 +68,21 @@ enum UAFRefusal: Error, Sendable, Equatable {
         }
     }
 
-    /// The UAF status code (UAF Transport Binding §3.1).
+    /// The UAF status code, as UAF Protocol 1.1's table ("UAF Status Codes") and the FIDO UAF
+    /// server conformance tests use them. Clients act on it (1481 and 1493 make them delete the
+    /// key), so: 1491 for a challenge missing, not made here, expired, mismatched or answered
+    /// before; 1498 for any content the server will not process (a malformed message or
+    /// assertion, a hash, appID or facet that does not match, a signature that does not verify);
+    /// 1492 for the policy; 1493 for a revoked authenticator; 1481 for an unknown KeyID.
     var uafStatus: UAFStatusCode {
         switch self {
-        case .malformed, .serverData, .replayed: return .requestInvalid
-        case .expired: return .requestTimeout
-        case .untrustedFacet: return .forbidden
+        case .serverData, .expired, .replayed: return .requestInvalid
+        case .malformed, .untrustedFacet, .duplicateKey, .invalidSignature, .transactionMismatch: return .unacceptableContent
         case .unacceptable(_, let status): return status
         case .deviceFull: return .unacceptableAuthenticator
-        case .duplicateKey: return .unacceptableKey
         case .unknownAuthenticator, .noAuthenticator: return .unknownKeyID
-        case .invalidSignature, .wrongPIN, .pinCoolingDown: return .unauthorized
+        case .wrongPIN, .pinCoolingDown: return .unauthorized
         case .cloned, .pinLockedOut: return .revokedAuthenticator
-        case .transactionMismatch: return .unacceptableContent
         }
     }
 

@@ -33,10 +33,10 @@ struct UAFRegistrationCheck: Sendable {
             return .failure(.malformed("a registration's authentication mode must be 0x01"))
         }
         guard kind.signatureAlgorithms.contains(data.signatureAlgorithm), kind.publicKeyFormats.contains(data.publicKeyFormat) else {
-            return .failure(.unacceptable("\(kind.aaid) does not use \(data.signatureAlgorithm) with \(data.publicKeyFormat)", uafStatus: .unacceptableAlgorithm))
+            return .failure(.unacceptable("\(kind.aaid) does not use \(data.signatureAlgorithm) with \(data.publicKeyFormat)", uafStatus: .unacceptableContent))
         }
         guard let key = UAFPublicKey(data.publicKey, format: data.publicKeyFormat), key.fits(data.signatureAlgorithm) else {
-            return .failure(.unacceptable("TAG_PUB_KEY is not a usable \(data.publicKeyFormat) key for \(data.signatureAlgorithm)", uafStatus: .unacceptableKey))
+            return .failure(.unacceptable("TAG_PUB_KEY is not a usable \(data.publicKeyFormat) key for \(data.signatureAlgorithm)", uafStatus: .unacceptableContent))
         }
         // Surrogate basic attestation: the new key signs its own registration data (seed 002).
         // Full basic attestation needs the authenticator's metadata, which Signet does not hold.

@@ -18,28 +18,50 @@ struct PushedRequests: Sendable {
         case refused(OAuthError)
     }
 
-    /// The pushed parameters a request to `/authorize` names, consumed (RFC 9126 §4): the
-    /// request carries only `client_id` and `request_uri`, the uri is live and unused, and it
-    /// was pushed by that client. A `request_uri` that is not one of ours (an OIDC request by
-    /// reference) is left to the validator, which refuses it as `request_uri_not_supported`.
+    /// The pushed parameters a request to `/authorize` names, consumed (RFC 9126 §4): the uri
+    /// is live and unused, it was pushed by the `client_id` sent, and every other parameter
+    /// sent beside it repeats a pushed one with the same value (OIDC Core §6.2 has clients send
+    /// `response_type`, `scope` and `redirect_uri` again; the pushed values govern, RFC 9101 §5).
+    /// A differing or extra parameter is refused before the uri is spent, so the client can
+    /// still use it. A `request_uri` that is not one of ours (an OIDC request by reference) is
+    /// left to the validator, which refuses it as `request_uri_not_supported`.
     func resolve(_ parameters: FormParameters) async throws -> Resolution {
         guard let uri = parameters[OAuthParameter.requestURI], uri.hasPrefix(Self.uriPrefix) else { return .parameters(parameters, pushed: false, signed: false) }
-        if let other = parameters.pairs.first(where: { $0.name != OAuthParameter.requestURI && $0.name != OAuthParameter.clientID }) {
-            return .refused(OAuthError(.invalidRequest, "with request_uri, only client_id may be sent (\(other.name.prefix(64)) was)"))
-        }
-        guard !parameters.duplicatedNames.contains(where: { $0 == OAuthParameter.requestURI || $0 == OAuthParameter.clientID }) else {
-            return .refused(OAuthError(.invalidRequest, "client_id and request_uri must appear once"))
+        if let duplicated = parameters.duplicatedNames.first {
+            return .refused(OAuthError(.invalidRequest, "with request_uri, \(duplicated.prefix(64)) must appear once"))
         }
         guard let clientID = parameters[OAuthParameter.clientID], !clientID.isEmpty else {
             return .refused(OAuthError(.invalidRequest, "client_id is missing"))
         }
         guard uri.utf8.count <= 128 else { return .refused(OAuthError(.invalidRequestURI, "request_uri was not issued by this provider")) }
-        let handle = String(uri.dropFirst(Self.uriPrefix.count))
-        guard let record = try await pushedRequests.consumePushedRequest(uriHash: SecretDigest.hex(handle)) else {
+        let uriHash = SecretDigest.hex(String(uri.dropFirst(Self.uriPrefix.count)))
+        // Read first and spent only when the request is usable: the record under a uri never
+        // changes, so what is checked here is what the consume below returns.
+        guard let seen = try await pushedRequests.pushedRequest(uriHash: uriHash) else {
+            return .refused(OAuthError(.invalidRequestURI, "request_uri is unknown, expired or already used"))
+        }
+        if seen.clientID == clientID, let name = Self.differing(parameters, from: seen) {
+            return .refused(OAuthError(.invalidRequest, "with request_uri, \(name.prefix(64)) must be absent or equal to the pushed value"))
+        }
+        guard let record = try await pushedRequests.consumePushedRequest(uriHash: uriHash) else {
             return .refused(OAuthError(.invalidRequestURI, "request_uri is unknown, expired or already used"))
         }
         guard record.clientID == clientID else { return .refused(OAuthError(.invalidRequestURI, "request_uri was pushed by another client")) }
         guard record.expiresAt > server.now() else { return .refused(OAuthError(.invalidRequestURI, "request_uri has expired")) }
-        return .parameters(FormParameters(record.parameters.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }), pushed: true, signed: record.signed ?? false)
+        return .parameters(Self.parameters(of: record), pushed: true, signed: record.signed ?? false)
+    }
+
+    /// The first parameter sent beside `request_uri` that does not repeat a pushed one: one the
+    /// client did not push, or one whose value differs.
+    static func differing(_ sent: FormParameters, from record: PushedRequestRecord) -> String? {
+        let pushed = parameters(of: record)
+        return sent.pairs.first { pair in
+            guard pair.name != OAuthParameter.requestURI, pair.name != OAuthParameter.clientID else { return false }
+            return pushed.pairs.filter { $0.name == pair.name }.map(\.value) != [pair.value]
+        }?.name
+    }
+
+    static func parameters(of record: PushedRequestRecord) -> FormParameters {
+        FormParameters(record.parameters.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil })
     }
 }

@@ -15,10 +15,14 @@ struct CertificateStatus: Sendable {
     let clock: SignetClock
 
     /// `GET /devices/ca.pem`: the trusted device CA certificates, for TLS terminators and apps.
-    /// Nothing is made here: the first CA is made by the first activation (or `signet ca rotate`).
+    /// Nothing is made here: the first CA is made when the application is built (`buildApplication`),
+    /// a later one by an activation that finds the issuing CA near its end, or by `signet ca rotate`.
     func caCertificates(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let pems = try await authorities.trustedRecords().map(\.certificatePEM).joined(separator: "\n")
-        guard !pems.isEmpty else { throw HTTPError(.notFound, message: "no device CA yet") }
+        // Only when the store lost its CAs, or they all expired, since the server started.
+        guard !pems.isEmpty else {
+            throw OAuthHTTPError(.notFound, .invalidRequest, "no device CA is trusted now: restart the server or run `signet ca rotate` to make one")
+        }
         return Response(
             status: .ok, headers: [.contentType: "application/pem-certificate-chain", .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(string: pems)))

@@ -20,7 +20,8 @@ import SignetCore
 struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
     /// What an OAuth endpoint takes.
     struct Endpoint: Sendable {
-        /// The methods it answers; `Allow` lists them.
+        /// The methods it answers; `Allow` lists them. HEAD, where listed, is answered as GET
+        /// without content.
         var methods: [HTTPRequest.Method]
         /// Whether a POST must carry a form body (`/token`, `/revoke`); otherwise one is optional (`/userinfo`).
         var requiresForm: Bool
@@ -41,15 +42,19 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let endpoint = endpoints[path] ?? prefixedEndpoints.first(where: { path.hasPrefix($0.prefix) })?.endpoint else {
             return try await next(request, context)
         }
+        let response: Response
         do {
             try check(request, against: endpoint)
-            return try await next(request, context)
+            response = try await next(request, context)
         } catch let refusal as UAFHTTPError {
             // UAF refusals carry more than an OAuth error (the UAF status, the PIN's state).
-            return try refusal.response(from: request, context: context)
+            response = try refusal.response(from: request, context: context)
         } catch {
-            return try oauthError(for: error).response(from: request, context: context)
+            response = try oauthError(for: error).response(from: request, context: context)
         }
+        // RFC 9110 §9.3.2: HEAD is answered as GET, status and fields (Content-Length too), with
+        // no content, errors included; the server would otherwise write the body after the head.
+        return request.method == .head ? response.createHeadResponse() : response
     }
 
     /// The method, query and content-type rules shared by the OAuth endpoints.

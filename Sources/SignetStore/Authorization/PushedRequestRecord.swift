@@ -31,6 +31,8 @@ public struct PushedRequestRecord: Sendable, Equatable, Codable {
 /// Pushed authorization requests (RFC 9126).
 public protocol PushedRequestStore: Sendable {
     func insertPushedRequest(_ request: PushedRequestRecord) async throws
+    /// The request, left in place: what `/authorize` checks before it spends one.
+    func pushedRequest(uriHash: String) async throws -> PushedRequestRecord?
     /// Removes and returns the request; exactly one concurrent caller gets it.
     func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord?
 }

@@ -172,6 +172,7 @@ public actor MemoryStore: SignetStore {
     public func liveThrottleSlots(key: String, at now: Date) -> Int { throttleSlots[key]?.values.filter { $0 > now }.count ?? 0 }
 
     public func insertPushedRequest(_ request: PushedRequestRecord) { pushedRequests[request.uriHash] = request }
+    public func pushedRequest(uriHash: String) -> PushedRequestRecord? { pushedRequests[uriHash] }
     public func consumePushedRequest(uriHash: String) -> PushedRequestRecord? { pushedRequests.removeValue(forKey: uriHash) }
 
     public func insertDeviceInstance(_ instance: DeviceInstanceRecord) { deviceInstances[instance.id] = instance }

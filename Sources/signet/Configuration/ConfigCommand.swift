@@ -16,9 +16,10 @@ struct ConfigCommand: AsyncParsableCommand {
             do {
                 settings = try await serve.store.settings(adding: serve.flagValues)
                 let configuration = try ServeSettings.configuration(settings)
-                // The same checks serve makes before it listens (TLS or proxies off loopback, the issuer).
+                // The same checks serve makes before it listens (TLS or proxies off loopback, the issuer, where SMS go).
                 let problems = configuration.problems()
                 guard problems.isEmpty else { throw SettingsError(problems: problems) }
+                _ = try ServeSettings.smsDelivery(settings, configuration: configuration)
                 _ = try ServeSettings.logging(settings)
                 _ = try ServeSettings.adminListener(settings, publicPort: settings.integer(.port) ?? 8080)
             } catch let error as SettingsError {

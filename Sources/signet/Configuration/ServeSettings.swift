@@ -48,6 +48,50 @@ enum ServeSettings {
         return configuration
     }
 
+    /// Where `serve` sends SMS codes.
+    enum SMSDelivery: Equatable {
+        /// The gateway webhook (`sms.webhookUrl`).
+        case webhook
+        /// The development outbox in the data folder; `explicit` when `sms.outbox` asked for it.
+        case outbox(explicit: Bool)
+    }
+
+    /// Where SMS codes go, or why serve must not start: the webhook when one is set; the
+    /// development outbox on loopback, and elsewhere only when `sms.outbox` is true, so that no
+    /// production server sends its users' codes to a file by default. Loopback means what it
+    /// means for the demo data: a loopback listener, a loopback issuer and no trusted proxy.
+    static func smsDelivery(_ settings: Settings, configuration: SignetConfiguration) throws -> SMSDelivery {
+        let outbox = settings.boolean(.smsOutbox)
+        if settings.string(.smsWebhookURL) != nil {
+            guard outbox != true else {
+                throw settings.invalid(.smsOutbox, "is true, but sms.webhookUrl is set too: SMS go to the webhook or to the outbox, not both; leave one out")
+            }
+            return .webhook
+        }
+        if let outbox {
+            guard outbox else {
+                throw settings.invalid(
+                    .smsWebhookURL,
+                    "is not set, and sms.outbox is false: no SMS code could be sent. Set sms.webhookUrl (--sms-webhook-url, SIGNET_SMS_WEBHOOK_URL) and sms.webhookSecret")
+            }
+            return .outbox(explicit: true)
+        }
+        guard isPrivateDevelopment(configuration) else {
+            throw settings.invalid(
+                .smsWebhookURL,
+                "is not set, and this server is not on loopback: SMS codes would go to the development outbox in the data folder instead of to phones. "
+                    + "Set sms.webhookUrl (--sms-webhook-url, SIGNET_SMS_WEBHOOK_URL) and sms.webhookSecret, "
+                    + "or sms.outbox (--sms-outbox, SIGNET_SMS_OUTBOX=true) to keep the outbox knowingly")
+        }
+        return .outbox(explicit: false)
+    }
+
+    /// A server nobody else reaches: a loopback listener, a loopback issuer and no proxy in front.
+    static func isPrivateDevelopment(_ configuration: SignetConfiguration) -> Bool {
+        SignetConfiguration.isLoopback(configuration.host) && configuration.trustedProxies.isEmpty
+            && (URL(string: configuration.issuer)?.host.map(SignetConfiguration.isLoopback) ?? false)
+    }
+
     /// How `serve` logs: the level and the format.
     static func logging(_ settings: Settings, standardErrorIsTerminal: Bool = isatty(STDERR_FILENO) == 1) throws -> LogOutput {
         let levelText = settings.string(.logLevel) ?? "info"

@@ -85,7 +85,10 @@ extension SettingKey {
         "accountWrongCodeLimit", flag: "--account-wrong-code-limit", .integer, default: "10", "Wrong SMS codes allowed per account in 24 hours.")
     static let accountSendLimit = SettingKey("accountSendLimit", flag: "--account-send-limit", .integer, default: "10", "SMS codes sent per account in an hour.")
     static let smsWebhookURL = SettingKey(
-        "sms.webhookUrl", flag: "--sms-webhook-url", .string, default: "none (development outbox)", "Send SMS through this gateway webhook (JSON POST signed with HMAC).")
+        "sms.webhookUrl", flag: "--sms-webhook-url", .string, default: "none (development outbox on loopback; required elsewhere, see sms.outbox)", "Send SMS through this gateway webhook (JSON POST signed with HMAC).")
+    static let smsOutbox = SettingKey(
+        "sms.outbox", flag: "--sms-outbox", .boolean, default: "true on loopback without sms.webhookUrl, else false",
+        "Write SMS to the development outbox in the data folder (`signet outbox`) instead of sending them. Off loopback serve refuses to start without sms.webhookUrl unless this is true; false (`--no-sms-outbox`) refuses the outbox everywhere.")
     static let smsWebhookSecret = SettingKey(
         "sms.webhookSecret", flag: nil, .string, default: "none", secret: true, "The webhook's HMAC signing secret, at least 16 bytes.")
     static let logLevel = SettingKey("log.level", flag: "--log-level", .string, default: "info", "trace, debug, info, notice, warning, error or critical.")
@@ -106,7 +109,7 @@ extension SettingKey {
     static let all: [SettingKey] = [
         .host, .port, .issuer, .dataDirectory, .database, .databasePassword, .sqliteSynchronous, .tlsCertificate, .tlsKey, .trustedProxies, .forwardedHeader,
         .clientCertificateHeader, .dpopNonce, .requirePAR, .deviceCertificateDays, .passwordHashCost, .accountWrongCodeLimit, .accountSendLimit,
-        .smsWebhookURL, .smsWebhookSecret, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
+        .smsWebhookURL, .smsWebhookSecret, .smsOutbox, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
     ]
 
     /// Every key a file or the environment may name: the settings and their secrets' file keys.

@@ -274,6 +274,10 @@ struct GatedStore: SignetStore {
         try await base.insertPushedRequest(request)
     }
 
+    func pushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
+        try await base.pushedRequest(uriHash: uriHash)
+    }
+
     func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
         try await base.consumePushedRequest(uriHash: uriHash)
     }

@@ -1,5 +1,6 @@
 // A phone with FIDO UAF authenticators in tests: the SDK's UAFClient over a TestDevice's mutual TLS.
 import Crypto
+import CryptoExtras
 import Foundation
 import SignetClient
 import SignetCore
@@ -9,7 +10,7 @@ import SignetTesting
 final class TestAuthenticator: @unchecked Sendable {
     let aaid: String
     let keyID: [UInt8]
-    let signer: SoftwareUAFSigner
+    let signer: any UAFSigner
     var pin: PINKeyDerivation?
     var counter: UInt32 = 0
     var keyIDText: String { Data(keyID).base64URLEncodedString() }
@@ -20,10 +21,47 @@ final class TestAuthenticator: @unchecked Sendable {
         self.signer = SoftwareUAFSigner(der: der)
     }
 
+    /// An authenticator whose key is `signer` (an Android one's RSA key, say).
+    init(aaid: String, signer: any UAFSigner) {
+        self.aaid = aaid
+        self.keyID = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        self.signer = signer
+    }
+
+    /// Another authenticator with `other`'s KeyID and key, claiming `aaid`: a lying or confused one.
+    init(aaid: String, keyOf other: TestAuthenticator) {
+        self.aaid = aaid
+        self.keyID = other.keyID
+        self.signer = other.signer
+        self.counter = other.counter
+    }
+
     /// The next counter value (a real counter, so a replayed or cloned one is caught).
     func nextCounter() -> UInt32 {
         counter += 1
         return counter
+    }
+}
+
+/// A software RSA-2048 UAuth key, as Android Keystore authenticators hold: its public key as
+/// `ALG_KEY_RSA_2048_RAW` (the modulus, then the exponent in as many bytes as it takes: 259 in
+/// all for 65537), its signatures RSASSA-PSS or PKCS#1 v1.5 with SHA-256, raw.
+struct TestRSAUAFSigner: UAFSigner {
+    let key: _RSA.Signing.PrivateKey
+    let signatureAlgorithm: UAFSignatureAlgorithm
+    let publicKey: [UInt8]
+    var publicKeyFormat: UAFPublicKeyFormat { .rsa2048Raw }
+
+    /// - Parameter publicKey: the bytes to declare instead of the key's own (for malformed keys).
+    init(key: _RSA.Signing.PrivateKey, algorithm: UAFSignatureAlgorithm = .rsaSSAPSSSHA256Raw, publicKey: [UInt8]? = nil) throws {
+        self.key = key
+        self.signatureAlgorithm = algorithm
+        let primitives = try key.publicKey.getKeyPrimitives()
+        self.publicKey = publicKey ?? Array(primitives.modulus) + Array(primitives.publicExponent)
+    }
+
+    func sign(_ data: [UInt8]) throws -> [UInt8] {
+        Array(try key.signature(for: data, padding: signatureAlgorithm == .rsaSSAPSSSHA256Raw ? .PSS : .insecurePKCS1v1_5).rawRepresentation)
     }
 }
 
