@@ -44,6 +44,7 @@ struct Clients: AsyncParsableCommand {
         var aaids: [String] = []
         @Flag(name: .customLong("fapi2"), help: "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md).")
         var fapi2 = false
+        @OptionGroup var lifetimes: ClientLifetimeOptions
 
         func run() async throws {
             guard let method = ClientRecord.AuthMethod(rawValue: authMethod) else {
@@ -66,6 +67,11 @@ struct Clients: AsyncParsableCommand {
             new.apiScopes = apiScopes
             new.facetIDs = facetIDs
             new.authenticatorAAIDs = aaids.isEmpty ? nil : aaids
+            new.accessTokenLifetime = try lifetimes.seconds(lifetimes.accessTokenLifetime, "--access-token-lifetime") ?? nil
+            new.idTokenLifetime = try lifetimes.seconds(lifetimes.idTokenLifetime, "--id-token-lifetime") ?? nil
+            new.refreshTokenIdleLifetime = try lifetimes.seconds(lifetimes.refreshTokenIdleLifetime, "--refresh-token-idle-lifetime") ?? nil
+            new.refreshTokenAbsoluteLifetime = try lifetimes.seconds(lifetimes.refreshTokenAbsoluteLifetime, "--refresh-token-absolute-lifetime") ?? nil
+            new.codeLifetime = try lifetimes.seconds(lifetimes.codeLifetime, "--code-lifetime") ?? nil
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
             }
@@ -99,14 +105,20 @@ struct Clients: AsyncParsableCommand {
         var facetIDs: [String] = []
         @Option(name: .customLong("aaid"), help: "Replace the AAIDs the client's users may register (repeatable; --aaid all accepts every one).")
         var aaids: [String] = []
+        @OptionGroup var lifetimes: ClientLifetimeOptions
 
         func run() async throws {
-            let change = SignetAdmin.ClientChange(
+            var change = SignetAdmin.ClientChange(
                 name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
                 requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2,
                 apiScopes: apiScopes.isEmpty ? nil : apiScopes == ["none"] ? [] : apiScopes,
                 facetIDs: facetIDs.isEmpty ? nil : facetIDs == ["none"] ? [] : facetIDs,
                 authenticatorAAIDs: aaids.isEmpty ? nil : aaids == ["all"] ? .some(nil) : .some(aaids))
+            change.accessTokenLifetime = try lifetimes.seconds(lifetimes.accessTokenLifetime, "--access-token-lifetime")
+            change.idTokenLifetime = try lifetimes.seconds(lifetimes.idTokenLifetime, "--id-token-lifetime")
+            change.refreshTokenIdleLifetime = try lifetimes.seconds(lifetimes.refreshTokenIdleLifetime, "--refresh-token-idle-lifetime")
+            change.refreshTokenAbsoluteLifetime = try lifetimes.seconds(lifetimes.refreshTokenAbsoluteLifetime, "--refresh-token-absolute-lifetime")
+            change.codeLifetime = try lifetimes.seconds(lifetimes.codeLifetime, "--code-lifetime")
             let client: ClientRecord
             do {
                 client = try await store.withStore { try await SignetAdmin(store: $0, passwordHashCost: 4).updateClient(id: id, change) }
@@ -238,5 +250,28 @@ struct Clients: AsyncParsableCommand {
                 print("\(result.replaced ? "replaced" : "added")\t\(result.id)" + (result.secret.map { "\tclient_secret \($0) (shown once)" } ?? ""))
             }
         }
+    }
+}
+
+/// A client's own token lifetimes (``TokenLifetimes``), for `clients add` and `clients update`.
+struct ClientLifetimeOptions: ParsableArguments {
+    @Option(help: "Seconds this client's access tokens live, 60–86400, or default for the provider's (tokens.accessTokenLifetime).")
+    var accessTokenLifetime: String?
+    @Option(help: "Seconds this client's ID tokens live, 60–86400, or default.")
+    var idTokenLifetime: String?
+    @Option(help: "Seconds this client's refresh tokens may go unused, 60–31536000, or default.")
+    var refreshTokenIdleLifetime: String?
+    @Option(help: "Seconds this client's grants last however often refreshed, 60–315360000, or default.")
+    var refreshTokenAbsoluteLifetime: String?
+    @Option(help: "Seconds this client's authorization codes live, 10–60, or default.")
+    var codeLifetime: String?
+
+    /// `nil` when the option was not given; `.some(nil)` for `default`; else the seconds (their
+    /// bounds are checked with the rest of the registration).
+    func seconds(_ value: String?, _ flag: String) throws -> TimeInterval?? {
+        guard let value else { return nil }
+        if value == "default" { return .some(nil) }
+        guard let seconds = Int(value), seconds > 0 else { throw ValidationError("\(flag) takes a number of seconds or default, not '\(value)'") }
+        return .some(TimeInterval(seconds))
     }
 }

@@ -87,6 +87,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Days a device client certificate is valid (env SIGNET_DEVICE_CERTIFICATE_DAYS). Default 90")
     var deviceCertificateDays: Int?
 
+    @Option(help: "Seconds an access token lives, 60–86400 (env SIGNET_TOKENS_ACCESS_TOKEN_LIFETIME). Default 600")
+    var accessTokenLifetime: Int?
+
+    @Option(help: "Seconds an ID token lives, 60–86400 (env SIGNET_TOKENS_ID_TOKEN_LIFETIME). Default 600")
+    var idTokenLifetime: Int?
+
+    @Option(help: "Seconds a refresh token may go unused, 60–31536000 (env SIGNET_TOKENS_REFRESH_TOKEN_IDLE_LIFETIME). Default 2592000 (30 days)")
+    var refreshTokenIdleLifetime: Int?
+
+    @Option(help: "Seconds a grant's refresh tokens last in all, 60–315360000 (env SIGNET_TOKENS_REFRESH_TOKEN_ABSOLUTE_LIFETIME). Default 7776000 (90 days)")
+    var refreshTokenAbsoluteLifetime: Int?
+
+    @Option(help: "Seconds an authorization code lives, 10–60 (env SIGNET_TOKENS_CODE_LIFETIME). Default 60")
+    var codeLifetime: Int?
+
     /// The values given as flags to `serve` (store and provider flags included).
     var flagValues: [SettingKey: SettingValue] {
         var values = provider.flagValues
@@ -109,6 +124,11 @@ struct Serve: AsyncParsableCommand {
         values[.adminPort] = adminPort.map(SettingValue.integer)
         values[.shutdownGracePeriod] = shutdownGracePeriod.map(SettingValue.integer)
         values[.auditRetentionDays] = auditRetentionDays.map(SettingValue.integer)
+        values[.accessTokenLifetime] = accessTokenLifetime.map(SettingValue.integer)
+        values[.idTokenLifetime] = idTokenLifetime.map(SettingValue.integer)
+        values[.refreshTokenIdleLifetime] = refreshTokenIdleLifetime.map(SettingValue.integer)
+        values[.refreshTokenAbsoluteLifetime] = refreshTokenAbsoluteLifetime.map(SettingValue.integer)
+        values[.codeLifetime] = codeLifetime.map(SettingValue.integer)
         return values
     }
 

@@ -129,7 +129,31 @@ extension SignetConfiguration {
             issuer: settings.string(.issuer) ?? "http://\(displayHost):\(port)", host: host, port: port, passwordHashCost: cost)
         configuration.sms.maxWrongCodesPerAccount = try settings.positive(.accountWrongCodeLimit) ?? configuration.sms.maxWrongCodesPerAccount
         configuration.sms.maxSendsPerAccount = try settings.positive(.accountSendLimit) ?? configuration.sms.maxSendsPerAccount
+        try configuration.applyTokenLifetimes(settings)
         return configuration
+    }
+}
+
+extension SignetConfiguration {
+    /// The `tokens.…` settings, each within its bounds (``TokenLifetimes/limits``).
+    mutating func applyTokenLifetimes(_ settings: Settings) throws {
+        var lifetimes = tokenLifetimes
+        let keys: [SettingKey] = [.accessTokenLifetime, .idTokenLifetime, .refreshTokenIdleLifetime, .refreshTokenAbsoluteLifetime, .codeLifetime]
+        for key in keys {
+            guard let seconds = settings.integer(key), let limit = TokenLifetimes.limits.first(where: { "tokens." + $0.name == key.key }) else { continue }
+            guard limit.bounds.contains(TimeInterval(seconds)) else {
+                throw settings.invalid(key, "must be \(Int(limit.bounds.lowerBound))–\(Int(limit.bounds.upperBound)) seconds, not \(seconds)")
+            }
+            lifetimes[keyPath: limit.keyPath] = TimeInterval(seconds)
+        }
+        if lifetimes.refreshTokenIdle > lifetimes.refreshTokenAbsolute {
+            throw settings.invalid(.refreshTokenIdleLifetime, "must not be longer than tokens.refreshTokenAbsoluteLifetime (\(Int(lifetimes.refreshTokenAbsolute)) s)")
+        }
+        accessTokenLifetime = lifetimes.accessToken
+        idTokenLifetime = lifetimes.idToken
+        refreshTokenLifetime = lifetimes.refreshTokenIdle
+        grantLifetime = lifetimes.refreshTokenAbsolute
+        authorizationCodeLifetime = lifetimes.code
     }
 }
 

@@ -115,6 +115,34 @@ struct CommandTests {
         #expect(unknown.all.contains("no client nobody"))
     }
 
+    @Test("clients add|update set a client's own token lifetimes within their bounds; default gives the provider's back; a bad value is refused and changes nothing")
+    func clientLifetimes() throws {
+        let data = try SignetCommand.dataFolder()
+        let added = try SignetCommand.run(
+            ["clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--access-token-lifetime", "900", "--code-lifetime", "30", "--data-dir", data])
+        #expect(added.status == 0, "\(added.all)")
+        let shown = try SignetCommand.run(["clients", "show", "app", "--data-dir", data])
+        #expect(shown.stdout.contains("\"signet_access_token_lifetime\" : 900"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("\"signet_code_lifetime\" : 30"), "\(shown.stdout)")
+        let tooShort = try SignetCommand.run(["clients", "update", "app", "--access-token-lifetime", "5", "--data-dir", data])
+        #expect(tooShort.status != 0)
+        #expect(tooShort.all.contains("access_token_lifetime must be 60 s–86400 s, not 5 s"), "\(tooShort.all)")
+        let notANumber = try SignetCommand.run(["clients", "update", "app", "--code-lifetime", "soon", "--data-dir", data])
+        #expect(notANumber.status != 0)
+        #expect(notANumber.all.contains("--code-lifetime takes a number of seconds or default, not 'soon'"), "\(notANumber.all)")
+        let idleOverAbsolute = try SignetCommand.run(
+            ["clients", "update", "app", "--refresh-token-idle-lifetime", "7200", "--refresh-token-absolute-lifetime", "3600", "--data-dir", data])
+        #expect(idleOverAbsolute.status != 0)
+        #expect(idleOverAbsolute.all.contains("refresh_token_idle_lifetime must not be longer than refresh_token_absolute_lifetime"))
+        let unchanged = try SignetCommand.run(["clients", "show", "app", "--data-dir", data])
+        #expect(unchanged.stdout == shown.stdout)
+        let reset = try SignetCommand.run(["clients", "update", "app", "--access-token-lifetime", "default", "--data-dir", data])
+        #expect(reset.status == 0, "\(reset.all)")
+        let after = try SignetCommand.run(["clients", "show", "app", "--data-dir", data])
+        #expect(!after.stdout.contains("signet_access_token_lifetime"), "\(after.stdout)")
+        #expect(after.stdout.contains("\"signet_code_lifetime\" : 30"))
+    }
+
     @Test("users lock and unlock; an unknown user is named")
     func lockUsers() throws {
         let data = try SignetCommand.dataFolder()

@@ -1,5 +1,6 @@
 // One configuration: flags over SIGNET_ variables over a YAML or JSON file, checked once.
 import Foundation
+import SignetServer
 import SignetTesting
 import Testing
 
@@ -7,6 +8,12 @@ import Testing
 
 @Suite("Configuration: sources, precedence, errors and secrets")
 struct ConfigurationTests {
+    /// A line of `config check`'s report: the key in a column as wide as the longest key, two
+    /// spaces, then the value and its source.
+    static func reportLine(_ key: String, _ rest: String) -> String {
+        key.padding(toLength: SettingKey.all.map(\.key.count).max() ?? 0, withPad: " ", startingAt: 0) + "  " + rest
+    }
+
     /// Writes `text` to a new file and returns its path.
     func file(_ text: String, named name: String = "signet.yaml") throws -> String {
         let path = try SignetCommand.dataFolder() + "/" + name
@@ -101,6 +108,34 @@ struct ConfigurationTests {
         #expect(clash?.problems == ["admin.port (environment SIGNET_ADMIN_PORT): must not be the public port 8080"])
     }
 
+    @Test("the tokens.… lifetimes reach the provider from flags, variables and files, within their bounds; a bad one names its key and source")
+    func tokenLifetimes() async throws {
+        let path = try file("tokens:\n  accessTokenLifetime: 300\n  refreshTokenAbsoluteLifetime: 86400\n")
+        let settings = try await SettingsLoader(
+            flags: [.idTokenLifetime: .integer(120)], configurationPath: path,
+            environment: ["SIGNET_TOKENS_CODE_LIFETIME": "30", "SIGNET_TOKENS_REFRESH_TOKEN_IDLE_LIFETIME": "3600"]
+        ).load()
+        let configuration = try ServeSettings.configuration(settings)
+        #expect(configuration.tokenLifetimes == TokenLifetimes(accessToken: 300, idToken: 120, refreshTokenIdle: 3_600, refreshTokenAbsolute: 86_400, code: 30))
+        #expect(configuration.problems().isEmpty, "\(configuration.problems())")
+
+        let long = try await SettingsLoader(environment: ["SIGNET_TOKENS_CODE_LIFETIME": "120"]).load()
+        let refusal = #expect(throws: SettingsError.self) { try ServeSettings.configuration(long) }
+        #expect(refusal?.problems == ["tokens.codeLifetime (environment SIGNET_TOKENS_CODE_LIFETIME): must be 10–60 seconds, not 120"])
+        let short = try await SettingsLoader(flags: [.accessTokenLifetime: .integer(5)], environment: [:]).load()
+        let flagRefusal = #expect(throws: SettingsError.self) { try ServeSettings.configuration(short) }
+        #expect(flagRefusal?.problems == ["tokens.accessTokenLifetime (flag --access-token-lifetime): must be 60–86400 seconds, not 5"])
+        let inverted = try await SettingsLoader(flags: [.refreshTokenIdleLifetime: .integer(7_200), .refreshTokenAbsoluteLifetime: .integer(3_600)], environment: [:]).load()
+        let invertedRefusal = #expect(throws: SettingsError.self) { try ServeSettings.configuration(inverted) }
+        #expect(invertedRefusal?.problems.first?.contains("must not be longer than tokens.refreshTokenAbsoluteLifetime (3600 s)") == true)
+
+        // serve itself stops on one, before it listens.
+        let data = try SignetCommand.dataFolder()
+        let serve = try SignetCommand.run(["serve", "--data-dir", data, "--port", "0", "--access-token-lifetime", "5"])
+        #expect(serve.status != 0)
+        #expect(serve.stderr.contains("tokens.accessTokenLifetime (flag --access-token-lifetime): must be 60–86400 seconds, not 5"), "\(serve.all)")
+    }
+
     @Test("secrets come from files, never twice, and are redacted")
     func secrets() async throws {
         let secretPath = try file("a-webhook-secret-of-some-length\n", named: "webhook-secret")
@@ -164,9 +199,9 @@ struct ConfigurationTests {
         let good = try file("port: 9123\ndataDir: \(data)\nadmin:\n  port: 9124\n  tokenFile: \(secret)\n")
         let checked = try SignetCommand.run(["config", "check", "--config", good], environment: ["SIGNET_LOG_LEVEL": "debug"])
         #expect(checked.status == 0, "\(checked.all)")
-        #expect(checked.stdout.contains("port                     9123   [\(good): port]"))
-        #expect(checked.stdout.contains("log.level                debug   [environment SIGNET_LOG_LEVEL]"))
-        #expect(checked.stdout.contains("admin.token              <redacted>   [file \(secret) (from admin.tokenFile)]"))
+        #expect(checked.stdout.contains(Self.reportLine("port", "9123   [\(good): port]")))
+        #expect(checked.stdout.contains(Self.reportLine("log.level", "debug   [environment SIGNET_LOG_LEVEL]")))
+        #expect(checked.stdout.contains(Self.reportLine("admin.token", "<redacted>   [file \(secret) (from admin.tokenFile)]")))
         #expect(!checked.all.contains("admin-token-0123456789"))
 
         let typo = try file("port: 9123\ndataDir: \(data)\nadmin:\n  prot: 9124\n")
@@ -246,7 +281,7 @@ struct ConfigurationReviewTests {
         #expect(listed.status != 0)
         #expect(!listed.all.contains("pa#ss"))
         let settings = try await SettingsLoader(environment: ["SIGNET_SMS_WEBHOOK_URL": "https://sms.example.com/hooks/KEY-123?token=abc"]).load()
-        #expect(settings.report().contains("sms.webhookUrl           https://sms.example.com/…"))
+        #expect(settings.report().contains(ConfigurationTests.reportLine("sms.webhookUrl", "https://sms.example.com/…")))
         #expect(!settings.report().contains("KEY-123"))
     }
 

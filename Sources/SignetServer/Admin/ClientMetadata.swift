@@ -34,6 +34,12 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public var signetAppLaunchURLs: [String]?
     public var signetFacetIDs: [String]?
     public var signetAuthenticatorAAIDs: [String]?
+    /// The client's own token lifetimes in seconds (``TokenLifetimes``); absent: the provider's.
+    public var signetAccessTokenLifetime: Int?
+    public var signetIDTokenLifetime: Int?
+    public var signetRefreshTokenIdleLifetime: Int?
+    public var signetRefreshTokenAbsoluteLifetime: Int?
+    public var signetCodeLifetime: Int?
     /// Output only (RFC 7591 §3.2.1).
     public var clientIDIssuedAt: Int?
     /// Output only, and only when the client was just registered with a secret method.
@@ -47,6 +53,9 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         case requireSignedRequestObject = "require_signed_request_object", dpopBoundAccessTokens = "dpop_bound_access_tokens"
         case signetMinimumACR = "signet_minimum_acr", signetNativeLogin = "signet_native_login", signetResources = "signet_resources"
         case signetFAPI2 = "signet_fapi2", signetAppLaunchURLs = "signet_app_launch_urls", signetFacetIDs = "signet_facet_ids"
+        case signetAccessTokenLifetime = "signet_access_token_lifetime", signetIDTokenLifetime = "signet_id_token_lifetime"
+        case signetRefreshTokenIdleLifetime = "signet_refresh_token_idle_lifetime", signetRefreshTokenAbsoluteLifetime = "signet_refresh_token_absolute_lifetime"
+        case signetCodeLifetime = "signet_code_lifetime"
         case signetAuthenticatorAAIDs = "signet_authenticator_aaids", clientIDIssuedAt = "client_id_issued_at", clientSecret = "client_secret"
     }
 
@@ -75,6 +84,11 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         signetAppLaunchURLs = client.appLaunchURLs
         signetFacetIDs = client.facetIDs
         signetAuthenticatorAAIDs = client.authenticatorAAIDs
+        signetAccessTokenLifetime = client.accessTokenLifetime.map { Int($0) }
+        signetIDTokenLifetime = client.idTokenLifetime.map { Int($0) }
+        signetRefreshTokenIdleLifetime = client.refreshTokenIdleLifetime.map { Int($0) }
+        signetRefreshTokenAbsoluteLifetime = client.refreshTokenAbsoluteLifetime.map { Int($0) }
+        signetCodeLifetime = client.codeLifetime.map { Int($0) }
         clientIDIssuedAt = Int(client.createdAt.timeIntervalSince1970)
     }
 
@@ -113,6 +127,11 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         new.apiScopes = (scope ?? "").split(separator: " ").map(String.init).filter { !AuthorizationRequestValidator.supportedScopes.contains($0) }
         new.facetIDs = signetFacetIDs ?? []
         new.authenticatorAAIDs = signetAuthenticatorAAIDs
+        new.accessTokenLifetime = signetAccessTokenLifetime.map(TimeInterval.init)
+        new.idTokenLifetime = signetIDTokenLifetime.map(TimeInterval.init)
+        new.refreshTokenIdleLifetime = signetRefreshTokenIdleLifetime.map(TimeInterval.init)
+        new.refreshTokenAbsoluteLifetime = signetRefreshTokenAbsoluteLifetime.map(TimeInterval.init)
+        new.codeLifetime = signetCodeLifetime.map(TimeInterval.init)
         return new
     }
 

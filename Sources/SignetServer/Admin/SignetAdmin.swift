@@ -68,6 +68,12 @@ public struct SignetAdmin: Sendable {
         public var facetIDs: [String] = []
         /// See ``ClientRecord/authenticatorAAIDs``.
         public var authenticatorAAIDs: [String]?
+        /// The client's own token lifetimes (``TokenLifetimes``); `nil`: the provider's.
+        public var accessTokenLifetime: TimeInterval?
+        public var idTokenLifetime: TimeInterval?
+        public var refreshTokenIdleLifetime: TimeInterval?
+        public var refreshTokenAbsoluteLifetime: TimeInterval?
+        public var codeLifetime: TimeInterval?
 
         public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
             self.minimumACR = minimumACR
@@ -154,11 +160,17 @@ public struct SignetAdmin: Sendable {
             appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: createdAt)
         try Self.checkFacetIDs(new.facetIDs)
         try Self.checkAAIDs(new.authenticatorAAIDs)
-        var withAuthenticators = record
-        withAuthenticators.facetIDs = new.facetIDs
-        withAuthenticators.authenticatorAAIDs = new.authenticatorAAIDs
-        try Self.checkProfile(withAuthenticators)
-        return withAuthenticators
+        var complete = record
+        complete.facetIDs = new.facetIDs
+        complete.authenticatorAAIDs = new.authenticatorAAIDs
+        complete.accessTokenLifetime = new.accessTokenLifetime
+        complete.idTokenLifetime = new.idTokenLifetime
+        complete.refreshTokenIdleLifetime = new.refreshTokenIdleLifetime
+        complete.refreshTokenAbsoluteLifetime = new.refreshTokenAbsoluteLifetime
+        complete.codeLifetime = new.codeLifetime
+        try Self.checkLifetimes(complete)
+        try Self.checkProfile(complete)
+        return complete
     }
 
     /// What `clients update` may change; `nil` leaves a setting as it is.
@@ -180,6 +192,12 @@ public struct SignetAdmin: Sendable {
         public var facetIDs: [String]?
         /// Replaces the AAIDs the client accepts when given; `.some(nil)` accepts every one again.
         public var authenticatorAAIDs: [String]??
+        /// The client's own token lifetimes, each when given; `.some(nil)` returns one to the provider's.
+        public var accessTokenLifetime: TimeInterval??
+        public var idTokenLifetime: TimeInterval??
+        public var refreshTokenIdleLifetime: TimeInterval??
+        public var refreshTokenAbsoluteLifetime: TimeInterval??
+        public var codeLifetime: TimeInterval??
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
@@ -230,6 +248,12 @@ public struct SignetAdmin: Sendable {
             try Self.checkScopes(apiScopes)
             client.allowedScopes = client.allowedScopes.filter(Self.openIDScopes.contains) + apiScopes
         }
+        if let lifetime = change.accessTokenLifetime { client.accessTokenLifetime = lifetime }
+        if let lifetime = change.idTokenLifetime { client.idTokenLifetime = lifetime }
+        if let lifetime = change.refreshTokenIdleLifetime { client.refreshTokenIdleLifetime = lifetime }
+        if let lifetime = change.refreshTokenAbsoluteLifetime { client.refreshTokenAbsoluteLifetime = lifetime }
+        if let lifetime = change.codeLifetime { client.codeLifetime = lifetime }
+        try Self.checkLifetimes(client)
         try Self.checkProfile(client)
         guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
         try await audit.record("client.updated", clientID: id, actor: .admin)
@@ -293,6 +317,11 @@ public struct SignetAdmin: Sendable {
                 throw SignetError(.invalidConfiguration, "resource \(resource) must be an absolute URI without a fragment (RFC 8707)")
             }
         }
+    }
+
+    /// A client's own token lifetimes must be within ``TokenLifetimes/limits``.
+    static func checkLifetimes(_ client: ClientRecord) throws {
+        if let problem = TokenLifetimes.problems(of: client).first { throw SignetError(.invalidConfiguration, problem) }
     }
 
     /// A client flagged `fapi2` must fit the profile (``FAPI2Profile/registrationProblems(_:)``).
@@ -424,7 +453,8 @@ public struct SignetAdmin: Sendable {
 
     /// Rotates the signing keys (see ``KeyRotation``).
     public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
-        let keyID = try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: configuration.retiredKeyPublicationTime)
+        let publication = configuration.retiredKeyPublicationTime(clients: try await store.listClients())
+        let keyID = try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: publication)
         try await audit.record("keys.rotated", actor: .admin, target: keyID)
         return keyID
     }

@@ -131,10 +131,9 @@ struct SignetRoutes: Sendable {
         let sessions = BrowserSessions(server: server, sessions: store, users: store, browserSessionLifetime: settings.browserSessionLifetime)
         let ownTokens = OwnTokenVerifier(keys: keyRing, grants: store, users: store, server: server)
         let minter = TokenMinter(
-            keys: keyRing, refreshTokens: store, accessTokenLifetime: settings.accessTokenLifetime, idTokenLifetime: settings.idTokenLifetime,
-            refreshTokenLifetime: settings.refreshTokenLifetime, server: server)
+            keys: keyRing, refreshTokens: store, lifetimes: settings.tokenLifetimes, server: server)
         let codeIssuer = AuthorizationCodeIssuer(
-            server: server, grants: store, devices: store, grantLifetime: settings.grantLifetime, codeLifetime: settings.authorizationCodeLifetime)
+            server: server, grants: store, devices: store, clients: store, lifetimes: settings.tokenLifetimes)
         let rememberTokens = RememberTokens(server: server, tokens: store, users: store, rememberTokenLifetime: settings.rememberTokenLifetime)
         let validator = AuthorizationRequestValidator(
             clients: store, devices: store, maxParameterLength: settings.maxParameterLength,

@@ -26,15 +26,17 @@ public struct SignetConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
 
-    /// How long an authorization code lives. At most 60 s. Default 60 s.
+    /// How long an authorization code lives (`tokens.codeLifetime`). 10–60 s. Default 60 s.
     public var authorizationCodeLifetime: TimeInterval
-    /// How long an access token lives. Default 10 minutes.
+    /// How long an access token lives (`tokens.accessTokenLifetime`). 1 minute to a day. Default 10 minutes.
     public var accessTokenLifetime: TimeInterval
-    /// How long an ID token lives. Default 10 minutes.
+    /// How long an ID token lives (`tokens.idTokenLifetime`). 1 minute to a day. Default 10 minutes.
     public var idTokenLifetime: TimeInterval
-    /// How long one refresh token lives before it must be rotated. Default 30 days.
+    /// How long one refresh token may go unused before it must be rotated
+    /// (`tokens.refreshTokenIdleLifetime`). 1 minute to a year. Default 30 days.
     public var refreshTokenLifetime: TimeInterval
-    /// How long a grant lasts however often it is refreshed. Default 90 days.
+    /// How long a grant lasts however often it is refreshed (`tokens.refreshTokenAbsoluteLifetime`).
+    /// 1 minute to ten years, no shorter than the idle lifetime. Default 90 days.
     public var grantLifetime: TimeInterval
     /// How long a browser stays signed in. Default 12 hours.
     public var browserSessionLifetime: TimeInterval
@@ -154,9 +156,22 @@ public struct SignetConfiguration: Sendable {
         ]
     }
 
+    /// The token lifetimes every client has unless it has its own (``TokenLifetimes``).
+    public var tokenLifetimes: TokenLifetimes {
+        TokenLifetimes(
+            accessToken: accessTokenLifetime, idToken: idTokenLifetime, refreshTokenIdle: refreshTokenLifetime, refreshTokenAbsolute: grantLifetime,
+            code: authorizationCodeLifetime)
+    }
+
     /// How long a retired key stays published: the longest token it can have signed, plus the time
     /// servers may go on signing with it before they reread keys, plus clock skew.
     public var retiredKeyPublicationTime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) + keyRefreshInterval + clockSkew }
+
+    /// The same, counting the longer access and ID token lifetimes some of `clients` have.
+    public func retiredKeyPublicationTime(clients: [ClientRecord]) -> TimeInterval {
+        let longest = clients.map { max($0.accessTokenLifetime ?? 0, $0.idTokenLifetime ?? 0) }.max() ?? 0
+        return max(retiredKeyPublicationTime, longest + keyRefreshInterval + clockSkew)
+    }
 
 
     /// Checks the settings and says what is wrong, in words an operator can act on.
@@ -196,6 +211,7 @@ public struct SignetConfiguration: Sendable {
             problems.append("the reactivation window must be shorter than the device certificate validity")
         }
         problems += authenticators.problems
+        problems += tokenLifetimes.problems(prefix: "tokens.")
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }
         return problems

@@ -19,13 +19,17 @@ public struct AuthorizationCodeIssuer: Sendable {
     let grants: any GrantStore
     /// Where the instance id a login activates is claimed for its user.
     let devices: any DeviceStore
-    let grantLifetime: TimeInterval
-    let codeLifetime: TimeInterval
+    /// Read for the client's own code and grant lifetimes.
+    let clients: any ClientStore
+    /// The provider's lifetimes; a client's own override them.
+    let lifetimes: TokenLifetimes
 
     /// Creates the grant and a code bound to client, redirect URI, PKCE challenge, nonce, scope
     /// and authentication.
     public func issue(for request: ValidatedAuthorizationRequest, authentication: Authentication) async throws -> IssuedCode {
         let now = server.now()
+        let client = try await clients.client(id: request.clientID)
+        let lifetimes = client.map(lifetimes.overridden(by:)) ?? lifetimes
         // The first user whose login binds an instance id keeps it: nobody else can activate it.
         if let instanceID = request.instanceID, try await !devices.claimDeviceInstance(id: instanceID, userID: authentication.userID, now: now) {
             throw OAuthHTTPError(.forbidden, .accessDenied, "this instance id is being activated by another user, or has expired")
@@ -33,7 +37,7 @@ public struct AuthorizationCodeIssuer: Sendable {
         let grant = GrantRecord(
             id: server.random.token(byteCount: 16), clientID: request.clientID, userID: authentication.userID, scope: request.scope,
             authTime: authentication.time, acr: authentication.acr, amr: authentication.amr, sessionID: authentication.sessionID,
-            createdAt: now, expiresAt: now.addingTimeInterval(grantLifetime))
+            createdAt: now, expiresAt: now.addingTimeInterval(lifetimes.refreshTokenAbsolute))
         var stamped = grant
         stamped.userStamp = authentication.userStamp
         stamped.resources = request.resources
@@ -44,7 +48,7 @@ public struct AuthorizationCodeIssuer: Sendable {
         try await grants.insertCode(
             AuthorizationCodeRecord(
                 codeHash: SecretDigest.hex(code), grantID: grant.id, clientID: request.clientID, redirectURI: request.redirectURI,
-                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(codeLifetime)).boundTo(request.dpopJKT))
+                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(lifetimes.code)).boundTo(request.dpopJKT))
         var response = FormParameters()
         response.append(OAuthParameter.code, code)
         response.append(OAuthParameter.state, request.state)

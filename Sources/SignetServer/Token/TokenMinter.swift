@@ -8,9 +8,8 @@ import SignetStore
 struct TokenMinter: Sendable {
     let keys: KeyRing
     let refreshTokens: any GrantStore
-    let accessTokenLifetime: TimeInterval
-    let idTokenLifetime: TimeInterval
-    let refreshTokenLifetime: TimeInterval
+    /// The provider's lifetimes; a client's own override them (``TokenLifetimes/overridden(by:)``).
+    let lifetimes: TokenLifetimes
     /// The issuer (read at each mint: it may be learned once the port is bound), time and randomness.
     let server: ServerContext
 
@@ -31,13 +30,14 @@ struct TokenMinter: Sendable {
     ) async throws -> TokenResponse {
         let now = server.now()
         let issuer = server.issuer
+        let lifetimes = lifetimes.overridden(by: client)
         let issuedAt = Int(now.timeIntervalSince1970)
         let scopes = Set(scope.split(separator: " ").map(String.init))
         let authTime = Int(grant.authTime.timeIntervalSince1970)
         let audience = audiences.isEmpty ? [issuer] : audiences + (scopes.contains("openid") && !audiences.contains(issuer) ? [issuer] : [])
         var accessClaims = AccessTokenClaims(
             iss: issuer, sub: user.id, aud: audience, clientID: client.id,
-            exp: issuedAt + Int(accessTokenLifetime), iat: issuedAt, jti: server.random.token(byteCount: 16), scope: scope,
+            exp: issuedAt + Int(lifetimes.accessToken), iat: issuedAt, jti: server.random.token(byteCount: 16), scope: scope,
             authTime: authTime, acr: grant.acr, amr: grant.amr, grantID: grant.id)
         if dpopJKT != nil || device != nil { accessClaims.cnf = Confirmation(jkt: dpopJKT, x5tS256: device?.thumbprint) }
         accessClaims.attestation = device?.record.attestation
@@ -47,7 +47,7 @@ struct TokenMinter: Sendable {
         if scopes.contains("openid") {
             var claims = IDTokenClaims(
                 iss: issuer, sub: user.id, aud: [client.id], azp: client.id,
-                exp: issuedAt + Int(idTokenLifetime), iat: issuedAt, authTime: authTime,
+                exp: issuedAt + Int(lifetimes.idToken), iat: issuedAt, authTime: authTime,
                 nonce: nonce, acr: grant.acr, amr: grant.amr, atHash: TokenHash.sha256Half(of: accessToken), sid: grant.sessionID)
             UserClaims.apply(user, scopes: scopes, to: &claims)
             claims.instanceID = grant.instanceID
@@ -57,7 +57,7 @@ struct TokenMinter: Sendable {
         var refreshToken: String?
         if client.allowsRefreshTokens, newRefreshToken {
             let token = server.random.token()
-            let expiresAt = min(now.addingTimeInterval(refreshTokenLifetime), grant.expiresAt)
+            let expiresAt = min(now.addingTimeInterval(lifetimes.refreshTokenIdle), grant.expiresAt)
             var record = RefreshTokenRecord(tokenHash: SecretDigest.hex(token), grantID: grant.id, clientID: client.id, expiresAt: expiresAt)
             // A confidential client proves itself at every refresh; a public one proves its DPoP key.
             if client.authMethod == .none { record.dpopJKT = dpopJKT }
@@ -65,7 +65,7 @@ struct TokenMinter: Sendable {
             refreshToken = token
         }
         return TokenResponse(
-            accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(accessTokenLifetime), refreshToken: refreshToken,
+            accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetimes.accessToken), refreshToken: refreshToken,
             idToken: idToken, scope: scope)
     }
 }

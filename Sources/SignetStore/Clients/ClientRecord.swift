@@ -61,6 +61,16 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     /// The app's trusted facet ids (`ios:bundle-id:…`, `android:apk-key-hash:…`), served at its
     /// UAF `appID` (FIDO AppID and Facet §3); a UAF response from any other facet is refused.
     public var facetIDs: [String]
+    /// The client's own access token lifetime in seconds; `nil`: the provider's (`tokens.accessTokenLifetime`).
+    public var accessTokenLifetime: TimeInterval?
+    /// The client's own ID token lifetime in seconds; `nil`: the provider's.
+    public var idTokenLifetime: TimeInterval?
+    /// How long the client's refresh tokens may go unused, in seconds; `nil`: the provider's.
+    public var refreshTokenIdleLifetime: TimeInterval?
+    /// How long the client's grants last however often refreshed, in seconds; `nil`: the provider's.
+    public var refreshTokenAbsoluteLifetime: TimeInterval?
+    /// How long the client's authorization codes live, in seconds; `nil`: the provider's.
+    public var codeLifetime: TimeInterval?
     public var createdAt: Date
 
     public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], fapi2: Bool = false, createdAt: Date) {
@@ -91,6 +101,7 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
         case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, fapi2, createdAt
         case authenticatorAAIDs, facetIDs
+        case accessTokenLifetime, idTokenLifetime, refreshTokenIdleLifetime, refreshTokenAbsoluteLifetime, codeLifetime
     }
 
     public init(from decoder: any Decoder) throws {
@@ -116,6 +127,11 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         fapi2 = try container.decodeIfPresent(Bool.self, forKey: .fapi2) ?? false
         authenticatorAAIDs = try container.decodeIfPresent([String].self, forKey: .authenticatorAAIDs)
         facetIDs = try container.decodeIfPresent([String].self, forKey: .facetIDs) ?? []
+        accessTokenLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .accessTokenLifetime)
+        idTokenLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .idTokenLifetime)
+        refreshTokenIdleLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .refreshTokenIdleLifetime)
+        refreshTokenAbsoluteLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .refreshTokenAbsoluteLifetime)
+        codeLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .codeLifetime)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }

@@ -91,6 +91,19 @@ extension SettingKey {
         "Write SMS to the development outbox in the data folder (`signet outbox`) instead of sending them. Off loopback serve refuses to start without sms.webhookUrl unless this is true; false (`--no-sms-outbox`) refuses the outbox everywhere.")
     static let smsWebhookSecret = SettingKey(
         "sms.webhookSecret", flag: nil, .string, default: "none", secret: true, "The webhook's HMAC signing secret, at least 16 bytes.")
+    static let accessTokenLifetime = SettingKey(
+        "tokens.accessTokenLifetime", flag: "--access-token-lifetime", .integer, default: "600",
+        "Seconds an access token lives, 60–86400; a client may have its own (`clients update --access-token-lifetime`).")
+    static let idTokenLifetime = SettingKey(
+        "tokens.idTokenLifetime", flag: "--id-token-lifetime", .integer, default: "600", "Seconds an ID token lives, 60–86400; a client may have its own.")
+    static let refreshTokenIdleLifetime = SettingKey(
+        "tokens.refreshTokenIdleLifetime", flag: "--refresh-token-idle-lifetime", .integer, default: "2592000 (30 days)",
+        "Seconds a refresh token may go unused before it expires, 60–31536000, at most the absolute lifetime; a client may have its own.")
+    static let refreshTokenAbsoluteLifetime = SettingKey(
+        "tokens.refreshTokenAbsoluteLifetime", flag: "--refresh-token-absolute-lifetime", .integer, default: "7776000 (90 days)",
+        "Seconds a grant's refresh tokens last however often refreshed (then the user signs in again), 60–315360000; a client may have its own.")
+    static let codeLifetime = SettingKey(
+        "tokens.codeLifetime", flag: "--code-lifetime", .integer, default: "60", "Seconds an authorization code lives, 10–60; a client may have its own.")
     static let logLevel = SettingKey("log.level", flag: "--log-level", .string, default: "info", "trace, debug, info, notice, warning, error or critical.")
     static let logFormat = SettingKey(
         "log.format", flag: "--log-format", .string, default: "text on a terminal, json otherwise", "json (one object a line) or text.")
@@ -109,7 +122,8 @@ extension SettingKey {
     static let all: [SettingKey] = [
         .host, .port, .issuer, .dataDirectory, .database, .databasePassword, .sqliteSynchronous, .tlsCertificate, .tlsKey, .trustedProxies, .forwardedHeader,
         .clientCertificateHeader, .dpopNonce, .requirePAR, .deviceCertificateDays, .passwordHashCost, .accountWrongCodeLimit, .accountSendLimit,
-        .smsWebhookURL, .smsWebhookSecret, .smsOutbox, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
+        .smsWebhookURL, .smsWebhookSecret, .smsOutbox, .accessTokenLifetime, .idTokenLifetime, .refreshTokenIdleLifetime, .refreshTokenAbsoluteLifetime,
+        .codeLifetime, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
     ]
 
     /// Every key a file or the environment may name: the settings and their secrets' file keys.
