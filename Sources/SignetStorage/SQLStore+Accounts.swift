@@ -72,12 +72,13 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         ).run()
     }
 
-    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws {
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?, activatedAt: Date?) async throws {
         guard let row = try await database.raw("SELECT data FROM signet_signing_keys WHERE kid = \(bind: kid)").first(),
             var key = try Self.record(SigningKeyRecord.self, from: row)
         else { throw SignetError(.notFound, "no signing key \(kid)") }
         key.status = status
         key.publishUntil = publishUntil
+        if let activatedAt { key.activatedAt = activatedAt }
         try await database.raw("UPDATE signet_signing_keys SET data = \(bind: try Self.json(key)) WHERE kid = \(bind: kid)").run()
     }
 

@@ -32,8 +32,9 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
+            let configuration = try SignetConfiguration.provider(try await store.settings(adding: [:]))
             let kid = try await store.withStore { store in
-                try await SignetAdmin(store: store, passwordHashCost: 4).rotateKeys(configuration: SignetConfiguration())
+                try await SignetAdmin(store: store, passwordHashCost: 4).rotateKeys(configuration: configuration)
             }
             print("Now signing with \(kid)")
         }

@@ -102,6 +102,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds an authorization code lives, 10–60 (env SIGNET_TOKENS_CODE_LIFETIME). Default 60")
     var codeLifetime: Int?
 
+    @Option(help: "Days a signing key signs before the next takes over, 1–3650, 0 for by hand only (env SIGNET_KEYS_ROTATION_DAYS). Default 90")
+    var keyRotationDays: Int?
+
+    @Option(help: "Days a new signing key is published before it signs, 0–365 (env SIGNET_KEYS_ANNOUNCE_DAYS). Default 7")
+    var keyAnnounceDays: Int?
+
     /// The values given as flags to `serve` (store and provider flags included).
     var flagValues: [SettingKey: SettingValue] {
         var values = provider.flagValues
@@ -129,6 +135,8 @@ struct Serve: AsyncParsableCommand {
         values[.refreshTokenIdleLifetime] = refreshTokenIdleLifetime.map(SettingValue.integer)
         values[.refreshTokenAbsoluteLifetime] = refreshTokenAbsoluteLifetime.map(SettingValue.integer)
         values[.codeLifetime] = codeLifetime.map(SettingValue.integer)
+        values[.keyRotationDays] = keyRotationDays.map(SettingValue.integer)
+        values[.keyAnnounceDays] = keyAnnounceDays.map(SettingValue.integer)
         return values
     }
 

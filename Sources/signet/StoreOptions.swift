@@ -130,6 +130,14 @@ extension SignetConfiguration {
         configuration.sms.maxWrongCodesPerAccount = try settings.positive(.accountWrongCodeLimit) ?? configuration.sms.maxWrongCodesPerAccount
         configuration.sms.maxSendsPerAccount = try settings.positive(.accountSendLimit) ?? configuration.sms.maxSendsPerAccount
         try configuration.applyTokenLifetimes(settings)
+        if let days = settings.integer(.keyRotationDays) {
+            guard (0...3_650).contains(days) else { throw settings.invalid(.keyRotationDays, "must be 1–3650 days, or 0 to rotate only by hand") }
+            configuration.keyRotation.rotationPeriod = days == 0 ? nil : TimeInterval(days) * 86_400
+        }
+        if let days = settings.integer(.keyAnnounceDays) {
+            guard (0...365).contains(days) else { throw settings.invalid(.keyAnnounceDays, "must be 0–365 days") }
+            configuration.keyRotation.announcement = TimeInterval(days) * 86_400
+        }
         return configuration
     }
 }

@@ -8,8 +8,9 @@ import SignetStore
 /// What an administrator (or the `signet` command, or a test) can do to the provider's data.
 public struct SignetAdmin: Sendable {
     /// What administration reads and changes: clients, users (and, on a lock or a new password,
-    /// their grants, sessions and remember tokens), the signing keys, and the audit trail.
-    public typealias Store = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & RememberTokenStore & AuditStore
+    /// their grants, sessions and remember tokens), the signing keys (a rotation is recorded once,
+    /// ``ReplayStore``), and the audit trail.
+    public typealias Store = ClientStore & UserStore & SigningKeyStore & ReplayStore & GrantStore & SessionStore & RememberTokenStore & AuditStore
 
     public let store: any Store
     public let clock: SignetClock
@@ -454,7 +455,7 @@ public struct SignetAdmin: Sendable {
     /// Rotates the signing keys (see ``KeyRotation``).
     public func rotateKeys(configuration: SignetConfiguration) async throws -> String {
         let publication = configuration.retiredKeyPublicationTime(clients: try await store.listClients())
-        let keyID = try await KeyRotation.rotate(store: store, now: clock.now(), retiredKeyPublicationTime: publication)
+        let keyID = try await KeyRotation.rotate(keys: store, replays: store, now: clock.now(), retiredKeyPublicationTime: publication)
         try await audit.record("keys.rotated", actor: .admin, target: keyID)
         return keyID
     }

@@ -95,7 +95,12 @@ public func buildApplication(
         router: router,
         server: httpServer,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-        services: [ExpiryCleanupService(store: store, clock: clock, interval: configuration.cleanupInterval, logger: logger)],
+        services: [
+            ExpiryCleanupService(store: store, clock: clock, interval: configuration.cleanupInterval, logger: logger),
+            KeyRotationService(
+                keys: store, replays: store, clients: store, keyRing: keyRing, audit: AuditTrail(store: store, clock: clock, random: random, logger: logger),
+                policy: configuration.keyRotation, configuration: configuration, clock: clock, logger: logger, interval: configuration.keyRotationCheckInterval),
+        ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             if configuration.issuerFollowsBoundPort {

@@ -58,6 +58,11 @@ public struct SignetConfiguration: Sendable {
 
     /// How often the key ring rereads keys from storage (to pick up rotations by another process). Default 60 s.
     public var keyRefreshInterval: TimeInterval
+    /// When the signing keys rotate by themselves (`keys.rotationDays`, `keys.announceDays`).
+    /// Default: every 90 days, each key published 7 days before it signs.
+    public var keyRotation = KeyRotationPolicy()
+    /// How often the keys are checked for a rotation due. Default an hour.
+    public var keyRotationCheckInterval: TimeInterval = 3_600
     /// How often expired records are removed. Default 10 minutes.
     public var cleanupInterval: TimeInterval
 
@@ -212,6 +217,10 @@ public struct SignetConfiguration: Sendable {
         }
         problems += authenticators.problems
         problems += tokenLifetimes.problems(prefix: "tokens.")
+        if let period = keyRotation.rotationPeriod, !(86_400...(3_650 * 86_400)).contains(period) {
+            problems.append("keys.rotationDays must be 1–3650 days (or 0: by hand only)")
+        }
+        if !(0...(365 * 86_400)).contains(keyRotation.announcement) { problems.append("keys.announceDays must be 0–365 days") }
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }
         return problems

@@ -66,6 +66,9 @@ public actor KeyRing {
     /// Whether a key to sign with is loaded (readiness).
     public var hasActiveKey: Bool { signer != nil }
 
+    /// The `kid` tokens are signed with now, as last read from the store.
+    public var activeKeyID: String? { signer?.kid }
+
     private func refreshIfStale() async throws {
         if let loadedAt, clock.now().timeIntervalSince(loadedAt) < refreshInterval { return }
         try await reload()

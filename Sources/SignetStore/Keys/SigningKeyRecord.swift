@@ -14,6 +14,9 @@ public struct SigningKeyRecord: Sendable, Equatable, Codable {
     public var createdAt: Date
     /// When a retired key may leave the JWKS: retirement plus the longest token lifetime.
     public var publishUntil: Date?
+    /// When it began to sign; `nil` for a key that never has, or one stored before this was
+    /// recorded (its `createdAt` stands in).
+    public var activatedAt: Date?
 
     public init(kid: String, algorithm: String = "ES256", privateKeyPEM: String, status: Status, createdAt: Date, publishUntil: Date? = nil) {
         self.kid = kid
@@ -29,8 +32,17 @@ public struct SigningKeyRecord: Sendable, Equatable, Codable {
 public protocol SigningKeyStore: Sendable {
     func signingKeys() async throws -> [SigningKeyRecord]
     func insertSigningKey(_ key: SigningKeyRecord) async throws
-    func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws
+    /// Sets a key's status and publication end, and its activation time when `activatedAt` is
+    /// given (else it keeps the one it has).
+    func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?, activatedAt: Date?) async throws
     func deleteSigningKey(kid: String) async throws
+}
+
+extension SigningKeyStore {
+    /// ``updateSigningKey(kid:status:publishUntil:activatedAt:)`` keeping the activation time.
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws {
+        try await updateSigningKey(kid: kid, status: status, publishUntil: publishUntil, activatedAt: nil)
+    }
 }
 
 /// Named secrets the provider makes for itself (such as the OTP hashing key).

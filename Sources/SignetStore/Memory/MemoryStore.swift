@@ -59,10 +59,11 @@ public actor MemoryStore: SignetStore {
 
     public func signingKeys() -> [SigningKeyRecord] { keys.values.sorted { ($0.createdAt, $0.kid) < ($1.createdAt, $1.kid) } }
     public func insertSigningKey(_ key: SigningKeyRecord) { if keys[key.kid] == nil { keys[key.kid] = key } }
-    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) throws {
+    public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?, activatedAt: Date?) throws {
         guard keys[kid] != nil else { throw SignetError(.notFound, "no signing key \(kid)") }
         keys[kid]?.status = status
         keys[kid]?.publishUntil = publishUntil
+        if let activatedAt { keys[kid]?.activatedAt = activatedAt }
     }
     public func deleteSigningKey(kid: String) { keys[kid] = nil }
 

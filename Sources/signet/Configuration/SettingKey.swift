@@ -104,6 +104,12 @@ extension SettingKey {
         "Seconds a grant's refresh tokens last however often refreshed (then the user signs in again), 60–315360000; a client may have its own.")
     static let codeLifetime = SettingKey(
         "tokens.codeLifetime", flag: "--code-lifetime", .integer, default: "60", "Seconds an authorization code lives, 10–60; a client may have its own.")
+    static let keyRotationDays = SettingKey(
+        "keys.rotationDays", flag: "--key-rotation-days", .integer, default: "90",
+        "Days a signing key signs before the next takes over, 1–3650; 0 rotates only by hand (`signet keys rotate`).")
+    static let keyAnnounceDays = SettingKey(
+        "keys.announceDays", flag: "--key-announce-days", .integer, default: "7",
+        "Days a new signing key is published in the JWKS before it signs, 0–365 (a rotation waits for it).")
     static let logLevel = SettingKey("log.level", flag: "--log-level", .string, default: "info", "trace, debug, info, notice, warning, error or critical.")
     static let logFormat = SettingKey(
         "log.format", flag: "--log-format", .string, default: "text on a terminal, json otherwise", "json (one object a line) or text.")
@@ -123,7 +129,7 @@ extension SettingKey {
         .host, .port, .issuer, .dataDirectory, .database, .databasePassword, .sqliteSynchronous, .tlsCertificate, .tlsKey, .trustedProxies, .forwardedHeader,
         .clientCertificateHeader, .dpopNonce, .requirePAR, .deviceCertificateDays, .passwordHashCost, .accountWrongCodeLimit, .accountSendLimit,
         .smsWebhookURL, .smsWebhookSecret, .smsOutbox, .accessTokenLifetime, .idTokenLifetime, .refreshTokenIdleLifetime, .refreshTokenAbsoluteLifetime,
-        .codeLifetime, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
+        .codeLifetime, .keyRotationDays, .keyAnnounceDays, .logLevel, .logFormat, .adminHost, .adminPort, .adminToken, .shutdownGracePeriod, .auditRetentionDays,
     ]
 
     /// Every key a file or the environment may name: the settings and their secrets' file keys.

@@ -123,8 +123,8 @@ struct GatedStore: SignetStore {
         try await base.insertSigningKey(key)
     }
 
-    func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?) async throws {
-        try await base.updateSigningKey(kid: kid, status: status, publishUntil: publishUntil)
+    func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?, activatedAt: Date?) async throws {
+        try await base.updateSigningKey(kid: kid, status: status, publishUntil: publishUntil, activatedAt: activatedAt)
     }
 
     func deleteSigningKey(kid: String) async throws {
