@@ -139,7 +139,7 @@ public final class SQLStore: Sendable {
         let pool = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: max(1, maxConnections / max(1, System.coreCount)), logger: logger, on: group)
-        let database = pool.database(logger: logger).sql(queryLogLevel: nil)
+        let database = PostgresTextGuard(base: pool.database(logger: logger).sql(queryLogLevel: nil))
         let owner = PoolOwner(pool: pool)
         return SQLStore(database: database) { try await owner.pool.shutdownAsync() }
     }

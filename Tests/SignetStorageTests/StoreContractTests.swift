@@ -47,6 +47,24 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a key holding the NUL character finds nothing and spends nothing on every store (PostgreSQL text cannot hold it)", arguments: StoreBackend.available)
+    func nulCharacter(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertClient(client("a"))
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            #expect(try await store.client(id: "a\u{0}") == nil)
+            #expect(try await store.user(username: "alice\u{0}") == nil)
+            #expect(try await store.user(id: "\u{0}") == nil)
+            #expect(try await store.loginSession(id: "s\u{0}") == nil)
+            #expect(try await store.deviceInstance(id: "\u{0}") == nil)
+            #expect(try await store.redeemCode(hash: "c\u{0}", at: now) == .unknown)
+            #expect(try await store.useRefreshToken(hash: "r\u{0}", at: now) == .unknown)
+            #expect(try await store.consumePushedRequest(uriHash: "\u{0}") == nil)
+            #expect(try await store.deleteClient(id: "a\u{0}") == false)
+            #expect(try await store.client(id: "a") == client("a"))
+        }
+    }
+
     @Test("users: unique usernames, lookup by name and id, password update, delete", arguments: StoreBackend.available)
     func users(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -54,6 +54,7 @@ struct EnrolmentBody: Sendable {
     /// A JSON object of a small body, refusing anything else with `invalid_request`.
     static func decodeJSON<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
         let bytes = Array(buffer: body)
+        if NULCharacter.isEncoded(inJSON: Data(bytes)) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
         switch JSONMemberNames(scanning: bytes) {
         case .unique: break
         case .repeated(let name): throw OAuthHTTPError.invalidRequest("the JSON body repeats \(name.prefix(64))")

@@ -15,6 +15,7 @@ enum JSONRequestBody {
         }
         if required, buffer.readableBytes == 0 { throw OAuthHTTPError.invalidRequest("the body is empty") }
         let data = Data(buffer: buffer)
+        if NULCharacter.isEncoded(inJSON: data) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
         if case .repeated(let name) = JSONMemberNames(scanning: data) {
             throw OAuthHTTPError.invalidRequest("the body names \(name.prefix(64)) more than once")
         }

@@ -59,6 +59,8 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The method, query and content-type rules shared by the OAuth endpoints.
     func check(_ request: Request, against endpoint: Endpoint) throws {
+        // A path parameter (`/devices/{instance_id}`) never holds U+0000 either.
+        if NULCharacter.isEncoded(inForm: request.uri.path) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
         guard endpoint.methods.contains(request.method) else {
             let allow = endpoint.methods.map(\.rawValue).joined(separator: ", ")
             throw OAuthHTTPError(.methodNotAllowed, .invalidRequest, "this endpoint takes \(allow) only", headers: [.allow: allow])

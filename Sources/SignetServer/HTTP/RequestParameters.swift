@@ -34,6 +34,8 @@ public enum RequestParameters {
     }
 
     static func parse(_ text: String) throws -> FormParameters {
+        // No parameter holds U+0000 (PostgreSQL text cannot, and nothing needs it).
+        if NULCharacter.isEncoded(inForm: text) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
         guard let parameters = FormParameters(encoded: text) else {
             throw OAuthHTTPError.invalidRequest("the parameters are not valid percent-encoding")
         }

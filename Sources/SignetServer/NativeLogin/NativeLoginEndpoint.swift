@@ -182,6 +182,7 @@ struct NativeLoginEndpoint: Sendable {
             throw NativeLoginError(.contentTooLarge, "invalid_request", "the body is larger than the \(maxBodySize) bytes allowed", retryable: false)
         }
         let data = Data(buffer: buffer)
+        if NULCharacter.isEncoded(inJSON: data) { throw NativeLoginError(.badRequest, "invalid_request", NULCharacter.refusal, retryable: false) }
         // JSONDecoder keeps one of two members with the same name; a gateway in front may keep the other.
         if case .repeated(let name) = JSONMemberNames(scanning: data) {
             throw NativeLoginError(.badRequest, "invalid_request", "the body names \(name.prefix(64)) more than once", retryable: true)

@@ -53,7 +53,8 @@ struct ClientAuthenticator: Sendable {
         guard let data = Data(base64Encoded: credentials), let text = String(data: data, encoding: .utf8),
             let colon = text.firstIndex(of: ":"),
             let clientID = String(text[..<colon]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-            let secret = String(text[text.index(after: colon)...]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            let secret = String(text[text.index(after: colon)...]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+            !clientID.utf8.contains(0)
         else { throw Self.invalidClient("malformed Basic credentials", basic: true) }
         if let bodyID = parameters[OAuthParameter.clientID], bodyID != clientID {
             throw Self.invalidClient("client_id does not match the Basic credentials", basic: true)
