@@ -139,7 +139,7 @@ public final class SQLStore: Sendable {
         let pool = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: max(1, maxConnections / max(1, System.coreCount)), logger: logger, on: group)
-        let database = PostgresTextGuard(base: pool.database(logger: logger).sql(queryLogLevel: nil))
+        let database = GuardedPostgres(base: pool.database(logger: logger).sql(queryLogLevel: nil))
         let owner = PoolOwner(pool: pool)
         return SQLStore(database: database) { try await owner.pool.shutdownAsync() }
     }
@@ -174,6 +174,8 @@ extension SQLStore: ReadinessStore {
                 return "the schema is at version \(version); this build needs \(SchemaMigrations.all.count)"
             }
             return nil
+        } catch where GuardedPostgres.isOutage(error) || (error as? SignetError)?.code == .storageUnavailable {
+            return "the database cannot be reached"
         } catch {
             return "the database does not answer"
         }

@@ -29,6 +29,9 @@ public struct SignetError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code("conflict")
         /// Storage failed. Worth a retry.
         public static let storageFailure = Code("storage_failure")
+        /// The store cannot be reached now (a database restarting or unreachable): nothing was
+        /// done. Worth a retry after a few seconds.
+        public static let storageUnavailable = Code("storage_unavailable")
         /// A key could not be created, read or used. Final.
         public static let keyFailure = Code("key_failure")
         /// A fetch of a URL someone else controls was refused: it redirected, sent too much or took too long.

@@ -59,6 +59,7 @@ public func buildApplication(
     router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
     router.add(middleware: RequestTelemetryMiddleware(logger: logger, metrics: metrics, forwarded: forwarded))
     router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
+    router.add(middleware: StorageOutageMiddleware())
     router.add(middleware: DurableWritesMiddleware(store: store))
     SignetRoutes(
         server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, authorities: deviceAuthorities, messages: messageSender,

@@ -91,6 +91,8 @@ struct OAuthEndpointMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let error as OAuthHTTPError:
             return error
+        case let error where StorageOutage.matches(error):
+            return StorageOutage.oauthError
         case is NIOTooManyBytesError:
             return OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(maxBodySize) bytes allowed")
         case let error as HTTPError:

@@ -78,8 +78,16 @@ struct GatedStore: SignetStore {
     let failDeviceInserts = TestSwitch()
     let failReadiness = TestSwitch()
     let failGrantReads = TestSwitch()
+    /// The database is unreachable: client and login reads and code spends throw as the SQL
+    /// store does then (``SignetError/Code/storageUnavailable``), and readiness says so.
+    let outage = TestSwitch()
+
+    private func checkReachable() throws {
+        if outage.isOn { throw SignetError(.storageUnavailable, "scripted: the database cannot be reached") }
+    }
 
     func client(id: String) async throws -> ClientRecord? {
+        try checkReachable()
         return try await base.client(id: id)
     }
 
@@ -136,6 +144,7 @@ struct GatedStore: SignetStore {
     }
 
     func loginSession(id: String) async throws -> LoginSessionRecord? {
+        try checkReachable()
         return try await base.loginSession(id: id)
     }
 
@@ -171,6 +180,7 @@ struct GatedStore: SignetStore {
 
     /// As the SQL stores: the grant is read (and may fail to decode) only for the winner.
     func redeemCodeWithGrant(hash: String, at: Date) async throws -> Spend<AuthorizationCodeRecord> {
+        try checkReachable()
         let spent = try await base.redeemCodeWithGrant(hash: hash, at: at)
         if case .redeemed = spent.redemption, failGrantReads.isOn { throw SignetError(.malformedMessage, "the grant cannot be read") }
         return spent
@@ -331,5 +341,8 @@ struct GatedStore: SignetStore {
     }
     func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool { try await base.replacePINKey(id: id, from: old, to: new) }
     func durableWrites<T>(_ body: () async throws -> T) async throws -> T { try await base.durableWrites(body) }
-    func unreadiness() async -> String? { failReadiness.isOn ? "scripted: the database does not answer" : await base.unreadiness() }
+    func unreadiness() async -> String? {
+        if outage.isOn { return "the database cannot be reached" }
+        return failReadiness.isOn ? "scripted: the database does not answer" : await base.unreadiness()
+    }
 }
