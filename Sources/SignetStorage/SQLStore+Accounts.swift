@@ -28,6 +28,19 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         try await database.raw("UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) RETURNING id").first() != nil
     }
 
+    public func clientForChange(id: String) async throws -> (client: ClientRecord, version: String)? {
+        guard let row = try await database.raw("SELECT data FROM signet_clients WHERE id = \(bind: id)").first() else { return nil }
+        // The stored text itself is the version: any change writes other text.
+        let text = try row.decode(column: "data", as: String.self)
+        return (try Self.decode(ClientRecord.self, text), text)
+    }
+
+    public func replaceClient(_ client: ClientRecord, ifVersion version: String) async throws -> Bool {
+        try await database.raw(
+            "UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) AND data = \(bind: version) RETURNING id"
+        ).first() != nil
+    }
+
     public func replaceUser(_ user: UserRecord, expectedStamp: String?) async throws -> Bool {
         // Stamps are random tokens, never empty, so COALESCE(…, '') compares "none" with "none".
         try await database.raw(

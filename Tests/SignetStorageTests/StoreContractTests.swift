@@ -47,6 +47,44 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a client is replaced only at the version read: a stale version changes nothing, and parallel administrative changes of different settings are all kept", arguments: StoreBackend.available)
+    func clientCompareAndSwap(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            try await store.insertClient(client("a"))
+            let (read, version) = try #require(try await store.clientForChange(id: "a"))
+            var renamed = read
+            renamed.name = "first"
+            #expect(try await store.replaceClient(renamed, ifVersion: version))
+            var stale = read
+            stale.name = "second"
+            #expect(try await store.replaceClient(stale, ifVersion: version) == false)
+            #expect(try await store.client(id: "a")?.name == "first")
+            #expect(try await store.clientForChange(id: "missing") == nil)
+
+            // Eight administrators change eight settings at once: none is lost.
+            let admin = SignetAdmin(store: store, passwordHashCost: 4)
+            var changes: [SignetAdmin.ClientChange] = []
+            changes.append(SignetAdmin.ClientChange(name: "renamed"))
+            changes.append(SignetAdmin.ClientChange(nativeLogin: true))
+            changes.append(SignetAdmin.ClientChange(requireDPoP: true))
+            changes.append(SignetAdmin.ClientChange(minimumACR: .some("urn:signet:loa:2")))
+            changes.append(SignetAdmin.ClientChange(resources: ["https://api.example.com"]))
+            changes.append(SignetAdmin.ClientChange(apiScopes: ["accounts"]))
+            var lifetime = SignetAdmin.ClientChange()
+            lifetime.accessTokenLifetime = .some(900)
+            changes.append(lifetime)
+            changes.append(SignetAdmin.ClientChange(requireSignedRequestObject: true))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for change in changes { group.addTask { _ = try await admin.updateClient(id: "a", change) } }
+                try await group.waitForAll()
+            }
+            let final = try #require(try await store.client(id: "a"))
+            #expect(final.name == "renamed" && final.nativeLogin && final.requireDPoP && final.minimumACR == "urn:signet:loa:2")
+            #expect(final.resources == ["https://api.example.com"] && final.allowedScopes.contains("accounts"))
+            #expect(final.accessTokenLifetime == 900 && final.requireSignedRequestObject)
+        }
+    }
+
     @Test("a key holding the NUL character finds nothing and spends nothing on every store (PostgreSQL text cannot hold it)", arguments: StoreBackend.available)
     func nulCharacter(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -104,19 +104,23 @@ public struct SignetAdmin: Sendable {
     /// The secret stays while the method keeps using one; a change to a secret method makes a new
     /// one (returned, shown once); a change away from one drops it.
     public func replaceClient(_ new: NewClient) async throws -> (ClientRecord, secret: String?) {
-        guard let stored = try await store.client(id: new.id) else { throw SignetError(.notFound, "no client \(new.id)") }
-        var secret: String?
-        var secretHash = stored.secretHash
-        if new.authMethod.usesSecret, !stored.authMethod.usesSecret || secretHash == nil {
-            secret = random.token()
-            secretHash = secret.map(SecretDigest.hex)
+        for _ in 0..<20 {
+            guard let (stored, version) = try await store.clientForChange(id: new.id) else { throw SignetError(.notFound, "no client \(new.id)") }
+            var secret: String?
+            var secretHash = stored.secretHash
+            if new.authMethod.usesSecret, !stored.authMethod.usesSecret || secretHash == nil {
+                secret = random.token()
+                secretHash = secret.map(SecretDigest.hex)
+            }
+            if !new.authMethod.usesSecret { secretHash = nil }
+            var record = try Self.checkedRecord(new, secretHash: secretHash, createdAt: stored.createdAt)
+            record.loginScenarios = stored.loginScenarios
+            // Compare-and-swap, as ``updateClient(id:_:)``.
+            guard try await store.replaceClient(record, ifVersion: version) else { continue }
+            try await audit.record("client.updated", clientID: record.id, actor: .admin)
+            return (record, secret)
         }
-        if !new.authMethod.usesSecret { secretHash = nil }
-        var record = try Self.checkedRecord(new, secretHash: secretHash, createdAt: stored.createdAt)
-        record.loginScenarios = stored.loginScenarios
-        guard try await store.replaceClient(record) else { throw SignetError(.notFound, "no client \(new.id)") }
-        try await audit.record("client.updated", clientID: record.id, actor: .admin)
-        return (record, secret)
+        throw SignetError(.conflict, "client \(new.id) kept changing; try again")
     }
 
     /// Checks a registration against every rule and builds its record.
@@ -222,7 +226,22 @@ public struct SignetAdmin: Sendable {
     /// Changes a registered client's settings.
     @discardableResult
     public func updateClient(id: String, _ change: ClientChange) async throws -> ClientRecord {
-        guard var client = try await store.client(id: id) else { throw SignetError(.notFound, "no client \(id)") }
+        // Compare-and-swap on the stored version, read again and retried when another change
+        // came first, so neither is lost.
+        for _ in 0..<20 {
+            guard let (stored, version) = try await store.clientForChange(id: id) else { throw SignetError(.notFound, "no client \(id)") }
+            let client = try Self.applying(change, to: stored)
+            if try await store.replaceClient(client, ifVersion: version) {
+                try await audit.record("client.updated", clientID: id, actor: .admin)
+                return client
+            }
+        }
+        throw SignetError(.conflict, "client \(id) kept changing; try again")
+    }
+
+    /// `stored` with `change` applied, every rule checked.
+    static func applying(_ change: ClientChange, to stored: ClientRecord) throws -> ClientRecord {
+        var client = stored
         if let name = change.name { client.name = name }
         if let minimumACR = change.minimumACR {
             try Self.checkMinimumACR(minimumACR)
@@ -256,8 +275,6 @@ public struct SignetAdmin: Sendable {
         if let lifetime = change.codeLifetime { client.codeLifetime = lifetime }
         try Self.checkLifetimes(client)
         try Self.checkProfile(client)
-        guard try await store.replaceClient(client) else { throw SignetError(.notFound, "no client \(id)") }
-        try await audit.record("client.updated", clientID: id, actor: .admin)
         return client
     }
 

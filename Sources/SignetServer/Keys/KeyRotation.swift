@@ -107,8 +107,14 @@ public enum KeyRotation {
             try await apply(step(keys, now: now, policy: .manual), keys: store, replays: replays, now: now, retiredKeyPublicationTime: retiredKeyPublicationTime)
         }
         let current = try await store.signingKeys()
-        guard let active = current.first(where: { $0.status == .active }), let next = current.filter({ $0.status == .next }).sorted(by: publishedEarlier).first else {
-            throw SignetError(.keyFailure, "there is no active or next signing key to rotate")
+        guard let next = current.filter({ $0.status == .next }).sorted(by: publishedEarlier).first else {
+            throw SignetError(.keyFailure, "there is no next signing key to rotate to")
+        }
+        guard let active = current.first(where: { $0.status == .active }) else {
+            // No key signs yet (a store no server has started): the next one starts.
+            try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: now))
+            try await store.updateSigningKey(kid: next.kid, status: .active, publishUntil: nil, activatedAt: now)
+            return next.kid
         }
         guard try await apply(.rotate(retiring: active.kid, promoting: next.kid), keys: store, replays: replays, now: now, retiredKeyPublicationTime: retiredKeyPublicationTime) != nil
         else { throw SignetError(.conflict, "another rotation of key \(active.kid) came first") }

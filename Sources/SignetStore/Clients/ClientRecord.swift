@@ -144,6 +144,11 @@ public protocol ClientStore: Sendable {
     func listClients() async throws -> [ClientRecord]
     /// Replaces a client's registration; `false` when there is none.
     func replaceClient(_ client: ClientRecord) async throws -> Bool
+    /// The client and an opaque token of the stored version, for ``replaceClient(_:ifVersion:)``.
+    func clientForChange(id: String) async throws -> (client: ClientRecord, version: String)?
+    /// Replaces the client's registration if it is still at `version` (compare-and-swap, so two
+    /// administrators' changes cannot undo each other); `false` when it changed or is gone.
+    func replaceClient(_ client: ClientRecord, ifVersion version: String) async throws -> Bool
     /// Removes a client; `false` when there was none.
     func deleteClient(id: String) async throws -> Bool
 }

@@ -7,6 +7,8 @@ public actor MemoryStore: SignetStore {
     private var clients: [String: ClientRecord] = [:]
     private var users: [String: UserRecord] = [:]
     private var keys: [String: SigningKeyRecord] = [:]
+    /// How often each client was replaced: its version for a compare-and-swap.
+    private var clientVersions: [String: Int] = [:]
     private var loginSessions: [String: LoginSessionRecord] = [:]
     private var rememberTokens: [String: RememberTokenRecord] = [:]
     private var secrets: [String: String] = [:]
@@ -38,7 +40,15 @@ public actor MemoryStore: SignetStore {
     public func replaceClient(_ client: ClientRecord) -> Bool {
         guard clients[client.id] != nil else { return false }
         clients[client.id] = client
+        clientVersions[client.id, default: 0] += 1
         return true
+    }
+    public func clientForChange(id: String) -> (client: ClientRecord, version: String)? {
+        clients[id].map { ($0, String(clientVersions[id, default: 0])) }
+    }
+    public func replaceClient(_ client: ClientRecord, ifVersion version: String) -> Bool {
+        guard clients[client.id] != nil, String(clientVersions[client.id, default: 0]) == version else { return false }
+        return replaceClient(client)
     }
 
     public func user(id: String) -> UserRecord? { users[id] }

@@ -95,6 +95,14 @@ struct GatedStore: SignetStore {
         try await base.insertClient(client)
     }
 
+    func clientForChange(id: String) async throws -> (client: ClientRecord, version: String)? {
+        try await base.clientForChange(id: id)
+    }
+
+    func replaceClient(_ client: ClientRecord, ifVersion version: String) async throws -> Bool {
+        try await base.replaceClient(client, ifVersion: version)
+    }
+
     func listClients() async throws -> [ClientRecord] {
         return try await base.listClients()
     }
