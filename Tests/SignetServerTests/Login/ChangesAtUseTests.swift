@@ -5,8 +5,8 @@ import SignetServer
 import SignetTesting
 import Testing
 
-@Suite("Second review: stamps at use, atomic user changes, paths, assurance at redemption, native bodies")
-struct SecondReviewTests {
+@Suite("Changes seen at use: security stamps, simultaneous user changes, path variants, assurance at redemption, native bodies")
+struct ChangesAtUseTests {
     @Test("grants and browser sessions made before a password change die with it, even if revocation missed them")
     func stampCheckedAtUse() async throws {
         try await withTestProvider { provider in

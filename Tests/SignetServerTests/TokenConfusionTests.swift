@@ -6,8 +6,8 @@ import SignetServer
 import SignetTesting
 import Testing
 
-@Suite("Third review: JWT type confusion, hints in request objects, used codes, crit, the return page")
-struct ThirdReviewTests {
+@Suite("Token confusion: JWT types, hints in request objects, used codes of other clients, crit, the return page")
+struct TokenConfusionTests {
     /// Request-object claims for the fixture's backend client.
     func objectClaims(_ provider: TestProvider, _ authorization: TestAuthorization, extra: [String: Any] = [:]) -> [String: Any] {
         let now = Int(provider.clock.now.timeIntervalSince1970)

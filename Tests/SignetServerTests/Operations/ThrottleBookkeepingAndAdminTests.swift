@@ -8,8 +8,8 @@ import Testing
 
 @testable import SignetServer
 
-@Suite("Operations: review findings")
-struct ReviewOfOperationsTests {
+@Suite("Operations: throttle bookkeeping under slow and failed checks, replaced registrations, refused admin changes")
+struct ThrottleBookkeepingAndAdminTests {
     /// A login throttle over a fresh memory store, on a clock the test moves.
     private func memoryThrottle(slotWait: Duration = .seconds(60)) -> (LoginThrottle, MemoryStore, TestClock) {
         let clock = TestClock()

@@ -5,8 +5,8 @@ import SignetServer
 import SignetTesting
 import Testing
 
-@Suite("Review findings: changes during a login, budgets, registrations that change")
-struct ReviewFindingsTests {
+@Suite("A login meets a change: a lock, a new password, a spent budget, a registration that changes")
+struct LoginMeetsChangeTests {
     /// Alice's native login, waiting at the SMS step.
     func atSMSStep(_ provider: TestProvider) async throws -> (NativeApp, String) {
         let app = NativeApp(provider)
