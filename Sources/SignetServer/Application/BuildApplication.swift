@@ -212,97 +212,12 @@ struct SignetRoutes: Sendable {
             server: server, clients: store, users: store, logins: store, runner: runner, requests: requests, devices: devices, operations: uaf,
             authenticatorPolicy: settings.authenticators, maxBodySize: maxBodySize)
 
-        // Errors of the endpoints programs call are OAuth JSON, whatever raised them.
-        router.add(
-            middleware: OAuthEndpointMiddleware(
-                endpoints: [
-                    "/token": .init(methods: [.post], requiresForm: true), "/revoke": .init(methods: [.post], requiresForm: true),
-                    "/par": .init(methods: [.post], requiresForm: true),
-                    "/devices/instances": .init(methods: [.post], requiresForm: false),
-                    "/devices/activation": .init(methods: [.post], requiresForm: false, bodyTypes: EnrolmentBody.mediaTypes),
-                    "/devices/reactivation": .init(methods: [.post], requiresForm: false, bodyTypes: EnrolmentBody.mediaTypes),
-                    "/devices/initial-certificate": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/devices/deactivation": .init(methods: [.post], requiresForm: false),
-                    "/devices/status": .init(methods: [.get], requiresForm: false),
-                    "/devices/certificate-status": .init(methods: [.get], requiresForm: false),
-                    "/devices": .init(methods: [.get], requiresForm: false),
-                    "/devices/ca.pem": .init(methods: [.get], requiresForm: false),
-                    "/userinfo": .init(methods: [.get, .head, .post], requiresForm: false),
-                    "/uaf/registration/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/uaf/registration/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/uaf/deregistration": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/uaf/pin/change/request": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/uaf/pin/change/response": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/login/device/start": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                    "/login/device/finish": .init(methods: [.post], requiresForm: false, bodyTypes: ["application/json"]),
-                ], maxBodySize: maxBodySize, logger: server.logger,
-                prefixedEndpoints: [
-                    ("/devices/", .init(methods: [.patch, .delete, .post], requiresForm: false)), ("/uaf/facets/", .init(methods: [.get], requiresForm: false)),
-                ]))
-
-        router.get("/.well-known/openid-configuration", use: discovery.configuration)
-        router.get("/jwks", use: discovery.jwks)
-        router.get("/authorize", use: authorize.handle)
-        router.post("/authorize", use: authorize.handle)
-        router.post("/login", use: login.submit)
-        router.post("/login/sms", use: login.submitCode)
-        router.post("/login/sms/resend", use: login.resend)
-        router.post("/login/continue", use: login.continueAs)
-        router.post("/token", use: token.handle)
-        router.post("/par", use: pushed.handle)
-        router.get("/userinfo", use: userInfo.handle)
-        router.head("/userinfo", use: userInfo.handle)
-        router.post("/userinfo", use: userInfo.handle)
-        router.post("/revoke", use: revocation.handle)
-        router.get("/logout", use: logout.handle)
-        router.post("/logout", use: logout.handle)
-        router.post("/devices/instances", use: instances.create)
-        router.post("/devices/activation", use: activation.activate)
-        router.post("/devices/reactivation", use: activation.reactivate)
-        router.post("/devices/initial-certificate", use: initialCertificates.issue)
-        router.get("/devices/status", use: selfService.status)
-        router.post("/devices/deactivation", use: selfService.deactivate)
-        router.get("/devices", use: selfService.list)
-        router.patch("/devices/:instance_id", use: selfService.rename)
-        router.delete("/devices/:instance_id", use: selfService.remove)
-        router.post("/devices/:instance_id/lock", use: selfService.lock)
-        router.get("/devices/certificate-status", use: certificateStatus.status)
-        router.get("/devices/ca.pem", use: certificateStatus.caCertificates)
-        router.get("/uaf/facets/:client_id", use: authenticators.facets)
-        router.post("/uaf/registration/request", use: authenticators.registrationRequest)
-        router.post("/uaf/registration/response", use: authenticators.registrationResponse)
-        router.post("/uaf/deregistration", use: authenticators.deregistration)
-        router.post("/uaf/pin/change/request", use: authenticators.pinChangeRequest)
-        router.post("/uaf/pin/change/response", use: authenticators.pinChangeResponse)
-        router.delete("/devices/:instance_id/authenticators/:key_id", use: authenticators.remove)
-        router.post("/login/device/start", use: deviceLogin.start)
-        router.post("/login/device/finish", use: deviceLogin.finish)
-        router.post("/login/native/start", use: native.start)
-        router.post("/login/native/scenario", use: native.selectScenario)
-        router.post("/login/native/username_password", use: native.usernamePassword)
-        router.post("/login/native/password", use: native.password)
-        router.post("/login/native/sms_code", use: native.smsCode)
-        router.post("/login/native/sms_code/resend", use: native.resendCode)
-        router.get("/login/native/openapi.yaml") { _, _ in OpenAPIDocument.nativeLogin.response() }
-        router.get("/assets/signet.css") { _, _ in PageRenderer.stylesheet() }
-        router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
         let health = HealthEndpoints(server: server, readiness: store, keyRing: keyRing)
-        router.get("/health/live", use: health.live)
-        router.get("/health/ready", use: health.ready)
-
-        // Wrong methods get 405 with Allow, not 404 (the OAuth endpoints' own come from OAuthEndpointMiddleware).
-        let allowed: [(String, [HTTPRequest.Method])] = [
-            ("/.well-known/openid-configuration", [.get]), ("/jwks", [.get]), ("/authorize", [.get, .post]), ("/login", [.post]),
-            ("/login/sms", [.post]), ("/login/sms/resend", [.post]), ("/login/continue", [.post]), ("/logout", [.get, .post]),
+        let groups: [any EndpointGroup] = [
+            discovery, health, authorize, pushed, login, native, token, revocation, userInfo, logout, instances, activation, initialCertificates,
+            selfService, certificateStatus, authenticators, deviceLogin,
         ]
-        for (path, methods) in allowed {
-            let allow = methods.map(\.rawValue).joined(separator: ", ")
-            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !methods.contains(method) {
-                router.on(RouterPath(path), method: method) { _, _ in
-                    Response(status: .methodNotAllowed, headers: [.allow: allow])
-                }
-            }
-        }
+        EndpointTable(groups, maxBodySize: maxBodySize, logger: server.logger).register(on: router)
     }
 }
 

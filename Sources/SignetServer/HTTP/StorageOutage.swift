@@ -25,7 +25,7 @@ enum StorageOutage {
 /// Answers an outage of the store anywhere below it (pages, the native login API, the device
 /// API) with 503 and `Retry-After`: a short page for browsers, else the JSON error shape of
 /// Signet's APIs (`error` `temporarily_unavailable`, `retryable`, `retry_after`). The OAuth
-/// endpoints answer it themselves, as OAuth JSON (``OAuthEndpointMiddleware``).
+/// endpoints answer it themselves, as OAuth JSON (``OAuthEndpointRules``).
 struct StorageOutageMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
