@@ -85,12 +85,8 @@ struct BenchCommandTests {
     /// allowed to set a CPU affinity here (a sandbox may forbid it).
     private static var canIsolate: Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), let split = try? CPUIsolation.forThisMachine() else { return false }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-        probe.arguments = ["--cpu-list", CPUIsolation.list(split.server), "/bin/true"]
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        guard let probe = try? ChildProcess.run("/usr/bin/taskset", ["--cpu-list", CPUIsolation.list(split.server), "/bin/true"]) else { return false }
+        return probe.status == 0
     }
 
     private static var hasProc: Bool { FileManager.default.fileExists(atPath: "/proc/self/status") }

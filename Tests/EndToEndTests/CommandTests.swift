@@ -24,35 +24,11 @@ struct SignetCommand {
     /// Runs `signet arguments…` to completion; with a `prefix`, runs `prefix… signet arguments…`
     /// (a program that runs the command, such as `taskset`).
     static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], prefix: [String] = []) throws -> Output {
-        let process = Process()
-        if let program = prefix.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = Array(prefix.dropFirst()) + [executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        let command = prefix.isEmpty ? [executable.path] + arguments : prefix + [executable.path] + arguments
         // Standard error goes to a file, not a second pipe: a pipe nobody reads while standard
         // output is read to its end would stop a command (or its server) that writes much there.
-        let errorFile = try TestFolder.make("stderr", create: false)
-        guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
-            throw TestFolderError("cannot make \(errorFile.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errorHandle = try FileHandle(forWritingTo: errorFile)
-        let out = Pipe(), inPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = errorHandle
-        process.standardInput = inPipe
-        try process.run()
-        try errorHandle.close()
-        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inPipe.fileHandleForWriting.close()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let stderr = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
-        return Output(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let result = try ChildProcess.run(command[0], Array(command.dropFirst()), environment: environment, input: input)
+        return Output(status: result.status, stdout: result.standardOutput, stderr: result.standardError)
     }
 
     /// A fresh data folder.
@@ -187,13 +163,9 @@ struct CommandTests {
     func serveAndDemo() async throws {
         let data = try SignetCommand.dataFolder()
         let port = try FreePort.find()
-        let server = Process()
-        server.executableURL = SignetCommand.executable
-        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"]
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let bannerFile = data + "/serve-output.txt"
+        let server = try ChildProcess.start(
+            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"], output: .file(bannerFile))
         defer { server.terminate() }
         var ready = false
         for _ in 0..<150 where !ready {
@@ -240,7 +212,7 @@ struct CommandTests {
         #expect(forgotten.stdout.contains("Revoked 1 remember token of demo"))
         server.terminate()
         server.waitUntilExit()
-        let banner = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let banner = try String(contentsOfFile: bannerFile, encoding: .utf8)
         #expect(banner.contains("demo-backend"))
         #expect(banner.contains("FAPI 2.0 client demo-bank"))
         #expect(banner.contains("http://127.0.0.1:\(port)/.well-known/openid-configuration"))

@@ -222,19 +222,13 @@ struct ConfigurationTests {
         let data = try SignetCommand.dataFolder()
         let port = try FreePort.find(), adminPort = try FreePort.find()
         let path = try file("port: \(port)\ndataDir: \(data)\npasswordHashCost: 4\nlog:\n  format: json\nadmin:\n  port: \(adminPort)\n")
-        let server = Process()
-        server.executableURL = SignetCommand.executable
-        server.arguments = ["serve", "--config", path]
-        // Without the allocator settings of whoever runs the tests, which would leave glibc's thresholds to them.
-        server.environment = ProcessInfo.processInfo.environment.filter { name, _ in name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_")) }
         // The log goes to a file: a pipe read only after the exit could fill and stall the server.
         let logFile = URL(fileURLWithPath: data).appendingPathComponent("stderr.log")
-        #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
-        let logHandle = try FileHandle(forWritingTo: logFile)
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = logHandle
-        try server.run()
-        try logHandle.close()
+        // Without the allocator settings of whoever runs the tests, which would leave glibc's thresholds to them.
+        let server = try ChildProcess.start(
+            SignetCommand.executable.path, ["serve", "--config", path],
+            baseEnvironment: ProcessInfo.processInfo.environment.filter { name, _ in name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_")) },
+            errors: .file(logFile.path))
         defer { if server.isRunning { server.terminate() } }
         var ready: TestResponse?
         for _ in 0..<150 {

@@ -4,34 +4,22 @@ import SignetTesting
 import Synchronization
 import Testing
 
-/// What a process printed so far, appended as it arrives.
-final class PrintedOutput: Sendable {
-    private let data = Mutex(Data())
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
-}
-
 /// A `signet serve` process, stopped by ``stop()``; its banner is what it printed.
 final class ServeProcess {
-    let process = Process()
-    let output = Pipe()
+    let process: ChildProcess
     let port: Int
-    /// What the process printed so far, read as it comes.
-    private let printed = PrintedOutput()
+    /// Where the process prints, read as it comes.
+    private let outputFile: String
 
     init(data: String, extra: [String] = []) throws {
         port = try FreePort.find()
-        process.executableURL = SignetCommand.executable
-        process.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let printed = self.printed
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            printed.append(chunk)
-        }
-        try process.run()
+        outputFile = try TestFolder.make("serve-output", create: false).path
+        process = try ChildProcess.start(
+            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra, output: .file(outputFile))
     }
+
+    /// What the process printed so far.
+    private var printed: String { FileManager.default.contents(atPath: outputFile).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     /// Waits until discovery answers on 127.0.0.1 (the server may listen on every address) and
     /// the banner, written once the port is bound, has arrived: a request can be served a moment
@@ -39,7 +27,7 @@ final class ServeProcess {
     func waitUntilReady() async throws -> Bool {
         for _ in 0..<150 {
             if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200,
-                printed.text.contains("is listening on")
+                printed.contains("is listening on")
             {
                 return true
             }
@@ -52,10 +40,8 @@ final class ServeProcess {
     func stop() -> String {
         process.terminate()
         process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        printed.append(rest)
-        return printed.text
+        defer { unlink(outputFile) }
+        return printed
     }
 }
 
@@ -141,16 +127,11 @@ struct DeploymentTests {
 
         // Started with --sms-outbox off loopback, serve says where the codes go.
         let port = try FreePort.find()
-        let server = Process()
-        server.executableURL = SignetCommand.executable
-        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--log-format", "json", "--sms-outbox"] + offLoopback.dropFirst(4)
         let logFile = URL(fileURLWithPath: data).appendingPathComponent("serve.log")
-        #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
-        let logHandle = try FileHandle(forWritingTo: logFile)
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = logHandle
-        try server.run()
-        try logHandle.close()
+        let server = try ChildProcess.start(
+            SignetCommand.executable.path,
+            ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--log-format", "json", "--sms-outbox"] + offLoopback.dropFirst(4),
+            errors: .file(logFile.path))
         defer { if server.isRunning { server.terminate() } }
         var ready = false
         for _ in 0..<150 where !ready {

@@ -6,13 +6,8 @@ import Testing
 @Suite("The device commands: serve --dev-tls, demo --device, device activate|status|reactivate|deactivate")
 struct DeviceCommandTests {
     /// Starts `signet serve` with `extra` and waits until discovery answers over `scheme`.
-    static func serve(data: String, port: Int, extra: [String] = [], scheme: String = "http") async throws -> Process {
-        let server = Process()
-        server.executableURL = SignetCommand.executable
-        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+    static func serve(data: String, port: Int, extra: [String] = [], scheme: String = "http") async throws -> ChildProcess {
+        let server = try ChildProcess.start(SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra)
         let browser = scheme == "https" ? TestBrowser(tls: try TestTLS.client()) : TestBrowser()
         for _ in 0..<150 {
             if let response = try? await browser.get("\(scheme)://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { return server }
@@ -27,7 +22,7 @@ struct DeviceCommandTests {
         init(_ description: String) { self.description = description }
     }
 
-    static func stop(_ server: Process) {
+    static func stop(_ server: ChildProcess) {
         server.terminate()
         server.waitUntilExit()
     }

@@ -144,15 +144,7 @@ struct DeviceLifecycleTests {
     }
 
     static func openssl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let result = try ChildProcess.run("/usr/bin/env", ["openssl"] + arguments, errors: .standardOutput)
+        return (result.status, result.standardOutput)
     }
 }

@@ -15,12 +15,9 @@ struct TLSTests {
         let data = try SignetCommand.dataFolder()
         let files = try TestTLS.serverCertificate(in: data)
         let port = try FreePort.find()
-        let server = Process()
-        server.executableURL = SignetCommand.executable
-        server.arguments = ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--tls-certificate", files.certificate, "--tls-key", files.key]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ChildProcess.start(
+            SignetCommand.executable.path,
+            ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--tls-certificate", files.certificate, "--tls-key", files.key])
         defer { server.terminate() }
 
         var tls = TLSConfiguration.makeClientConfiguration()

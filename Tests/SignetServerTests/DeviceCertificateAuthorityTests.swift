@@ -429,17 +429,9 @@ struct DeviceCertificateAuthorityTests {
         let folder = try TestFolder.make("device-ca")
         defer { try? FileManager.default.removeItem(at: folder) }
         func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: openssl)
-            process.arguments = arguments
-            process.currentDirectoryURL = folder
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            // In the folder (GNU env's --chdir), its output and errors together.
+            let result = try ChildProcess.run("/usr/bin/env", ["--chdir", folder.path, openssl] + arguments, errors: .standardOutput)
+            return (result.status, result.standardOutput)
         }
 
         // The device's key and request, made by openssl as a stranger to swift-certificates would.

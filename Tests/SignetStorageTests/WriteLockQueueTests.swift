@@ -3,6 +3,7 @@ import SignetCore
 import SignetServer
 @testable import SignetStorage
 import Synchronization
+import SignetTesting
 import Testing
 
 /// A process whose write waits for SQLite's write lock says so through a lock on
@@ -13,10 +14,10 @@ import Testing
 struct WriteLockQueueTests {
     /// Starts a Python process that holds a shared lock on the first byte of `path` until the
     /// file `release` exists, and returns once it holds it.
-    private func holdWaitingLock(_ path: String, until release: String) throws -> Process {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = [
+    private func holdWaitingLock(_ path: String, until release: String) throws -> ChildProcess {
+        let python = try ChildProcess.start(
+            "/usr/bin/env",
+            [
             "python3", "-c",
             """
             import fcntl, os, sys, time
@@ -27,15 +28,14 @@ struct WriteLockQueueTests {
                 time.sleep(0.01)
             """,
             path, release,
-        ]
-        try python.run()
+            ])
         try waitFor(path + ".held", from: python)
         return python
     }
 
     /// Returns once `marker` exists (polled for up to 30 s, so that a slow machine cannot fail
     /// it); throws at once if `process` ended first (no `python3`, say).
-    private func waitFor(_ marker: String, from process: Process) throws {
+    private func waitFor(_ marker: String, from process: ChildProcess) throws {
         for _ in 0..<3000 where !FileManager.default.fileExists(atPath: marker) {
             try #require(process.isRunning, "the helper process ended early (is python3 installed?)")
             Thread.sleep(forTimeInterval: 0.01)
@@ -48,9 +48,9 @@ struct WriteLockQueueTests {
         try await withTemporarySQLiteStore("queue-announced", laterFlush: .seconds(3600)) { store, _, path in
             // Another process: takes SQLite's write lock, waits until it sees a write waiting for
             // it (a shared lock on byte 0 of -waiting), says so, and lets go.
-            let python = Process()
-            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            python.arguments = [
+            let python = try ChildProcess.start(
+                "/usr/bin/env",
+                [
                 "python3", "-c",
                 """
                 import fcntl, os, sqlite3, struct, sys, time
@@ -70,8 +70,7 @@ struct WriteLockQueueTests {
                 db.execute('COMMIT')
                 """,
                 path,
-            ]
-            try python.run()
+                ])
             try waitFor(path + ".locked", from: python)
             try await store.durableWrites {
                 try await store.insertClient(sampleClient("waited"))
@@ -80,9 +79,9 @@ struct WriteLockQueueTests {
             #expect(try String(contentsOfFile: path + ".seen", encoding: .utf8) == "yes", "the other process saw the write waiting")
             #expect(!WriteLockQueue(databasePath: path + ".elsewhere").othersWait)
             // Written: the wait is no longer announced (looked at from another process).
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            check.arguments = [
+            let check = try ChildProcess.start(
+                "/usr/bin/env",
+                [
                 "python3", "-c",
                 """
                 import fcntl, os, struct, sys
@@ -92,10 +91,8 @@ struct WriteLockQueueTests {
                 sys.exit(0 if struct.unpack('hhqqi', answer)[0] == fcntl.F_UNLCK else 1)
                 """,
                 path,
-            ]
-            try check.run()
-            check.waitUntilExit()
-            #expect(check.terminationStatus == 0, "no wait announced once written")
+                ])
+            #expect(check.waitUntilExit() == 0, "no wait announced once written")
         }
     }
 
