@@ -151,7 +151,7 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
 
     /// The error an unsuccessful answer carries.
     static func from(_ response: HTTPTransportResponse) -> SignetClientError {
-        guard let body = try? JSONDecoder().decode(NativeLoginErrorBody.self, from: response.body) else {
+        guard let body = try? JSONDecoder().decode(APIErrorBody.self, from: response.body) else {
             return SignetClientError(.invalidResponse, status: response.status, isRetryable: response.status >= 500)
         }
         // OAuth errors other than temporarily_unavailable are final unless the server says otherwise.

@@ -34,7 +34,7 @@ struct OAuthErrorTests {
 
     @Test("the native login's error bodies and the JWT refusals are wire-safe as well")
     func otherCarriers() {
-        let body = NativeLoginErrorBody(error: "bad\u{201D}", errorDescription: "wait\u{2026} \"now\"", retryable: false)
+        let body = APIErrorBody(error: "bad\u{201D}", errorDescription: "wait\u{2026} \"now\"", retryable: false)
         #expect(body.error == "bad'")
         #expect(body.errorDescription == "wait... 'now'")
         let refusals: [CompactJWT.Refusal] = [.notCompact, .malformedHeader, .malformedClaims, .repeatedHeaderMember("alg"), .repeatedClaim("aud")]

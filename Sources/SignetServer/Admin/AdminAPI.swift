@@ -135,8 +135,8 @@ struct AdminAPI: Sendable {
             return try await change()
         } catch let error as SignetError {
             switch error.code {
-            case .notFound: throw AdminError(status: .notFound, code: "not_found", description: error.reason)
-            case .conflict: throw AdminError(status: .conflict, code: "conflict", description: error.reason)
+            case .notFound: throw APIError(.notFound, "not_found", error.reason)
+            case .conflict: throw APIError(.conflict, "conflict", error.reason)
             case .invalidConfiguration:
                 // Redirect URIs are checked first (ClientMetadata), so what is left is metadata.
                 throw users ? AdminError.invalidRequest(error.reason) : AdminError.clientMetadata(error.reason)
@@ -159,13 +159,13 @@ struct AdminAPI: Sendable {
 
     static func body(_ request: Request) async throws -> Data {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw AdminError(status: .unsupportedMediaType, code: "invalid_request", description: "send application/json")
+            throw APIError(.unsupportedMediaType, "invalid_request", "send application/json")
         }
-        let data: Data
-        do { data = try await JSONRequestBody.data(request, limit: maxBody) } catch let error as OAuthHTTPError {
-            throw AdminError(status: error.status, code: error.error.error.rawValue, description: error.error.errorDescription ?? "")
+        do { return try await JSONRequestBody.read(request, limit: maxBody) } catch let refusal as JSONRequestBody.Refusal {
+            var error = refusal.apiError
+            error.body.retryable = nil
+            throw error
         }
-        return data
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
@@ -184,37 +184,27 @@ struct AdminTokenMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            throw AdminError(
-                status: .unauthorized, code: "invalid_request", description: "the admin API needs Authorization: Bearer <admin token>",
-                headers: [.wwwAuthenticate: #"Bearer realm="signet-admin""#])
+            var error = APIError(.unauthorized, "invalid_request", "the admin API needs Authorization: Bearer <admin token>")
+            error.headers = [.wwwAuthenticate: #"Bearer realm="signet-admin""#]
+            throw error
         }
         // Digests of equal length, compared without an early exit: the time says nothing about the token.
         let given = SHA256.hash(data: Data(header.dropFirst(7).utf8))
         guard ConstantTime.equals(Array(given), Array(expectedDigest)) else {
-            throw AdminError(
-                status: .unauthorized, code: "invalid_token", description: "the admin token is wrong",
-                headers: [.wwwAuthenticate: #"Bearer realm="signet-admin", error="invalid_token""#])
+            var error = APIError(.unauthorized, "invalid_token", "the admin token is wrong")
+            error.headers = [.wwwAuthenticate: #"Bearer realm="signet-admin", error="invalid_token""#]
+            throw error
         }
         return try await next(request, context)
     }
 }
 
 /// An admin API error: a status and RFC 7591 §3.2.2's body.
-struct AdminError: HTTPResponseError {
-    let status: HTTPResponse.Status
-    let code: String
-    let description: String
-    var headers: HTTPFields = [:]
-
-    static func clientMetadata(_ description: String) -> Self { Self(status: .badRequest, code: "invalid_client_metadata", description: description) }
-    static func invalidRequest(_ description: String) -> Self { Self(status: .badRequest, code: "invalid_request", description: description) }
-    static func notFound(_ what: String) -> Self { Self(status: .notFound, code: "not_found", description: "no such \(what)") }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = AdminAPI.json(["error": code, "error_description": description], status: status)
-        for field in headers { response.headers.append(field) }
-        return response
-    }
+/// The admin API's errors (``APIError``; never `retryable`: an administrator's request is wrong or not).
+enum AdminError {
+    static func clientMetadata(_ description: String) -> APIError { APIError(.badRequest, "invalid_client_metadata", description) }
+    static func invalidRequest(_ description: String) -> APIError { APIError(.badRequest, "invalid_request", description) }
+    static func notFound(_ what: String) -> APIError { APIError(.notFound, "not_found", "no such \(what)") }
 }
 
 /// A user as the admin API and `signet users … --output json` show it (never the password hash or the security stamp).

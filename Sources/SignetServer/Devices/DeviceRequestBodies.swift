@@ -53,14 +53,9 @@ struct EnrolmentBody: Sendable {
 
     /// A JSON object of a small body, refusing anything else with `invalid_request`.
     static func decodeJSON<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
-        let bytes = Array(buffer: body)
-        if NULCharacter.isEncoded(inJSON: Data(bytes)) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
-        switch JSONMemberNames(scanning: bytes) {
-        case .unique: break
-        case .repeated(let name): throw OAuthHTTPError.invalidRequest("the JSON body repeats \(name.prefix(64))")
-        case .malformed: throw OAuthHTTPError.invalidRequest("the body must be one JSON object")
-        }
-        do { return try JSONDecoder().decode(T.self, from: Data(bytes)) } catch {
+        let data = Data(buffer: body)
+        do { try JSONRequestBody.check(data, objectOnly: true) } catch { throw error.oauthError }
+        do { return try JSONDecoder().decode(T.self, from: data) } catch {
             throw OAuthHTTPError.invalidRequest("the body must be a JSON object with the documented members (docs/devices.md)")
         }
     }

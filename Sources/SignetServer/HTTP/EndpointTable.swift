@@ -53,8 +53,13 @@ struct EndpointTable: Sendable {
     /// 405 with `Allow`, in the path's dialect.
     static func methodNotAllowed(allow: String, dialect: Endpoint.Dialect, request: Request, context: SignetRequestContext) throws -> Response {
         switch dialect {
-        case .oauth, .api:
+        case .oauth:
             let error = OAuthHTTPError(.methodNotAllowed, .invalidRequest, "this endpoint takes \(allow) only", headers: [.allow: allow])
+            let response = try error.response(from: request, context: context)
+            return request.method == .head ? response.createHeadResponse() : response
+        case .api:
+            var error = APIError(.methodNotAllowed, "invalid_request", "this endpoint takes \(allow) only", retryable: false)
+            error.headers = [.allow: allow]
             let response = try error.response(from: request, context: context)
             return request.method == .head ? response.createHeadResponse() : response
         case .page:

@@ -1,24 +1,70 @@
-// A JSON request body read once, bounded, and refused when a member name repeats.
+// The one reader of JSON request bodies: read once, bounded, strict (no repeated member, no NUL).
 import Foundation
 import Hummingbird
 import NIOCore
 import SignetCore
 
-/// Reads the JSON bodies of the device and authenticator endpoints.
+/// Reads every JSON request body Signet takes (the device, UAF, device login and native login APIs).
+///
+/// Strict where `JSONDecoder` is lenient: a member name that appears twice is refused
+/// (`JSONDecoder` keeps one; a gateway in front may keep the other), and so is U+0000. What is
+/// wrong is a ``Refusal``, which each error dialect words as its own (``Refusal/oauthError``,
+/// ``Refusal/apiError``).
 enum JSONRequestBody {
-    /// The body's bytes, at most `limit` (413 beyond), refused when empty and `required`, or when
-    /// a member name appears twice (JSONDecoder keeps one; a gateway in front may keep the other).
+    /// Why a body was refused.
+    enum Refusal: Error, Equatable {
+        case tooLarge(limit: Int)
+        case empty
+        case nul
+        case repeated(String)
+        case notJSON
+
+        var description: String {
+            switch self {
+            case .tooLarge(let limit): "the body is larger than the \(limit) bytes allowed"
+            case .empty: "the body is empty"
+            case .nul: NULCharacter.refusal
+            case .repeated(let name): "the body names \(name.prefix(64)) more than once"
+            case .notJSON: "the body must be one JSON object"
+            }
+        }
+
+        /// The refusal as an OAuth error (`invalid_request`; 413 when too large).
+        var oauthError: OAuthHTTPError {
+            if case .tooLarge = self { return OAuthHTTPError(.contentTooLarge, .invalidRequest, description) }
+            return OAuthHTTPError.invalidRequest(description)
+        }
+
+        /// The refusal as the API error (`invalid_request`; 413 when too large).
+        var apiError: APIError {
+            if case .tooLarge = self { return APIError(.contentTooLarge, "invalid_request", description, retryable: false) }
+            return APIError(.badRequest, "invalid_request", description, retryable: self != .nul)
+        }
+    }
+
+    /// The body's bytes, at most `limit`, checked (``check(_:required:)``); refusals as OAuth errors.
     static func data(_ request: Request, limit: Int, required: Bool = true) async throws -> Data {
+        do { return try await read(request, limit: limit, required: required) } catch let refusal as Refusal { throw refusal.oauthError }
+    }
+
+    /// The body's bytes, at most `limit`, checked; throws ``Refusal``.
+    static func read(_ request: Request, limit: Int, required: Bool = true) async throws -> Data {
         let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: limit) } catch is NIOTooManyBytesError {
-            throw OAuthHTTPError(.contentTooLarge, .invalidRequest, "the body is larger than the \(limit) bytes allowed")
-        }
-        if required, buffer.readableBytes == 0 { throw OAuthHTTPError.invalidRequest("the body is empty") }
+        do { buffer = try await request.body.collect(upTo: limit) } catch is NIOTooManyBytesError { throw Refusal.tooLarge(limit: limit) }
         let data = Data(buffer: buffer)
-        if NULCharacter.isEncoded(inJSON: data) { throw OAuthHTTPError.invalidRequest(NULCharacter.refusal) }
-        if case .repeated(let name) = JSONMemberNames(scanning: data) {
-            throw OAuthHTTPError.invalidRequest("the body names \(name.prefix(64)) more than once")
-        }
+        try check(data, required: required)
         return data
+    }
+
+    /// Refuses an empty body (when `required`), U+0000 and a repeated member name; with
+    /// `objectOnly`, anything but one JSON object too (else the caller's decoder words that).
+    static func check(_ data: Data, required: Bool = true, objectOnly: Bool = false) throws(Refusal) {
+        if required, data.isEmpty { throw .empty }
+        if NULCharacter.isEncoded(inJSON: data) { throw .nul }
+        switch JSONMemberNames(scanning: data) {
+        case .unique: return
+        case .repeated(let name): throw .repeated(name)
+        case .malformed: if objectOnly { throw .notJSON }
+        }
     }
 }

@@ -37,8 +37,9 @@ struct StorageOutageMiddleware<Context: RequestContext>: RouterMiddleware {
                 headers[.contentType] = "text/html; charset=utf-8"
                 body = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Try again shortly</title><p>Sign-in is unavailable for a moment. Please try again in a few seconds.</p></html>"
             } else {
-                headers[.contentType] = "application/json; charset=utf-8"
-                body = #"{"error":"temporarily_unavailable","error_description":"\#(StorageOutage.description)","retry_after":\#(StorageOutage.retryAfter),"retryable":true}"#
+                let error = APIError(
+                    .serviceUnavailable, "temporarily_unavailable", StorageOutage.description, retryable: true, retryAfter: TimeInterval(StorageOutage.retryAfter))
+                return try error.response(from: request, context: context)
             }
             return Response(status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }

@@ -34,27 +34,27 @@ struct NativeLoginEndpoint: Sendable {
         let client: ClientRecord
         switch try await requests.read(parameters, from: .native).decision {
         case .showError(let error), .redirectError(let error, _, _):
-            throw NativeLoginError(
+            throw APIError(
                 error.error == .invalidClient ? .unauthorized : .badRequest, error.error.rawValue, error.errorDescription ?? "", retryable: false)
         case .valid(let valid, let found):
             (authorization, client) = (valid, found)
         }
         // The API hands out codes without a redirect, so only clients registered for it may use it.
         guard client.nativeLogin else {
-            throw NativeLoginError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
+            throw APIError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
         }
         // A native login always asks the user, so prompt=none cannot be honoured (OIDC Core §3.1.2.6).
         if authorization.prompt.contains("none") {
-            throw NativeLoginError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
+            throw APIError(.badRequest, "login_required", "prompt=none cannot be used with the native login", retryable: false)
         }
         let scenarios = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: authorization)
         guard !scenarios.isEmpty else {
-            throw NativeLoginError(.forbidden, "unauthorized_client", "no login scenario this client may use meets the request", retryable: false)
+            throw APIError(.forbidden, "unauthorized_client", "no login scenario this client may use meets the request", retryable: false)
         }
         var remembered: UserRecord?
         if let token = fields["remember_token"] {
             guard let user = try await rememberTokens.user(for: token, clientID: client.id) else {
-                throw NativeLoginError(.badRequest, "invalid_remember_token", "the remember token is unknown, revoked or for another client", retryable: false)
+                throw APIError(.badRequest, "invalid_remember_token", "the remember token is unknown, revoked or for another client", retryable: false)
             }
             remembered = user
         }
@@ -75,7 +75,7 @@ struct NativeLoginEndpoint: Sendable {
     func selectScenario(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let (input, session, client) = try await load(request)
         guard let name = input.scenario, let scenario = LoginScenario(rawValue: name) else {
-            throw NativeLoginError(.badRequest, "invalid_request", "scenario must be one of \(LoginScenario.allCases.map(\.rawValue).joined(separator: ", "))", retryable: true)
+            throw APIError(.badRequest, "invalid_request", "scenario must be one of \(LoginScenario.allCases.map(\.rawValue).joined(separator: ", "))", retryable: true)
         }
         let offered = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: session.request)
         return try render(await runner.chooseScenario(scenario, offered: offered, on: session, context: loginContext(context, client)), handle: input.loginSession)
@@ -86,7 +86,7 @@ struct NativeLoginEndpoint: Sendable {
         let username = (input.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let password = input.password ?? ""
         guard session.step != .usernamePassword || (!username.isEmpty && username.utf8.count <= 128), !password.isEmpty, password.utf8.count <= 1024 else {
-            throw NativeLoginError(.badRequest, "invalid_request", "username and password are required", retryable: true)
+            throw APIError(.badRequest, "invalid_request", "username and password are required", retryable: true)
         }
         let outcome = try await runner.submitPassword(
             username: username, password: password, rememberMe: input.rememberMe ?? false, on: session, context: loginContext(context, client))
@@ -97,7 +97,7 @@ struct NativeLoginEndpoint: Sendable {
         let (input, session, client) = try await load(request)
         let password = input.password ?? ""
         guard !password.isEmpty, password.utf8.count <= 1024 else {
-            throw NativeLoginError(.badRequest, "invalid_request", "password is required", retryable: true)
+            throw APIError(.badRequest, "invalid_request", "password is required", retryable: true)
         }
         let outcome = try await runner.submitPassword(
             username: nil, password: password, rememberMe: input.rememberMe ?? false, on: session, context: loginContext(context, client))
@@ -124,12 +124,12 @@ struct NativeLoginEndpoint: Sendable {
     private func render(_ outcome: LoginOutcome, handle: String) throws -> Response {
         switch outcome {
         case .show(let session):
-            if session.sms?.deliveryFailed == true { throw NativeLoginError(refusal: .deliveryFailed, sms: smsPolicy) }
+            if session.sms?.deliveryFailed == true { throw APIError(refusal: .deliveryFailed, sms: smsPolicy) }
             return answer(session, handle: handle)
         case .refused(let reason, _), .abandoned(let reason, _):
-            throw NativeLoginError(refusal: reason, sms: smsPolicy)
+            throw APIError(refusal: reason, sms: smsPolicy)
         case .conflict:
-            throw NativeLoginError.concurrentUpdate
+            throw APIError.concurrentUpdate
         case .finished(let finished):
             return JSONResponse.make(NativeLoginAnswer(finished: finished, issuer: server.issuer))
         }
@@ -157,12 +157,12 @@ struct NativeLoginEndpoint: Sendable {
         let input = try await body(NativeStepRequest.self, request, hint: "login_session and client_id are required")
         guard input.loginSession.utf8.count <= 64, let session = try await logins.loginSession(id: SecretDigest.hex(input.loginSession)),
             session.channel == .api, session.expiresAt > server.now()
-        else { throw NativeLoginError.invalidSession }
-        guard session.request.clientID == input.clientID else { throw NativeLoginError.clientMismatch }
-        guard let client = try await clients.client(id: input.clientID) else { throw NativeLoginError.invalidSession }
+        else { throw APIError.invalidSession }
+        guard session.request.clientID == input.clientID else { throw APIError.clientMismatch }
+        guard let client = try await clients.client(id: input.clientID) else { throw APIError.invalidSession }
         // The client's registration as it is now: still allowed here, and its current minimum assurance.
         guard client.nativeLogin else {
-            throw NativeLoginError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
+            throw APIError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
         }
         var current = session
         current.request.minimumACR = client.minimumACR
@@ -173,24 +173,14 @@ struct NativeLoginEndpoint: Sendable {
     private func body<T: Decodable>(_ type: T.Type, _ request: Request, hint: String) async throws -> T {
         let mediaType = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard mediaType == "application/json" else {
-            throw NativeLoginError(.unsupportedMediaType, "invalid_request", "the body must be application/json", retryable: true)
+            throw APIError(.unsupportedMediaType, "invalid_request", "the body must be application/json", retryable: true)
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBodySize)
-        } catch is NIOTooManyBytesError {
-            throw NativeLoginError(.contentTooLarge, "invalid_request", "the body is larger than the \(maxBodySize) bytes allowed", retryable: false)
-        }
-        let data = Data(buffer: buffer)
-        if NULCharacter.isEncoded(inJSON: data) { throw NativeLoginError(.badRequest, "invalid_request", NULCharacter.refusal, retryable: false) }
-        // JSONDecoder keeps one of two members with the same name; a gateway in front may keep the other.
-        if case .repeated(let name) = JSONMemberNames(scanning: data) {
-            throw NativeLoginError(.badRequest, "invalid_request", "the body names \(name.prefix(64)) more than once", retryable: true)
-        }
+        let data: Data
+        do { data = try await JSONRequestBody.read(request, limit: maxBodySize) } catch let refusal as JSONRequestBody.Refusal { throw refusal.apiError }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw NativeLoginError(.badRequest, "invalid_request", "the body is not valid JSON for this step: \(hint)", retryable: true)
+            throw APIError(.badRequest, "invalid_request", "the body is not valid JSON for this step: \(hint)", retryable: true)
         }
     }
 }

@@ -22,29 +22,13 @@ struct NativeStepRequest: Decodable {
     }
 }
 
-/// An error of the native login API: a stable code, whether trying again can help, and hints.
-struct NativeLoginError: HTTPResponseError {
-    let status: HTTPResponse.Status
-    let body: NativeLoginErrorBody
-
-    init(_ status: HTTPResponse.Status, _ error: String, _ description: String, retryable: Bool, retryAfter: TimeInterval? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil) {
-        self.status = status
-        self.body = NativeLoginErrorBody(
-            error: error, errorDescription: description, retryable: retryable, retryAfter: retryAfter.map { Int($0.rounded(.up)) },
-            attemptsLeft: attemptsLeft, nextStep: nextStep)
-    }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONResponse.make(body, status: status)
-        if let retryAfter = body.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-        return response
-    }
-
-    static let invalidSession = NativeLoginError(.badRequest, "invalid_login_session", "the login session is unknown, expired or finished; start again", retryable: false)
-    static let clientMismatch = NativeLoginError(.forbidden, "client_mismatch", "this login session belongs to another client", retryable: false)
-    static let concurrentUpdate = NativeLoginError(.conflict, "concurrent_update", "another request for this step came first", retryable: false)
-    static func wrongStep(expected: LoginStep) -> NativeLoginError {
-        NativeLoginError(.conflict, "wrong_step", "this login expects the step \(expected.rawValue)", retryable: true, nextStep: expected)
+/// The native login API's errors (``APIError``): stable codes, whether trying again can help, and hints.
+extension APIError {
+    static let invalidSession = APIError(.badRequest, "invalid_login_session", "the login session is unknown, expired or finished; start again", retryable: false)
+    static let clientMismatch = APIError(.forbidden, "client_mismatch", "this login session belongs to another client", retryable: false)
+    static let concurrentUpdate = APIError(.conflict, "concurrent_update", "another request for this step came first", retryable: false)
+    static func wrongStep(expected: LoginStep) -> APIError {
+        APIError(.conflict, "wrong_step", "this login expects the step \(expected.rawValue)", retryable: true, nextStep: expected)
     }
 
     /// The API's error for a refusal of the login flow.

@@ -11,7 +11,7 @@ enum ErrorTextScan {
     /// The calls whose string arguments end up as `error` or `error_description`.
     static let calls = [
         "OAuthError(", "OAuthHTTPError(", "OAuthHTTPError.invalidRequest(", "OAuthHTTPError.invalidGrant(", "invalidClient(", "challenge(",
-        "fail(", "NativeLoginError(", "NativeLoginErrorBody(",
+        "fail(", "APIError(", "APIErrorBody(",
     ]
 
     struct Literal: CustomStringConvertible {

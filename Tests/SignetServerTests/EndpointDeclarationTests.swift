@@ -1,0 +1,46 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTesting
+import Testing
+
+/// What follows from declaring an endpoint once: every other method of its path answers 405 with
+/// `Allow`, in the path's error dialect.
+@Suite("Endpoints declared once: 405 with Allow in each dialect")
+struct EndpointDeclarationTests {
+    @Test("an OAuth path answers other methods (OPTIONS and HEAD too) with OAuth JSON; a path with a parameter too")
+    func oauthDialect() async throws {
+        try await withTestProvider { provider in
+            for (method, path, allow) in [("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"), ("PUT", "/devices/ca.pem", "GET")] {
+                let response = try await TestBrowser().send(method, provider.url(path), body: nil)
+                #expect(response.status == 405, "\(method) \(path)")
+                #expect(response.header("Allow") == allow, "\(method) \(path)")
+                #expect(response.oauthError == "invalid_request", "\(method) \(path)")
+            }
+            let head = try await TestBrowser().send("HEAD", provider.url("/token"), body: nil)
+            #expect(head.status == 405 && head.header("Allow") == "POST" && head.body.isEmpty)
+        }
+    }
+
+    @Test("the native login API answers a wrong method with 405 and its JSON error shape (error, error_description, retryable)")
+    func apiDialect() async throws {
+        try await withTestProvider { provider in
+            let response = try await TestBrowser().get(provider.url("/login/native/start"))
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "POST")
+            let body = try response.decode(APIErrorBody.self)
+            #expect(body.error == "invalid_request" && body.retryable == false)
+            #expect(body.errorDescription?.contains("POST") == true)
+        }
+    }
+
+    @Test("a page answers a wrong method with 405 and Allow, without a JSON body")
+    func pageDialect() async throws {
+        try await withTestProvider { provider in
+            let response = try await TestBrowser().send("DELETE", provider.url("/logout"), body: nil)
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == "GET, POST")
+            #expect(response.oauthError == nil)
+        }
+    }
+}
