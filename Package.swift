@@ -97,7 +97,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
-            resources: [.copy("NativeLogin/native-login.openapi.yaml"), .copy("Admin/admin.openapi.yaml")],
+            resources: [.copy("Login/Channels/Native/native-login.openapi.yaml"), .copy("Admin/admin.openapi.yaml")],
             swiftSettings: strict
         ),
         .target(

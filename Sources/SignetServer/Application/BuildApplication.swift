@@ -165,8 +165,10 @@ struct SignetRoutes: Sendable {
             server: server, logins: store, users: store, limitStore: store, throttleStore: store, durability: store, codeIssuer: codeIssuer,
             rememberTokens: rememberTokens, audit: audit, hasher: PasswordHasher(cost: settings.passwordHashCost), messages: messages, otpKey: keys.otp,
             smsPolicy: settings.sms, throttlePolicy: settings.throttle)
+        let loginSessions = LoginSessions(server: server, logins: store, clients: store)
         let login = LoginPage(
             server: server, clients: store, users: store, logins: store, codeIssuer: codeIssuer, rememberTokens: rememberTokens, runner: runner,
+            loginSessions: loginSessions,
             pages: pages, sessions: sessions, smsPolicy: settings.sms, loginPageLifetime: settings.loginPageLifetime,
             rememberTokenLifetime: settings.rememberTokenLifetime, maxBodySize: maxBodySize)
         let authorize = AuthorizeEndpoint(
@@ -189,7 +191,8 @@ struct SignetRoutes: Sendable {
             clients: store, users: store, ownTokens: ownTokens, rememberTokens: rememberTokens, audit: audit, keys: keys, pages: pages,
             sessions: sessions, maxBodySize: maxBodySize)
         let native = NativeLoginEndpoint(
-            server: server, clients: store, logins: store, rememberTokens: rememberTokens, runner: runner, requests: requests, smsPolicy: settings.sms,
+            server: server, clients: store, logins: store, rememberTokens: rememberTokens, runner: runner, loginSessions: loginSessions, requests: requests,
+            smsPolicy: settings.sms,
             loginPageLifetime: settings.loginPageLifetime, maxBodySize: maxBodySize)
         let instances = DeviceInstances(server: server, clients: store, devices: store, limits: store, maxBodySize: maxBodySize)
         let activation = DeviceActivation(
@@ -209,7 +212,8 @@ struct SignetRoutes: Sendable {
             server: server, clients: store, deviceStore: store, authenticators: store, authenticatorPolicy: settings.authenticators,
             maxBodySize: maxBodySize, access: access, devices: devices, lifecycle: lifecycle, operations: uaf)
         let deviceLogin = DeviceLoginEndpoint(
-            server: server, clients: store, users: store, logins: store, runner: runner, requests: requests, devices: devices, operations: uaf,
+            server: server, clients: store, users: store, logins: store, runner: runner, loginSessions: loginSessions, requests: requests, devices: devices,
+            operations: uaf,
             authenticatorPolicy: settings.authenticators, maxBodySize: maxBodySize)
 
         let health = HealthEndpoints(server: server, readiness: store, keyRing: keyRing)

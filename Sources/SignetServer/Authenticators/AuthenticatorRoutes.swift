@@ -1,4 +1,4 @@
-// FIDO UAF: facets, registration, deregistration, PIN change, and device login with an authenticator.
+// FIDO UAF: facets, registration, deregistration, PIN change, removal.
 extension AuthenticatorEndpoints: EndpointGroup {
     var endpoints: [Endpoint] {
         [
@@ -9,15 +9,6 @@ extension AuthenticatorEndpoints: EndpointGroup {
             Endpoint(.post, "/uaf/pin/change/request", body: .json, dialect: .oauth) { try await pinChangeRequest($0, context: $1) },
             Endpoint(.post, "/uaf/pin/change/response", body: .json, dialect: .oauth) { try await pinChangeResponse($0, context: $1) },
             Endpoint(.delete, "/devices/:instance_id/authenticators/:key_id", dialect: .oauth) { try await remove($0, context: $1) },
-        ]
-    }
-}
-
-extension DeviceLoginEndpoint: EndpointGroup {
-    var endpoints: [Endpoint] {
-        [
-            Endpoint(.post, "/login/device/start", body: .json, dialect: .oauth) { try await start($0, context: $1) },
-            Endpoint(.post, "/login/device/finish", body: .json, dialect: .oauth) { try await finish($0, context: $1) },
         ]
     }
 }

@@ -19,6 +19,7 @@ struct NativeLoginEndpoint: Sendable {
     let logins: any GrantStore
     let rememberTokens: RememberTokens
     let runner: LoginRunner
+    let loginSessions: LoginSessions
     let requests: AuthorizationRequestReader
     let smsPolicy: SMSPolicy
     let loginPageLifetime: TimeInterval
@@ -58,12 +59,8 @@ struct NativeLoginEndpoint: Sendable {
             }
             remembered = user
         }
-        let handle = server.random.token()
         let lifetime = loginPageLifetime
-        let session = LoginSessionRecord(
-            id: SecretDigest.hex(handle), channel: .api, request: authorization, step: .selectScenario, userID: remembered?.id,
-            remembered: remembered != nil, language: fields["language"], expiresAt: server.now().addingTimeInterval(lifetime))
-        try await logins.insertLoginSession(session)
+        let (_, handle) = try await loginSessions.start(.api(rememberedUserID: remembered?.id, language: fields["language"]), request: authorization, lifetime: lifetime)
         var response = NativeLoginAnswer(loginSession: handle, nextStep: .selectScenario, expiresIn: Int(lifetime))
         response.scenarios = scenarios
         response.username = remembered?.username
@@ -155,18 +152,21 @@ struct NativeLoginEndpoint: Sendable {
     /// Reads a step's body and its login: live, and of this client (the flow checks the step).
     private func load(_ request: Request) async throws -> (NativeStepRequest, LoginSessionRecord, ClientRecord) {
         let input = try await body(NativeStepRequest.self, request, hint: "login_session and client_id are required")
-        guard input.loginSession.utf8.count <= 64, let session = try await logins.loginSession(id: SecretDigest.hex(input.loginSession)),
-            session.channel == .api, session.expiresAt > server.now()
-        else { throw APIError.invalidSession }
+        let session: LoginSessionRecord
+        let client: ClientRecord
+        switch try await loginSessions.load(handle: input.loginSession, channel: .api) {
+        case .none: throw APIError.invalidSession
+        case .clientGone(let stored):
+            guard stored.request.clientID == input.clientID else { throw APIError.clientMismatch }
+            throw APIError.invalidSession
+        case .live(let live, let registered): (session, client) = (live, registered)
+        }
         guard session.request.clientID == input.clientID else { throw APIError.clientMismatch }
-        guard let client = try await clients.client(id: input.clientID) else { throw APIError.invalidSession }
-        // The client's registration as it is now: still allowed here, and its current minimum assurance.
+        // The client's registration as it is now: still allowed here (its minimum assurance is applied by the load).
         guard client.nativeLogin else {
             throw APIError(.forbidden, "unauthorized_client", "this client is not registered for the native login", retryable: false)
         }
-        var current = session
-        current.request.minimumACR = client.minimumACR
-        return (input, current, client)
+        return (input, session, client)
     }
 
     /// Decodes a JSON body of at most the configured size.

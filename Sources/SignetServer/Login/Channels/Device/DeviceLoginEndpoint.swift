@@ -20,6 +20,7 @@ struct DeviceLoginEndpoint: Sendable {
     /// Logins in progress.
     let logins: any GrantStore
     let runner: LoginRunner
+    let loginSessions: LoginSessions
     let requests: AuthorizationRequestReader
     let devices: DeviceIdentification
     let operations: UAFOperations
@@ -62,13 +63,9 @@ struct DeviceLoginEndpoint: Sendable {
         guard let user = try await users.user(id: device.userID), !user.locked else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the device's user is locked or gone")
         }
-        let handle = server.random.token()
         let lifetime = authenticatorPolicy.requestLifetime
-        var session = LoginSessionRecord(
-            id: SecretDigest.hex(handle), channel: .device, request: authorization, step: .deviceAssertion, userID: device.userID,
-            expiresAt: server.now().addingTimeInterval(lifetime))
-        session.userStamp = user.securityStamp
-        session.deviceInstanceID = device.instanceID
+        let start = LoginStart.device(userID: device.userID, userStamp: user.securityStamp, instanceID: device.instanceID)
+        let session = LoginFlow.begin(start, id: SecretDigest.hex(server.random.token()), request: authorization, now: server.now(), lifetime: lifetime)
         var required = authorization
         required.minimumACR = client.minimumACR
         let uafRequest = try await operations.authenticationRequest(
@@ -85,11 +82,9 @@ struct DeviceLoginEndpoint: Sendable {
         }
         let data = try await raw(request)
         let proved = try await operations.authenticate(data, device: device, client: client, purposes: [.login])
-        guard let sessionID = proved.serverData.loginSession, let session = try await logins.loginSession(id: sessionID),
-            session.channel == .device, session.expiresAt > server.now()
-        else { throw OAuthHTTPError(.badRequest, .invalidGrant, "the device login expired or was finished already; start again") }
-        var current = session
-        current.request.minimumACR = client.minimumACR
+        guard let sessionID = proved.serverData.loginSession, case .live(let current, _) = try await loginSessions.load(id: sessionID, channel: .device) else {
+            throw OAuthHTTPError(.badRequest, .invalidGrant, "the device login expired or was finished already; start again")
+        }
         let context = LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
         switch try await runner.deviceAssertionVerified(proved, on: current, context: context) {
         case .finished(let finished):

@@ -16,6 +16,7 @@ struct LoginPage: Sendable {
     let codeIssuer: AuthorizationCodeIssuer
     let rememberTokens: RememberTokens
     let runner: LoginRunner
+    let loginSessions: LoginSessions
     let pages: PageRenderer
     let sessions: BrowserSessions
     let smsPolicy: SMSPolicy
@@ -55,13 +56,8 @@ struct LoginPage: Sendable {
     /// handle, and the browser-binding cookie to set when the browser had none.
     private func storeLogin(_ authorization: ValidatedAuthorizationRequest, request: Request, offering sid: String? = nil) async throws -> (LoginSessionRecord, String, Cookie?) {
         let binding = sessions.browserBinding(request)
-        let handle = server.random.token()
-        var session = LoginSessionRecord(
-            id: SecretDigest.hex(handle), channel: .page, request: authorization, browserBindingHash: SecretDigest.hex(binding.value),
-            csrfToken: server.random.token(), step: .usernamePassword,
-            expiresAt: server.now().addingTimeInterval(loginPageLifetime))
-        session.offeredSessionSID = sid
-        try await logins.insertLoginSession(session)
+        let start = LoginStart.page(browserBindingHash: SecretDigest.hex(binding.value), csrfToken: server.random.token(), offeredSessionSID: sid)
+        let (session, handle) = try await loginSessions.start(start, request: authorization, lifetime: loginPageLifetime)
         return (session, handle, binding.cookie)
     }
 
@@ -148,11 +144,15 @@ struct LoginPage: Sendable {
         guard parameters.duplicatedNames.isEmpty else {
             return .refused(pages.message(heading: "The sign-in form could not be read", message: "A field was sent twice.", status: .badRequest))
         }
-        guard let handle = parameters["authorization"], handle.utf8.count <= 64,
-            let session = try await logins.loginSession(id: SecretDigest.hex(handle)), session.channel == .page,
-            session.expiresAt > server.now()
-        else {
+        let handle = parameters["authorization"] ?? ""
+        let found: LoginSessions.Found = handle.isEmpty ? .none : try await loginSessions.load(handle: handle, channel: .page)
+        let session: LoginSessionRecord
+        let client: ClientRecord?
+        switch found {
+        case .none:
             return .refused(pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
+        case .clientGone(let stored): (session, client) = (stored, nil)
+        case .live(let live, let registered): (session, client) = (live, registered)
         }
         // CSRF: the form's token must match, and the form must come back to the browser it was shown in.
         let browser = request.cookies[sessions.name(.browser)]?.value ?? ""
@@ -164,12 +164,9 @@ struct LoginPage: Sendable {
                     heading: "The sign-in form was rejected",
                     message: "The form was not sent from the sign-in page in this browser. Go back to the app and start again.", status: .forbidden))
         }
-        guard let client = try await clients.client(id: session.request.clientID) else {
+        guard let client else {
             return .refused(pages.message(heading: "This sign-in has expired", message: "The app is no longer registered.", status: .badRequest))
         }
-        // The client's minimum assurance as it is now, not as it was when the login started.
-        var current = session
-        current.request.minimumACR = client.minimumACR
-        return .loaded(current, handle: handle, parameters, client)
+        return .loaded(session, handle: handle, parameters, client)
     }
 }
