@@ -35,11 +35,16 @@ public struct DPoPProofCheck: Sendable {
     public var skew: TimeInterval
     /// The JWS algorithms accepted (asymmetric only).
     public var algorithms: Set<String>
+    /// The proofs' keys already made, kept by the owner of this check for the next proof.
+    public let keys: JWKSignature
 
-    public init(lifetime: TimeInterval, skew: TimeInterval, algorithms: Set<String> = JOSEHeader.acceptedAlgorithms) {
+    /// - Parameter keys: the owner's cache of the proofs' keys; keep one check (or one cache) for
+    ///   every request, so an app's key is made once.
+    public init(lifetime: TimeInterval, skew: TimeInterval, algorithms: Set<String> = JOSEHeader.acceptedAlgorithms, keys: JWKSignature = JWKSignature()) {
         self.lifetime = lifetime
         self.skew = skew
         self.algorithms = algorithms
+        self.keys = keys
     }
 
 
@@ -66,7 +71,7 @@ public struct DPoPProofCheck: Sendable {
         }
         guard JWKSignature.privateMembers.isDisjoint(with: jwk.keys) else { throw DPoPProofRefusal("the DPoP proof's jwk must be a public key") }
         guard let jkt = JWKThumbprint.sha256(of: jwk) else { throw DPoPProofRefusal("the DPoP proof's jwk is not a usable public key") }
-        guard await JWKSignature.verifies(proof, jwk: jwk, alg: jwt.header.alg, cache: .carried) else {
+        guard await keys.verifies(proof, jwk: jwk, alg: jwt.header.alg) else {
             throw DPoPProofRefusal("the DPoP proof's signature does not verify with its jwk")
         }
 

@@ -6,54 +6,55 @@ import SignetCore
 import Synchronization
 
 /// Signature checks with a single key, so jwt-kit can never fall back to another one.
-public enum JWKSignature {
+///
+/// Keys already made from a JWK are kept for their next use (a client's registered key, an
+/// app's DPoP key sign again), by everything that makes the key and its use; a key that changes
+/// is another entry, and the cache is emptied when full. Each owner keeps its own verifier (the
+/// client-assertion checks theirs, the DPoP checks theirs), so that anyone sending proofs with
+/// fresh keys cannot push registered keys out.
+public final class JWKSignature: Sendable {
+    private let prepared = Mutex<[String: PreparedKey]>([:])
+    private let capacity: Int
+
+    /// - Parameter capacity: the most keys kept.
+    public init(capacity: Int = 1024) { self.capacity = capacity }
+
     /// Whether `token` is signed with `jwk` (a JSON object) under `alg`, its header's algorithm.
     ///
     /// The key must fit `alg` (``SignetCore/JOSEHeader/algorithms(keyType:curve:)``) and, when it
     /// names an `alg` of its own, name this one (RFC 7517 §4.4); it is then used with `alg` and
     /// nothing else. jwt-kit would otherwise verify with the key's own `alg`, whatever the
     /// header says (RFC 8725 §3.1: one key, one algorithm, the one that was checked).
-    ///
-    /// - Parameter cache: which cache of prepared keys to use: keys a client registered, or keys
-    ///   that come with the message itself (DPoP proofs), kept apart so that anyone sending proofs
-    ///   with fresh keys cannot push registered keys out.
-    public static func verifies(_ token: String, jwk object: [String: Any], alg: String, cache: KeyCache = .registered) async -> Bool {
-        guard privateMembers.isDisjoint(with: object.keys),
+    public func verifies(_ token: String, jwk object: [String: Any], alg: String) async -> Bool {
+        guard Self.privateMembers.isDisjoint(with: object.keys),
             var jwk = try? JSONDecoder().decode(JWK.self, from: JSONSerialization.data(withJSONObject: object))
         else { return false }
-        return await verifies(token, jwk: &jwk, alg: alg, cache: cache)
-    }
-
-    /// The caches of prepared keys (see ``verifies(_:jwk:alg:cache:)-(_,[String:Any],_,_)``).
-    public enum KeyCache: Sendable {
-        /// Keys a client registered (its `jwks` or `jwks_uri`).
-        case registered
-        /// Keys carried by the message they sign (a DPoP proof's `jwk`).
-        case carried
+        return await verifies(token, jwk: &jwk, alg: alg)
     }
 
     /// A JWK's private members (RFC 7518 §6.2.2, §6.3.2, §6.4): a public key has none.
     static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
 
-    /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:cache:)-(_,[String:Any],_,_)``).
+    /// Whether `token` is signed with `jwk` under `alg` (see ``verifies(_:jwk:alg:)-(_,[String:Any],_)``).
     ///
     /// A JWK with private members is refused: jwt-kit builds an EC or OKP key from `d` alone,
     /// ignoring `x` and `y`, so such a JWK could stand for another public key than it shows.
-    public static func verifies(_ token: String, jwk: inout JWK, alg: String, cache: KeyCache = .registered) async -> Bool {
+    public func verifies(_ token: String, jwk: inout JWK, alg: String) async -> Bool {
         guard jwk.privateExponent == nil, jwk.prime1 == nil, jwk.prime2 == nil else { return false }
         guard JOSEHeader.algorithms(keyType: jwk.keyType.rawValue, curve: jwk.curve?.rawValue).contains(alg) else { return false }
         if let declared = jwk.algorithm, declared.rawValue != alg { return false }
         jwk.algorithm = JWK.Algorithm(rawValue: alg)
         if jwk.keyIdentifier == nil { jwk.keyIdentifier = JWKIdentifier(string: "key") }
-        let identity = cacheKey(jwk)
+        let identity = Self.cacheKey(jwk)
         do {
             let key: PreparedKey
-            if let cached = withPrepared(cache, { $0[identity] }) {
+            if let cached = prepared.withLock({ $0[identity] }) {
                 key = cached
             } else {
                 key = try await PreparedKey(jwk, alg: alg)
-                withPrepared(cache) { prepared in
-                    if prepared.count >= cacheLimit { prepared.removeAll(keepingCapacity: true) }
+                let capacity = capacity
+                prepared.withLock { prepared in
+                    if prepared.count >= capacity { prepared.removeAll(keepingCapacity: true) }
                     prepared[identity] = key
                 }
             }
@@ -104,20 +105,6 @@ public enum JWKSignature {
                 _ = try await keys.verify(token, as: AnyJWTClaims.self)
                 return true
             }
-        }
-    }
-
-    /// Key collections already made from a JWK, by everything that makes the key and its use:
-    /// a key that signs again (a client's registered key, an app's DPoP key) is not parsed and
-    /// checked again. A key that changes is another entry; the cache is emptied when full.
-    private static let preparedRegistered = Mutex<[String: PreparedKey]>([:])
-    private static let preparedCarried = Mutex<[String: PreparedKey]>([:])
-    private static let cacheLimit = 1024
-
-    private static func withPrepared<R>(_ cache: KeyCache, _ body: (inout [String: PreparedKey]) -> R) -> R {
-        switch cache {
-        case .registered: preparedRegistered.withLock { body(&$0) }
-        case .carried: preparedCarried.withLock { body(&$0) }
         }
     }
 

@@ -6,7 +6,7 @@ import SignetStore
 
 extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     public func client(id: String) async throws -> ClientRecord? {
-        try Self.record(ClientRecord.self, from: try await database.raw("SELECT data FROM signet_clients WHERE id = \(bind: id)").first())
+        try record(ClientRecord.self, from: try await database.raw("SELECT data FROM signet_clients WHERE id = \(bind: id)").first())
     }
 
     public func insertClient(_ client: ClientRecord) async throws {
@@ -17,7 +17,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     }
 
     public func listClients() async throws -> [ClientRecord] {
-        try await database.raw("SELECT data FROM signet_clients ORDER BY id").all().compactMap { try Self.record(ClientRecord.self, from: $0) }
+        try await database.raw("SELECT data FROM signet_clients ORDER BY id").all().compactMap { try record(ClientRecord.self, from: $0) }
     }
 
     public func deleteClient(id: String) async throws -> Bool {
@@ -32,7 +32,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
         guard let row = try await database.raw("SELECT data FROM signet_clients WHERE id = \(bind: id)").first() else { return nil }
         // The stored text itself is the version: any change writes other text.
         let text = try row.decode(column: "data", as: String.self)
-        return (try Self.decode(ClientRecord.self, text), text)
+        return (try decoded(ClientRecord.self, text), text)
     }
 
     public func replaceClient(_ client: ClientRecord, ifVersion version: String) async throws -> Bool {
@@ -52,11 +52,11 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     }
 
     public func user(id: String) async throws -> UserRecord? {
-        try Self.record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE id = \(bind: id)").first())
+        try record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE id = \(bind: id)").first())
     }
 
     public func user(username: String) async throws -> UserRecord? {
-        try Self.record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE username = \(bind: username)").first())
+        try record(UserRecord.self, from: try await database.raw("SELECT data FROM signet_users WHERE username = \(bind: username)").first())
     }
 
     public func insertUser(_ user: UserRecord) async throws {
@@ -67,7 +67,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     }
 
     public func listUsers() async throws -> [UserRecord] {
-        try await database.raw("SELECT data FROM signet_users ORDER BY username").all().compactMap { try Self.record(UserRecord.self, from: $0) }
+        try await database.raw("SELECT data FROM signet_users ORDER BY username").all().compactMap { try record(UserRecord.self, from: $0) }
     }
 
     public func deleteUser(id: String) async throws -> Bool {
@@ -76,7 +76,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try await database.raw("SELECT data FROM signet_signing_keys ORDER BY created_at, kid").all()
-            .compactMap { try Self.record(SigningKeyRecord.self, from: $0) }
+            .compactMap { try record(SigningKeyRecord.self, from: $0) }
     }
 
     public func insertSigningKey(_ key: SigningKeyRecord) async throws {
@@ -87,7 +87,7 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
 
     public func updateSigningKey(kid: String, status: SigningKeyRecord.Status, publishUntil: Date?, activatedAt: Date?) async throws {
         guard let row = try await database.raw("SELECT data FROM signet_signing_keys WHERE kid = \(bind: kid)").first(),
-            var key = try Self.record(SigningKeyRecord.self, from: row)
+            var key = try record(SigningKeyRecord.self, from: row)
         else { throw SignetError(.notFound, "no signing key \(kid)") }
         key.status = status
         key.publishUntil = publishUntil

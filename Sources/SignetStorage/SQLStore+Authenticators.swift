@@ -9,16 +9,16 @@ extension SQLStore: AuthenticatorStore {
     private static let authenticatorColumns: SQLQueryString =
         "data, instance_id, sign_counter, pin_key, pin_failures, pin_blocked_until, clone_suspected_at, last_used_at"
 
-    private static func authenticator(from row: (any SQLRow)?) throws -> AuthenticatorRecord? {
+    private func authenticator(from row: (any SQLRow)?) throws -> AuthenticatorRecord? {
         guard let row, var record = try record(AuthenticatorRecord.self, from: row) else { return nil }
         // A reactivation moves authenticators to the new instance in this column.
         record.instanceID = try row.decode(column: "instance_id", as: String.self)
         record.signCounter = UInt32(clamping: try row.decode(column: "sign_counter", as: Int64.self))
         record.pinKey = try row.decode(column: "pin_key", as: String?.self)
         record.pinFailures = Int(try row.decode(column: "pin_failures", as: Int64.self))
-        record.pinBlockedUntil = try row.decode(column: "pin_blocked_until", as: Int64?.self).map(date)
-        record.cloneSuspectedAt = try row.decode(column: "clone_suspected_at", as: Int64?.self).map(date)
-        record.lastUsedAt = try row.decode(column: "last_used_at", as: Int64?.self).map(date)
+        record.pinBlockedUntil = try row.decode(column: "pin_blocked_until", as: Int64?.self).map(Self.date)
+        record.cloneSuspectedAt = try row.decode(column: "clone_suspected_at", as: Int64?.self).map(Self.date)
+        record.lastUsedAt = try row.decode(column: "last_used_at", as: Int64?.self).map(Self.date)
         return record
     }
 
@@ -56,30 +56,30 @@ extension SQLStore: AuthenticatorStore {
     }
 
     public func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? {
-        try Self.authenticator(
+        try authenticator(
             from: try await database.raw(
                 "SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE user_id = \(bind: userID) AND key_id = \(bind: keyID)"
             ).first())
     }
 
     public func authenticator(id: String) async throws -> AuthenticatorRecord? {
-        try Self.authenticator(from: try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
+        try authenticator(from: try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
     }
 
     public func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] {
         // Cast for the reason `withGrant` (SQLStore+Grants.swift) gives: with a bare parameter SQLite prepared
         // this statement again at every call (an index scan ordered by its second column).
         try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot").all()
-            .compactMap { try Self.authenticator(from: $0) }
+            .compactMap { try authenticator(from: $0) }
     }
 
     public func authenticators(userID: String) async throws -> [AuthenticatorRecord] {
         try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE user_id = \(bind: userID)").all()
-            .compactMap { try Self.authenticator(from: $0) }.sorted { ($0.createdAt, $0.slot) < ($1.createdAt, $1.slot) }
+            .compactMap { try authenticator(from: $0) }.sorted { ($0.createdAt, $0.slot) < ($1.createdAt, $1.slot) }
     }
 
     public func deleteAuthenticator(id: String) async throws -> AuthenticatorRecord? {
-        try Self.authenticator(
+        try authenticator(
             from: try await database.raw("DELETE FROM signet_authenticators WHERE id = \(bind: id) RETURNING \(Self.authenticatorColumns)").first())
     }
 

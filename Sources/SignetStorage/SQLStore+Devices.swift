@@ -27,7 +27,7 @@ extension SQLStore: DeviceStore {
     }
 
     public func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? {
-        try Self.record(DeviceInstanceRecord.self, from: try await database.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
+        try record(DeviceInstanceRecord.self, from: try await database.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
     }
 
     public func insertDevice(_ device: DeviceRecord) async throws {
@@ -44,26 +44,26 @@ extension SQLStore: DeviceStore {
     /// The columns a device is read from: its record and the state kept apart from it.
     private static let deviceColumns: SQLQueryString = "data, revoked_at, revocation_reason, replaced_by, last_used_at"
 
-    private static func device(from row: (any SQLRow)?) throws -> DeviceRecord? {
+    private func device(from row: (any SQLRow)?) throws -> DeviceRecord? {
         guard let row, var device = try record(DeviceRecord.self, from: row) else { return nil }
-        device.revokedAt = try row.decode(column: "revoked_at", as: Int64?.self).map(date)
+        device.revokedAt = try row.decode(column: "revoked_at", as: Int64?.self).map(Self.date)
         device.revocationReason = try row.decode(column: "revocation_reason", as: String?.self).flatMap(DeviceRevocationReason.init(rawValue:))
         device.replacedBy = try row.decode(column: "replaced_by", as: String?.self)
-        device.lastUsedAt = try row.decode(column: "last_used_at", as: Int64?.self).map(date)
+        device.lastUsedAt = try row.decode(column: "last_used_at", as: Int64?.self).map(Self.date)
         return device
     }
 
     public func device(instanceID: String) async throws -> DeviceRecord? {
-        try Self.device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
+        try device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
     }
 
     public func device(serial: String) async throws -> DeviceRecord? {
-        try Self.device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE serial = \(bind: serial)").first())
+        try device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE serial = \(bind: serial)").first())
     }
 
     public func devices(userID: String) async throws -> [DeviceRecord] {
         try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE user_id = \(bind: userID)").all()
-            .compactMap { try Self.device(from: $0) }.sorted { $0.createdAt < $1.createdAt }
+            .compactMap { try device(from: $0) }.sorted { $0.createdAt < $1.createdAt }
     }
 
     public func touchDevice(instanceID: String, at date: Date) async throws {
@@ -77,7 +77,7 @@ extension SQLStore: DeviceStore {
         guard var device = try await device(instanceID: instanceID), device.revokedAt == nil else { return nil }
         device.name = name
         // Only the name changes in `data`; the revocation columns decide, so a lock in between stands.
-        return try Self.device(
+        return try self.device(
             from: try await database.raw(
                 """
                 UPDATE signet_devices SET data = \(bind: try Self.json(device)) WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL
@@ -98,7 +98,7 @@ extension SQLStore: DeviceStore {
         ).run()
         // One statement decides between concurrent revocations: the first one's reason stands.
         guard
-            let revoked = try Self.device(
+            let revoked = try device(
                 from: try await database.raw(
                     """
                     UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
@@ -133,11 +133,11 @@ extension SQLStore: DeviceStore {
     }
 
     public func deviceCAs() async throws -> [DeviceCARecord] {
-        try await database.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap { try Self.record(DeviceCARecord.self, from: $0) }
+        try await database.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap { try record(DeviceCARecord.self, from: $0) }
     }
 
     public func deviceInstance(id: String) async throws -> DeviceInstanceRecord? {
-        try Self.record(DeviceInstanceRecord.self, from: try await database.raw("SELECT data FROM signet_device_instances WHERE id = \(bind: id)").first())
+        try record(DeviceInstanceRecord.self, from: try await database.raw("SELECT data FROM signet_device_instances WHERE id = \(bind: id)").first())
     }
 }
 
@@ -183,7 +183,7 @@ extension SQLStore: AuditStore {
         sql.appendInterpolation(unsafeRaw: " ORDER BY at DESC, seq DESC LIMIT CAST(")
         sql.appendInterpolation(bind: query.limit)
         sql.appendInterpolation(unsafeRaw: " AS BIGINT)")
-        return try await database.raw(sql).all().compactMap { try Self.record(AuditEventRecord.self, from: $0) }
+        return try await database.raw(sql).all().compactMap { try record(AuditEventRecord.self, from: $0) }
     }
 
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {

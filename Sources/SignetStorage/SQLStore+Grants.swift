@@ -15,7 +15,7 @@ extension SQLStore: GrantStore {
     }
 
     public func loginSession(id: String) async throws -> LoginSessionRecord? {
-        try Self.record(LoginSessionRecord.self, from: try await database.raw("SELECT data FROM signet_login_sessions WHERE id = \(bind: id)").first())
+        try record(LoginSessionRecord.self, from: try await database.raw("SELECT data FROM signet_login_sessions WHERE id = \(bind: id)").first())
     }
 
     public func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool {
@@ -31,7 +31,7 @@ extension SQLStore: GrantStore {
         // Not binding (WriteBinding): a login ended. Lost, it is lost with what its end made (a
         // code); the checks that end a login early (failures, locks) bind on their own.
         return try await WriteBinding.notBinding {
-            try Self.record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
+            try record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
         }
     }
 
@@ -88,7 +88,7 @@ extension SQLStore: GrantStore {
 
     public func code(hash: String) async throws -> AuthorizationCodeRecord? {
         guard let row = try await database.raw("SELECT data, redeemed_at FROM signet_codes WHERE code_hash = \(bind: hash)").first(),
-            var code = try Self.record(AuthorizationCodeRecord.self, from: row)
+            var code = try record(AuthorizationCodeRecord.self, from: row)
         else { return nil }
         code.redeemedAt = try row.decode(column: "redeemed_at", as: Int64?.self).map(Self.date)
         return code
@@ -114,7 +114,7 @@ extension SQLStore: GrantStore {
 
     public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         guard let row = try await database.raw("SELECT data, used_at FROM signet_refresh_tokens WHERE token_hash = \(bind: hash)").first(),
-            var token = try Self.record(RefreshTokenRecord.self, from: row)
+            var token = try record(RefreshTokenRecord.self, from: row)
         else { return nil }
         token.usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
         return token
@@ -144,7 +144,7 @@ extension SQLStore: GrantStore {
     private func withGrant<Record: Decodable & Sendable>(
         _ type: Record.Type, _ select: String, key: String
     ) async throws -> (record: Record, usedAt: Date?, grant: GrantRecord?)? {
-        guard let row = try await database.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try Self.record(Record.self, from: row)
+        guard let row = try await database.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try record(Record.self, from: row)
         else { return nil }
         let usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
         // A spent row's grant is not decoded: it is not needed, and a grant that could not be read
@@ -175,7 +175,7 @@ extension SQLStore: GrantStore {
         let won = try await database.raw(
             "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING \(unsafeRaw: returning)"
         ).first()
-        if var record = try Self.record(Record.self, from: won) {
+        if var record = try record(Record.self, from: won) {
             record[keyPath: usedAt] = date
             return Spend(.redeemed(record), grant: try Self.grant(from: won), user: try Self.user(from: won))
         }

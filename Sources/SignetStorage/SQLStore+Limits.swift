@@ -5,7 +5,7 @@ import SignetStore
 
 extension SQLStore: LimitStore {
     public func limit(key: String) async throws -> LimitRecord? {
-        try Self.record(LimitRecord.self, from: try await database.raw("SELECT data FROM signet_limits WHERE key = \(bind: key)").first())
+        try record(LimitRecord.self, from: try await database.raw("SELECT data FROM signet_limits WHERE key = \(bind: key)").first())
     }
 
     public func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) async throws -> Bool {

@@ -14,10 +14,10 @@ extension SQLStore: PushedRequestStore {
     }
 
     public func pushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try Self.record(PushedRequestRecord.self, from: try await database.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
+        try record(PushedRequestRecord.self, from: try await database.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
     }
 
     public func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try Self.record(PushedRequestRecord.self, from: try await database.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
+        try record(PushedRequestRecord.self, from: try await database.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
     }
 }

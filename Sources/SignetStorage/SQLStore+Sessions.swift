@@ -12,7 +12,7 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     public func rememberToken(hash: String) async throws -> RememberTokenRecord? {
-        try Self.record(RememberTokenRecord.self, from: try await database.raw("SELECT data FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").first())
+        try record(RememberTokenRecord.self, from: try await database.raw("SELECT data FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").first())
     }
 
     public func deleteRememberToken(hash: String) async throws {
@@ -41,7 +41,7 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     public func session(idHash: String) async throws -> BrowserSessionRecord? {
-        try Self.record(BrowserSessionRecord.self, from: try await database.raw("SELECT data FROM signet_sessions WHERE id_hash = \(bind: idHash)").first())
+        try record(BrowserSessionRecord.self, from: try await database.raw("SELECT data FROM signet_sessions WHERE id_hash = \(bind: idHash)").first())
     }
 
     public func deleteSession(idHash: String) async throws {

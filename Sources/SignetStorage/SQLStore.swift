@@ -21,6 +21,9 @@ public final class SQLStore: Sendable {
     /// answer, deferred audit events, backups), looked up once rather than cast per request.
     let sqlite: InlineSQLiteDatabase?
     private let shutdown: @Sendable () async throws -> Void
+    /// Records this store decoded, by their text: decoding depends on the text alone, and a token
+    /// request reads the same client on every call and the same code and grant twice.
+    let memo = DecodedRecordMemo(capacity: 512, maximumTextBytes: 16 * 1024)
 
     init(database: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
         self.database = database
@@ -207,27 +210,30 @@ extension SQLStore: ReadinessStore {
         String(decoding: value.jsonBytes(), as: UTF8.self)
     }
 
-    /// Records already decoded, by their text; shared by every store in the process, as decoding
-    /// depends on the text alone. Only the records a token request reads (more than once, or on
-    /// every request); not signing keys, pushed requests or anything else.
-    private static let decoded = DecodedRecordMemo(capacity: 512, maximumTextBytes: 16 * 1024)
+    /// The types whose decoded records this store remembers by their text (``memo``): the records
+    /// a token request reads (more than once, or on every request); not signing keys, pushed
+    /// requests or anything else.
     private static let memoized: Set<ObjectIdentifier> = [
         ObjectIdentifier(ClientRecord.self), ObjectIdentifier(GrantRecord.self), ObjectIdentifier(AuthorizationCodeRecord.self),
         ObjectIdentifier(RefreshTokenRecord.self), ObjectIdentifier(UserRecord.self),
     ]
 
+    /// A stored record's JSON text decoded (without `Codable` when the type reads itself and the
+    /// text is plain, ``JSONObjectReadable``).
     static func decode<T: Decodable & Sendable>(_ type: T.Type, _ text: String) throws -> T {
-        let decode = { (text: String) throws -> T in
-            do {
-                // The records a token request reads are read without `Codable` when their JSON is plain.
-                if let readable = T.self as? any JSONObjectReadable.Type { return try Self.read(readable, text) as! T }
-                return try decoder.decode(T.self, from: Data(text.utf8))
-            } catch {
-                throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
-            }
+        do {
+            // The records a token request reads are read without `Codable` when their JSON is plain.
+            if let readable = T.self as? any JSONObjectReadable.Type { return try Self.read(readable, text) as! T }
+            return try decoder.decode(T.self, from: Data(text.utf8))
+        } catch {
+            throw SignetError(.storageFailure, "a stored \(T.self) could not be read")
         }
-        guard memoized.contains(ObjectIdentifier(T.self)) else { return try decode(text) }
-        return try decoded.record(T.self, from: text, decode: decode)
+    }
+
+    /// ``decode(_:_:)``, remembered by text for the types a token request reads (``memo``).
+    func decoded<T: Decodable & Sendable>(_ type: T.Type, _ text: String) throws -> T {
+        guard Self.memoized.contains(ObjectIdentifier(T.self)) else { return try Self.decode(T.self, text) }
+        return try memo.record(T.self, from: text) { try Self.decode(T.self, $0) }
     }
 
     private static func read<R: JSONObjectReadable>(_ type: R.Type, _ text: String) throws -> R {
@@ -235,9 +241,9 @@ extension SQLStore: ReadinessStore {
     }
 
     /// The JSON `data` column of a row, decoded.
-    static func record<T: Decodable & Sendable>(_ type: T.Type, from row: (any SQLRow)?) throws -> T? {
+    func record<T: Decodable & Sendable>(_ type: T.Type, from row: (any SQLRow)?) throws -> T? {
         guard let row else { return nil }
-        return try decode(T.self, try row.decode(column: "data", as: String.self))
+        return try decoded(T.self, try row.decode(column: "data", as: String.self))
     }
 }
 

@@ -40,6 +40,8 @@ public struct AccessTokenVerifier: Sendable {
     /// Where the `jti` of accepted DPoP proofs is kept.
     public let replayCache: any DPoPReplayCache
     let now: @Sendable () -> Date
+    /// The DPoP keys already made, for the next proof of the same key.
+    let proofKeys = JWKSignature()
 
     /// A verifier whose keys are read from the issuer's discovery document (`jwks_uri`) when first needed.
     ///
@@ -216,7 +218,8 @@ public struct AccessTokenVerifier: Sendable {
             return nil
         }
         guard scheme == .dpop else { return refuse(.boundTokenAsBearer, "the access token is DPoP-bound: send it with the DPoP scheme and a proof") }
-        let check = DPoPProofCheck(lifetime: configuration.dpopProofLifetime, skew: TimeInterval(configuration.clockSkew), algorithms: configuration.acceptedAlgorithms)
+        let check = DPoPProofCheck(
+            lifetime: configuration.dpopProofLifetime, skew: TimeInterval(configuration.clockSkew), algorithms: configuration.acceptedAlgorithms, keys: proofKeys)
         let now = now()
         let proof: CheckedDPoPProof
         do {

@@ -144,15 +144,16 @@ struct SignetRoutes: Sendable {
         let validator = AuthorizationRequestValidator(
             clients: store, devices: store, maxParameterLength: settings.maxParameterLength,
             requirePushedRequests: settings.requirePushedAuthorizationRequests, now: { [server] in server.now() })
+        let clientJWTs = ClientJWTVerifier(keySource: keySource, logger: server.logger)
         let authenticator = ClientAuthenticator(
-            server: server, clients: store, replays: store, keySource: keySource, clockSkew: settings.clockSkew,
+            server: server, clients: store, replays: store, jwtVerifier: clientJWTs, clockSkew: settings.clockSkew,
             maxClientAssertionLifetime: settings.maxClientAssertionLifetime)
         let discovery = DiscoveryEndpoint(
             server: server, keyRing: keyRing, requirePushedAuthorizationRequests: settings.requirePushedAuthorizationRequests,
             acceptsClientCertificates: settings.acceptsClientCertificates)
         let requestObjects = RequestObjectReader(
             server: server, clients: store, replays: store, clockSkew: settings.clockSkew,
-            verifier: ClientJWTVerifier(keySource: keySource, logger: server.logger))
+            verifier: clientJWTs)
         let requests = AuthorizationRequestReader(
             ownTokens: ownTokens, validator: validator, pushedRequests: PushedRequests(server: server, pushedRequests: store), requestObjects: requestObjects)
         let dpop = DPoPProofVerifier(

@@ -12,7 +12,8 @@ struct ClientAuthenticator: Sendable {
     let clients: any ClientStore
     /// Where each assertion's `jti` is recorded, so it is used once.
     let replays: any ReplayStore
-    let keySource: any ClientKeySource
+    /// Checks assertions' signatures with the client's keys (made once each).
+    let jwtVerifier: ClientJWTVerifier
     /// The clock skew allowed on `iat`, `nbf` and `exp`.
     let clockSkew: TimeInterval
     /// The longest an assertion may live, from now to its `exp`.
@@ -99,7 +100,7 @@ struct ClientAuthenticator: Sendable {
             throw Self.invalidClient("client_id does not match the assertion")
         }
         do {
-            try await ClientJWTVerifier(keySource: keySource, logger: server.logger).verify(assertion, jwt, client: client, what: "client_assertion")
+            try await jwtVerifier.verify(assertion, jwt, client: client, what: "client_assertion")
         } catch let refusal as ClientJWTVerifier.Refusal {
             throw Self.invalidClient(refusal.description)
         }

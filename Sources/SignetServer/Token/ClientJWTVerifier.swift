@@ -12,6 +12,8 @@ import SignetStore
 struct ClientJWTVerifier: Sendable {
     let keySource: any ClientKeySource
     let logger: Logger
+    /// The clients' keys already made, for their next assertion or request object.
+    let keys = JWKSignature()
 
     /// Why a signature was not accepted; the text is safe to send to the client.
     struct Refusal: Error, CustomStringConvertible {
@@ -43,7 +45,7 @@ struct ClientJWTVerifier: Sendable {
         guard candidates.count == 1 || (header.kid != nil && !candidates.isEmpty), var key = candidates.first else {
             throw Refusal(description: "\(what) kid names no registered key")
         }
-        guard await JWKSignature.verifies(token, jwk: &key, alg: header.alg) else {
+        guard await keys.verifies(token, jwk: &key, alg: header.alg) else {
             throw Refusal(description: "\(what) signature does not verify")
         }
     }

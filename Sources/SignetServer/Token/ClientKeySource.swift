@@ -25,6 +25,8 @@ public actor RegisteredClientKeys: ClientKeySource {
     private var cache: [String: (keys: JWKS, fetchedAt: Date)] = [:]
     private var failures: [String: (error: SignetError, at: Date)] = [:]
     private var inFlight: [String: Task<JWKS, any Error>] = [:]
+    /// Registered key sets decoded, by their text (read outside the actor on every assertion).
+    private nonisolated let decodedRegistered = Mutex<[String: JWKS]>([:])
 
     public init(clock: SignetClock, fetch: SafeFetch = SafeFetch()) {
         self.fetch = fetch
@@ -39,14 +41,14 @@ public actor RegisteredClientKeys: ClientKeySource {
     static let failureLifetime: TimeInterval = 30
 
     public nonisolated func keySet(for client: ClientRecord, refresh: Bool) async throws -> JWKS {
-        if let jwks = client.jwks { return try Self.registered(jwks) }
+        if let jwks = client.jwks { return try registered(jwks) }
         guard let uri = client.jwksURI else { throw SignetError(.invalidConfiguration, "client has neither jwks nor jwks_uri") }
         return try await fetched(uri, refresh: refresh)
     }
 
     /// A registered key set, decoded once per distinct text: a client whose keys change is a new
     /// entry, and the cache is emptied when full.
-    private static func registered(_ jwks: String) throws -> JWKS {
+    private nonisolated func registered(_ jwks: String) throws -> JWKS {
         if let decoded = decodedRegistered.withLock({ $0[jwks] }) { return decoded }
         let decoded = try JSONDecoder().decode(JWKS.self, from: Data(jwks.utf8))
         decodedRegistered.withLock { cache in
@@ -55,7 +57,6 @@ public actor RegisteredClientKeys: ClientKeySource {
         }
         return decoded
     }
-    private static let decodedRegistered = Mutex<[String: JWKS]>([:])
 
     private func fetched(_ uri: String, refresh: Bool) async throws -> JWKS {
         let now = clock.now()

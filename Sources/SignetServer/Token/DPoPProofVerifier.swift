@@ -24,6 +24,8 @@ struct DPoPProofVerifier: Sendable {
     let skew: TimeInterval
     /// Server-provided nonces, when the provider asks for them (RFC 9449 §8).
     var nonces: DPoPNonces? = nil
+    /// The apps' DPoP keys already made, for their next proof.
+    let proofKeys = JWKSignature()
 
     /// Why a proof is refused; the text is safe to send.
     struct Refusal: Error, CustomStringConvertible {
@@ -43,7 +45,7 @@ struct DPoPProofVerifier: Sendable {
     ///   - url: the endpoint's URL without query or fragment (`htu`).
     ///   - accessToken: the access token sent with it, at a resource (`ath`).
     func verify(_ values: [String], method: String, url: String, accessToken: String? = nil) async throws -> DPoPProof? {
-        let check = DPoPProofCheck(lifetime: lifetime, skew: skew)
+        let check = DPoPProofCheck(lifetime: lifetime, skew: skew, keys: proofKeys)
         let checked: CheckedDPoPProof
         do {
             guard let proof = try await check.check(values, method: method, url: url, accessToken: accessToken, now: clock.now()) else { return nil }
