@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "SignetRelyingPartyTests",
             dependencies: [
-                "SignetRelyingParty", "SignetCore", "SignetJOSE",
+                "SignetRelyingParty", "SignetCore", "SignetJOSE", "SignetTesting",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

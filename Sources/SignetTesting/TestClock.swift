@@ -1,4 +1,4 @@
-// A clock tests move by hand, so expiry is tested without sleeping.
+// The one clock every test target moves by hand, so expiry and refetch intervals are tested without sleeping.
 import Foundation
 import SignetServer
 import SignetStore
@@ -18,6 +18,12 @@ public final class TestClock: Sendable {
 
     /// Moves time forward.
     public func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+
+    /// Whole seconds since 1970, as JWT claims count them.
+    public var seconds: Int { Int(now.timeIntervalSince1970) }
+
+    /// A `now` closure reading this clock (the relying-party kit's and the SDK's time source).
+    public var read: @Sendable () -> Date { { self.now } }
 
     /// This clock as the provider's time source.
     public var signetClock: SignetClock { SignetClock { [self] in self.now } }

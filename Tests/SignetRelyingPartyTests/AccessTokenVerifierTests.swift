@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetTesting
 import Testing
 
 /// Makes access tokens and DPoP proofs by hand, so tests can make every wrong one.
@@ -11,7 +12,7 @@ struct AccessTokenForge {
     static let url = "https://api.example.com/accounts"
 
     let provider: FakeProvider
-    let clock: ManualClock
+    let clock: TestClock
     let dpopKey = P256.Signing.PrivateKey()
 
     /// The public JWK of `key` as a DPoP proof carries it.
@@ -64,7 +65,7 @@ struct AccessTokenForge {
 @Suite("Access token verifier (RFC 9068, RFC 9449 §7)")
 struct AccessTokenVerifierTests {
     let provider = FakeProvider()
-    let clock = ManualClock()
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
     let forge: AccessTokenForge
 
     init() { forge = AccessTokenForge(provider: provider, clock: clock) }

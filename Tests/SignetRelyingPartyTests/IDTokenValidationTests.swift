@@ -6,12 +6,13 @@ import Foundation
 import SignetCore
 import SignetJOSE
 import SignetRelyingParty
+import SignetTesting
 import Testing
 
 @Suite("ID token validation")
 struct IDTokenValidationTests {
     let provider = FakeProvider()
-    let clock = ManualClock()
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
     let pending = PendingAuthorization(state: "s", nonce: "nonce-1", codeVerifier: "v", redirectURI: "https://service.example.com/cb")
     let relyingParty: RelyingParty
 
@@ -176,7 +177,7 @@ struct FailingTransport: HTTPTransport {
 @Suite("JWKS cache")
 struct KeySetTests {
     let provider = FakeProvider()
-    let clock = ManualClock()
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
     let pending = PendingAuthorization(state: "s", nonce: "n", codeVerifier: "v", redirectURI: "https://service.example.com/cb")
 
     /// A token signed by a key the provider has not published, under `kid`.
@@ -280,7 +281,7 @@ struct KeySetTests {
 @Suite("Key types other providers use")
 struct OtherKeyTypeTests {
     let provider = FakeProvider()
-    let clock = ManualClock()
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
     let pending = PendingAuthorization(state: "s", nonce: "n", codeVerifier: "v", redirectURI: "https://service.example.com/cb")
 
     @Test("RS256 and PS256 tokens verify with an RSA key published without alg, and at_hash uses SHA-256")
@@ -339,7 +340,7 @@ struct OtherKeyTypeTests {
 @Suite("ID token validation: acr")
 struct IDTokenACRTests {
     let provider = FakeProvider()
-    let clock = ManualClock()
+    let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
 
     @Test("an ID token whose acr is weaker than the acr_values asked for is refused; an equal or stronger one is valid")
     func acrDowngrade() async throws {

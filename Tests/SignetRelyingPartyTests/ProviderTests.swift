@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetTesting
 import Testing
 
 @Suite("Discovery")
@@ -106,7 +107,7 @@ struct CodeFlowTests {
     @Test("completeAuthorization checks the redirect, redeems the code and validates the ID token")
     func completes() async throws {
         let provider = FakeProvider()
-        let clock = ManualClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
         let relyingParty = makeRelyingParty(provider, clock: clock)
         let request = try await relyingParty.makeAuthorizationRequest(redirectURI: "https://service.example.com/cb")
         var claims = provider.claims(now: clock.seconds, nonce: request.pending.nonce)
@@ -124,7 +125,7 @@ struct CodeFlowTests {
     @Test("completeAuthorization returns no tokens when the ID token is missing or was issued for another request")
     func refusesBadIDToken() async throws {
         let provider = FakeProvider()
-        let clock = ManualClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
         let relyingParty = makeRelyingParty(provider, clock: clock)
         let request = try await relyingParty.makeAuthorizationRequest(redirectURI: "https://service.example.com/cb")
         let url = redirect(request.pending, [("code", "c-1"), ("state", request.pending.state), ("iss", FakeProvider.issuer)])

@@ -5,6 +5,7 @@ import JWTKit
 import SignetCore
 import SignetJOSE
 import SignetRelyingParty
+import SignetTesting
 import Testing
 
 @Suite("Token endpoint")
@@ -38,7 +39,7 @@ struct TokenEndpointTests {
         let provider = FakeProvider()
         try await provider.answerTokens(tokens)
         let clientKey = P256.Signing.PrivateKey()
-        let clock = ManualClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
         let relyingParty = makeRelyingParty(provider, clock: clock, authentication: .privateKeyJWT(privateKey: clientKey, keyID: "client-key-7"))
         _ = try await relyingParty.exchangeCode("the-code", pending: pending)
 
@@ -76,7 +77,7 @@ struct TokenEndpointTests {
         let first = FakeProvider()
         let second = FakeProvider()
         try await second.answerTokens(tokens)
-        let clock = ManualClock()
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))
         let original = makeRelyingParty(first, clock: clock, authentication: .privateKeyJWT(privateKey: P256.Signing.PrivateKey(), keyID: "k"))
         _ = try await original.using(second).exchangeCode("the-code", pending: pending)
         #expect(await first.last("/token") == nil)

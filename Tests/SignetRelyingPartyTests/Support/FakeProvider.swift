@@ -5,6 +5,7 @@ import JWTKit
 import SignetCore
 import SignetJOSE
 import SignetRelyingParty
+import SignetTesting
 
 /// A scripted provider behind the ``HTTPTransport`` protocol; records every request.
 actor FakeProvider: HTTPTransport {
@@ -146,7 +147,7 @@ actor FakeProvider: HTTPTransport {
 
 /// A relying party for the fake provider with the given client authentication and clock.
 func makeRelyingParty(
-    _ provider: FakeProvider, clock: ManualClock = ManualClock(), authentication: ClientAuthentication = .none,
+    _ provider: FakeProvider, clock: TestClock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000)), authentication: ClientAuthentication = .none,
     random: SecureRandom = SecureRandom()
 ) -> RelyingParty {
     RelyingParty(
