@@ -70,11 +70,6 @@ public final class SignetMetrics: Sendable {
         counter("signet_throttle_refusals_total", [("limit", kind)]).increment()
     }
 
-    /// A store call's duration, by operation name.
-    public func storeQuery(_ operation: String, duration: Duration) {
-        timer("signet_store_query_duration_seconds", [("operation", operation)]).recordNanoseconds(duration.nanoseconds)
-    }
-
     // MARK: handles
 
     /// `client_id` as a label: itself for the first `maxClientLabels` clients seen, `other` after.

@@ -54,10 +54,6 @@ public struct TokenLifetimes: Sendable, Equatable {
         Limit(name: "codeLifetime", metadataName: "code_lifetime", keyPath: \.code, clientKeyPath: \.codeLifetime, bounds: 10...60),
     ]
 
-    /// The longest an access or ID token may live, whoever it is for: how long a retired signing
-    /// key must stay published after its last signature, at most.
-    public static let longestSignedToken: TimeInterval = 86_400
-
     /// These lifetimes with `client`'s own in place of the provider's.
     public func overridden(by client: ClientRecord) -> TokenLifetimes {
         var effective = self
