@@ -71,7 +71,7 @@ public struct DPoPProofCheck: Sendable {
         }
         guard JWKSignature.privateMembers.isDisjoint(with: jwk.keys) else { throw DPoPProofRefusal("the DPoP proof's jwk must be a public key") }
         guard let jkt = JWKThumbprint.sha256(of: jwk) else { throw DPoPProofRefusal("the DPoP proof's jwk is not a usable public key") }
-        guard await keys.verifies(proof, jwk: jwk, alg: jwt.header.alg) else {
+        guard await keys.verifies(jwt, jwk: jwk, alg: jwt.header.alg) else {
             throw DPoPProofRefusal("the DPoP proof's signature does not verify with its jwk")
         }
 

@@ -25,11 +25,11 @@ public final class JWKSignature: Sendable {
     /// names an `alg` of its own, name this one (RFC 7517 §4.4); it is then used with `alg` and
     /// nothing else. jwt-kit would otherwise verify with the key's own `alg`, whatever the
     /// header says (RFC 8725 §3.1: one key, one algorithm, the one that was checked).
-    public func verifies(_ token: String, jwk object: [String: Any], alg: String) async -> Bool {
+    public func verifies(_ jwt: CompactJWT, jwk object: [String: Any], alg: String) async -> Bool {
         guard Self.privateMembers.isDisjoint(with: object.keys),
             var jwk = try? JSONDecoder().decode(JWK.self, from: JSONSerialization.data(withJSONObject: object))
         else { return false }
-        return await verifies(token, jwk: &jwk, alg: alg)
+        return await verifies(jwt, jwk: &jwk, alg: alg)
     }
 
     /// A JWK's private members (RFC 7518 §6.2.2, §6.3.2, §6.4): a public key has none.
@@ -39,7 +39,7 @@ public final class JWKSignature: Sendable {
     ///
     /// A JWK with private members is refused: jwt-kit builds an EC or OKP key from `d` alone,
     /// ignoring `x` and `y`, so such a JWK could stand for another public key than it shows.
-    public func verifies(_ token: String, jwk: inout JWK, alg: String) async -> Bool {
+    public func verifies(_ jwt: CompactJWT, jwk: inout JWK, alg: String) async -> Bool {
         guard jwk.privateExponent == nil, jwk.prime1 == nil, jwk.prime2 == nil else { return false }
         guard JOSEHeader.algorithms(keyType: jwk.keyType.rawValue, curve: jwk.curve?.rawValue).contains(alg) else { return false }
         if let declared = jwk.algorithm, declared.rawValue != alg { return false }
@@ -58,7 +58,7 @@ public final class JWKSignature: Sendable {
                     prepared[identity] = key
                 }
             }
-            return try await key.verifies(token)
+            return try await key.verifies(jwt)
         } catch {
             return false
         }
@@ -87,22 +87,15 @@ public final class JWKSignature: Sendable {
             self = .collection(keys)
         }
 
-        func verifies(_ token: String) async throws -> Bool {
+        func verifies(_ jwt: CompactJWT) async throws -> Bool {
             switch self {
             case .p256(let key):
-                // Over the token's own bytes: three parts, the signing input up to the last dot.
-                var token = token
-                return try token.withUTF8 { bytes in
-                    let dot = UInt8(ascii: ".")
-                    guard let firstDot = bytes.firstIndex(of: dot), let lastDot = bytes.lastIndex(of: dot), firstDot < lastDot,
-                        !bytes[(firstDot + 1)..<lastDot].contains(dot),
-                        let signature = Data(base64URLEncoded: String(decoding: bytes[(lastDot + 1)...], as: UTF8.self)), signature.count == 64
-                    else { return false }
-                    let signingInput = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<lastDot]))
-                    return key.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: signingInput)
-                }
+                // Over the signing input as the token was split once (``CompactJWT``).
+                guard jwt.signature.count == 64 else { return false }
+                let signature = try P256.Signing.ECDSASignature(rawRepresentation: jwt.signature)
+                return jwt.withSigningInput { key.isValidSignature(signature, for: $0) }
             case .collection(let keys):
-                _ = try await keys.verify(token, as: AnyJWTClaims.self)
+                _ = try await keys.verify(jwt.token, as: AnyJWTClaims.self)
                 return true
             }
         }

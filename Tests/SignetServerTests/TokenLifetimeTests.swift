@@ -164,34 +164,18 @@ struct TokenLifetimeTests {
 
 /// One-lifetime changes for the bounds test.
 enum ClientChangeFor {
-    static func access(_ seconds: TimeInterval) -> SignetAdmin.ClientChange {
+    static func setting(_ lifetime: WritableKeyPath<SignetAdmin.ClientChange, TimeInterval??>, _ seconds: TimeInterval) -> SignetAdmin.ClientChange {
         var change = SignetAdmin.ClientChange()
-        change.accessTokenLifetime = .some(seconds)
+        change[keyPath: lifetime] = .some(seconds)
         return change
     }
-    static func id(_ seconds: TimeInterval) -> SignetAdmin.ClientChange {
-        var change = SignetAdmin.ClientChange()
-        change.idTokenLifetime = .some(seconds)
-        return change
-    }
-    static func code(_ seconds: TimeInterval) -> SignetAdmin.ClientChange {
-        var change = SignetAdmin.ClientChange()
-        change.codeLifetime = .some(seconds)
-        return change
-    }
-    static func idle(_ seconds: TimeInterval) -> SignetAdmin.ClientChange {
-        var change = SignetAdmin.ClientChange()
-        change.refreshTokenIdleLifetime = .some(seconds)
-        return change
-    }
-    static func absolute(_ seconds: TimeInterval) -> SignetAdmin.ClientChange {
-        var change = SignetAdmin.ClientChange()
-        change.refreshTokenAbsoluteLifetime = .some(seconds)
-        return change
-    }
+    static func access(_ seconds: TimeInterval) -> SignetAdmin.ClientChange { setting(\.accessTokenLifetime, seconds) }
+    static func id(_ seconds: TimeInterval) -> SignetAdmin.ClientChange { setting(\.idTokenLifetime, seconds) }
+    static func code(_ seconds: TimeInterval) -> SignetAdmin.ClientChange { setting(\.codeLifetime, seconds) }
+    static func idle(_ seconds: TimeInterval) -> SignetAdmin.ClientChange { setting(\.refreshTokenIdleLifetime, seconds) }
+    static func absolute(_ seconds: TimeInterval) -> SignetAdmin.ClientChange { setting(\.refreshTokenAbsoluteLifetime, seconds) }
     static var idleOverAbsolute: SignetAdmin.ClientChange {
-        var change = SignetAdmin.ClientChange()
-        change.refreshTokenIdleLifetime = .some(7_200)
+        var change = setting(\.refreshTokenIdleLifetime, 7_200)
         change.refreshTokenAbsoluteLifetime = .some(3_600)
         return change
     }

@@ -20,13 +20,24 @@ public struct CompactJWT: Sendable, Equatable {
     public let claimMembers: JSONObjectMembers
     /// The signature bytes — RFC 7515 §7.1.
     public let signature: Data
+    /// The token as received.
+    public let token: String
+    /// How many of the token's UTF-8 bytes are its signing input (header `.` claims).
+    let signingInputCount: Int
+
+    /// Calls `body` with the signing input — RFC 7515 §5.2 — over the token's own bytes, so a
+    /// signature is checked on what was split once, with no copy.
+    public func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        var token = token
+        return try token.withUTF8 { try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<signingInputCount]))) }
+    }
 
     /// The parts of `token`, or why it is refused.
     public static func parse(_ token: String) -> Result<CompactJWT, Refusal> {
         // Cut at the two `.` bytes of the contiguous UTF-8: splitting the String walks grapheme
         // clusters, a visible cost on every token request.
-        var token = token
-        let parts = token.withUTF8 { bytes -> (Data, Data, Data)? in
+        var text = token
+        let parts = text.withUTF8 { bytes -> (Data, Data, Data, Int)? in
             guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
                 let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
                 !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
@@ -37,9 +48,9 @@ public struct CompactJWT: Sendable, Equatable {
             }
             guard let header = part(0..<firstDot), let claims = part((firstDot + 1)..<secondDot), let signature = part((secondDot + 1)..<bytes.count)
             else { return nil }
-            return (header, claims, signature)
+            return (header, claims, signature, secondDot)
         }
-        guard case let (headerJSON, claims, signature)? = parts else { return .failure(.notCompact) }
+        guard case let (headerJSON, claims, signature, signingInputCount)? = parts else { return .failure(.notCompact) }
         let headerMembers: JSONObjectMembers
         switch JSONObjectMembers.scan(headerJSON) {
         case .malformed: return .failure(.malformedHeader)
@@ -55,7 +66,10 @@ public struct CompactJWT: Sendable, Equatable {
         case .object(let members): claimMembers = members
         }
         guard let header = try? JOSEHeader.decode(headerMembers, fallback: JSONDecoder()) else { return .failure(.malformedHeader) }
-        return .success(CompactJWT(header: header, headerJSON: headerJSON, claims: claims, claimMembers: claimMembers, signature: signature))
+        return .success(
+            CompactJWT(
+                header: header, headerJSON: headerJSON, claims: claims, claimMembers: claimMembers, signature: signature, token: token,
+                signingInputCount: signingInputCount))
     }
 
     /// Why a token was refused before its signature was looked at.

@@ -45,7 +45,7 @@ struct ClientJWTVerifier: Sendable {
         guard candidates.count == 1 || (header.kid != nil && !candidates.isEmpty), var key = candidates.first else {
             throw Refusal(description: "\(what) kid names no registered key")
         }
-        guard await keys.verifies(token, jwk: &key, alg: header.alg) else {
+        guard await keys.verifies(jwt, jwk: &key, alg: header.alg) else {
             throw Refusal(description: "\(what) signature does not verify")
         }
     }
