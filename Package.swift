@@ -19,8 +19,10 @@ let package = Package(
         .library(name: "SignetResourceServer", targets: ["SignetResourceServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
         .library(name: "SignetClientNIO", targets: ["SignetClientNIO"]),
+        .library(name: "SignetScript", targets: ["SignetScript"]),
         .library(name: "SignetTesting", targets: ["SignetTesting"]),
         .executable(name: "signet", targets: ["signet"]),
+        .executable(name: "signet-bench", targets: ["signet-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -167,10 +169,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "NativeLoginExample", dependencies: ["SignetClient"], path: "Examples/NativeLoginExample", swiftSettings: strict),
+        // The other parties played by a program (a browser with a cookie jar, an app installation,
+        // a loopback service): for `signet demo` and `signet device`, the benchmark and the tests.
+        .target(
+            name: "SignetScript",
+            dependencies: [
+                "SignetCore", "SignetClient", "SignetClientNIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "SignetTesting",
             dependencies: [
-                "SignetCore", "SignetStore", "SignetServer",
+                "SignetCore", "SignetStore", "SignetServer", "SignetScript",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,7 +204,7 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetCore", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetTesting", "SignetClient", "SignetClientNIO",
+                "SignetCore", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetScript", "SignetClient", "SignetClientNIO",
                 "SignetResourceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -204,12 +222,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `signet-bench`: the hot paths measured against a `signet serve` child process; not part of the shipping binary.
+        .executableTarget(
+            name: "signet-bench",
+            dependencies: [
+                "SignetCore", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetScript", "SignetClient", "SignetClientNIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/signet-bench",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SignetCoreTests", dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetServer", "SignetStore", "SignetTesting", "SignetCore", "SignetClient", "SignetJOSE",
+                "SignetServer", "SignetStore", "SignetTesting", "SignetScript", "SignetCore", "SignetClient", "SignetJOSE",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -245,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "SignetResourceServerTests",
             dependencies: [
-                "SignetResourceServer", "ProtectedAPIExample", "SignetRelyingParty", "SignetTesting", "SignetServer", "SignetCore",
+                "SignetResourceServer", "ProtectedAPIExample", "SignetRelyingParty", "SignetTesting", "SignetScript", "SignetServer", "SignetCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -256,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "SignetClientTests",
             dependencies: [
-                "SignetClient", "SignetClientNIO", "SignetTesting", "SignetServer", "SignetCore",
+                "SignetClient", "SignetClientNIO", "SignetTesting", "SignetScript", "SignetServer", "SignetCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -271,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SignetTesting", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "signet",
+                "SignetTesting", "SignetScript", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "SignetClient", "signet", "signet-bench",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

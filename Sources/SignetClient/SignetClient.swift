@@ -100,7 +100,7 @@ public struct SignetClient: Sendable {
         var query = parameters.formParameters
         query.append(OAuthParameter.loginHint, loginHint)
         query.append(OAuthParameter.prompt, prompt)
-        guard let url = URL(string: document.authorizationEndpoint + "?" + query.encoded) else {
+        guard let url = URL(string: query.appended(to: document.authorizationEndpoint)) else {
             throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the authorization_endpoint is not a URL")
         }
         return AuthorizationRequest(url: url, parameters: parameters)

@@ -129,12 +129,10 @@ extension RelyingParty {
     /// Encoded with ``SignetCore/FormParameters/encode(_:)`` rather than `URLQueryItem`,
     /// which leaves `+` as is, and servers read `+` as a space.
     static func url(_ endpoint: String, adding parameters: FormParameters, name: String) throws -> URL {
-        guard var components = URLComponents(string: endpoint) else {
+        guard URLComponents(string: endpoint) != nil else {
             throw SignetError(.invalidConfiguration, "\(name) is not a URL")
         }
-        let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + parameters.encoded
-        guard let url = components.url else {
+        guard let url = URL(string: parameters.appended(to: endpoint)) else {
             throw SignetError(.invalidConfiguration, "a URL could not be built from \(name)")
         }
         return url

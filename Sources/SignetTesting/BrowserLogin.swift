@@ -1,6 +1,7 @@
 // Driving the hosted login page from tests, as a person with a browser would.
 import Foundation
 import SignetCore
+import SignetScript
 
 /// The values a client keeps between sending the user to `/authorize` and redeeming the code.
 public struct TestAuthorization: Sendable {
@@ -36,34 +37,15 @@ public struct TestAuthorization: Sendable {
     }
 }
 
-/// Reads the hidden fields of the login form.
-public enum LoginForm {
-    /// `authorization` and `csrf_token` from the page, or `nil` when the page has no login form.
-    public static func fields(in html: String) -> (authorization: String, csrfToken: String)? {
-        guard let authorization = hiddenValue("authorization", in: html), let csrf = hiddenValue("csrf_token", in: html) else { return nil }
-        return (authorization, csrf)
-    }
-
-    /// The value of a hidden input, for tests of other forms.
-    public static func hiddenValueForTests(_ name: String, in html: String) -> String? { hiddenValue(name, in: html) }
-
-    static func hiddenValue(_ name: String, in html: String) -> String? {
-        guard let range = html.range(of: #"name="\#(name)" value=""#) else { return nil }
-        let rest = html[range.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
-    }
-}
-
 extension TestProvider {
     /// Opens `/authorize` and submits the login form; returns the final response (a 303 on success).
-    public func submitLogin(_ authorization: TestAuthorization, browser: TestBrowser, username: String, password: String, extra: [(String, String)] = []) async throws -> TestResponse {
+    public func submitLogin(_ authorization: TestAuthorization, browser: ScriptedBrowser, username: String, password: String, extra: [(String, String)] = []) async throws -> ScriptedResponse {
         try await submitLogin(at: authorization.url(issuer: issuer, extra: extra), browser: browser, username: username, password: password)
     }
 
     /// Opens the authorization request at `requestURL` (as a relying party made it) and submits
     /// the login form; returns the final response (a 303 on success), or the page when it has no form.
-    public func submitLogin(at requestURL: String, browser: TestBrowser, username: String, password: String) async throws -> TestResponse {
+    public func submitLogin(at requestURL: String, browser: ScriptedBrowser, username: String, password: String) async throws -> ScriptedResponse {
         let page = try await browser.get(requestURL)
         guard page.status == 200, let fields = LoginForm.fields(in: page.body) else { return page }
         return try await browser.post(
@@ -74,7 +56,7 @@ extension TestProvider {
     /// Signs in through the hosted page and returns the authorization code.
     /// Signs in with two factors (`acr_values` `urn:signet:loa:2`): the password, then the SMS
     /// code read from the test outbox; returns the authorization code.
-    public func signInTwoFactor(_ authorization: TestAuthorization, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> String {
+    public func signInTwoFactor(_ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String) async throws -> String {
         let page = try await submitLogin(authorization, browser: browser, username: username, password: password, extra: [("acr_values", "urn:signet:loa:2")])
         guard page.status == 200, let fields = LoginForm.fields(in: page.body),
             let text = await outbox.messages.last(where: { $0.purpose == "login_otp" })?.body, let sms = text.split(separator: "#").last
@@ -86,7 +68,7 @@ extension TestProvider {
         return code
     }
 
-    public func signIn(_ authorization: TestAuthorization, browser: TestBrowser = TestBrowser(), username: String, password: String, extra: [(String, String)] = []) async throws -> String {
+    public func signIn(_ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String, extra: [(String, String)] = []) async throws -> String {
         let response = try await submitLogin(authorization, browser: browser, username: username, password: password, extra: extra)
         guard response.status == 303, let parameters = response.locationParameters, let code = parameters["code"] else {
             throw SignetError(.malformedMessage, "login did not redirect with a code: \(response.status) \(response.body.prefix(300))")
@@ -97,8 +79,8 @@ extension TestProvider {
     /// Redeems a code at the token endpoint with the given client authentication parameters
     /// (by `browser`: e.g. a device's, which presents its client certificate).
     public func redeem(
-        _ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = [], browser: TestBrowser = TestBrowser()
-    ) async throws -> TestResponse {
+        _ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = [], browser: ScriptedBrowser = ScriptedBrowser()
+    ) async throws -> ScriptedResponse {
         try await browser.post(
             url("/token"),
             form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier)]
@@ -111,26 +93,7 @@ extension TestProvider {
     /// provider finally redirects (see ``LoginForm/redirect(for:browser:username:password:)``).
     ///
     /// For SDK tests: a scripted user agent hands this redirect back to the app.
-    public func browserRedirect(for url: URL, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> URL {
+    public func browserRedirect(for url: URL, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String) async throws -> URL {
         try await LoginForm.redirect(for: url, browser: browser, username: username, password: password)
-    }
-}
-
-extension LoginForm {
-    /// Opens an authorization URL, signs in on the hosted page when one is shown (the form posts
-    /// to `login` beside the authorization endpoint), and returns the `Location` of the redirect
-    /// to the client (with `code`, or with `error`). Used by tests, the demo and the benchmark.
-    public static func redirect(for url: URL, browser: TestBrowser = TestBrowser(), username: String, password: String) async throws -> URL {
-        var response = try await browser.get(url.absoluteString)
-        if response.status == 200, let fields = fields(in: response.body), var login = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            login.path = String(login.path.dropLast("authorize".count)) + "login"
-            login.query = nil
-            response = try await browser.post(
-                login.string ?? "", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
-        }
-        guard [302, 303].contains(response.status), let location = response.header("Location"), let redirect = URL(string: location) else {
-            throw SignetError(.malformedMessage, "the provider did not redirect: \(response.status) \(response.body.prefix(300))")
-        }
-        return redirect
     }
 }

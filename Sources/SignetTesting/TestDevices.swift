@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import X509
 
@@ -12,7 +13,7 @@ public struct TestDevice: Sendable {
     /// The certificate chain in PEM, the device's certificate first.
     public let chain: [String]
     /// Presents the device certificate (needs a provider with `tls: true`).
-    public let browser: TestBrowser
+    public let browser: ScriptedBrowser
     /// The access token of the login that activated it (unbound: issued before the certificate).
     public var activationAccessToken: String? = nil
 
@@ -33,7 +34,7 @@ extension TestProvider {
     /// Activates a new installation of a public client allowed the scope `device`: an instance
     /// id, a hosted-page login with it as the nonce, and the activation with a fresh key.
     public func activateDevice(clientID: String, redirectURI: String, username: String, password: String, name: String? = nil) async throws -> TestDevice {
-        let instances = try await TestBrowser().post(url("/devices/instances"), form: [("client_id", clientID)])
+        let instances = try await ScriptedBrowser().post(url("/devices/instances"), form: [("client_id", clientID)])
         guard instances.status == 201, let instanceID = instances.json["instance_id"] as? String else {
             throw SignetError(.malformedMessage, "no instance id: \(instances.status) \(instances.body.prefix(300))")
         }
@@ -44,13 +45,13 @@ extension TestProvider {
         let key = P256.Signing.PrivateKey()
         var body = ["csr": try TestDevice.csr(key), "platform": "ios"]
         body["name"] = name
-        let answer = try await TestBrowser().send(
+        let answer = try await ScriptedBrowser().send(
             "POST", url("/devices/activation"), body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self),
             headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")])
         guard answer.status == 201, let chain = answer.json["certificate_chain"] as? [String] else {
             throw SignetError(.malformedMessage, "activation failed: \(answer.status) \(answer.body.prefix(300))")
         }
         return TestDevice(
-            instanceID: instanceID, key: key, chain: chain, browser: TestBrowser(tls: try TestTLS.client(presenting: chain, key: key)), activationAccessToken: token)
+            instanceID: instanceID, key: key, chain: chain, browser: ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key)), activationAccessToken: token)
     }
 }

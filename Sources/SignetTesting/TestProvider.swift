@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 
@@ -28,7 +29,7 @@ public struct TestProvider: Sendable {
 /// - Parameters:
 ///   - store: the store (default: a fresh ``MemoryStore``).
 ///   - tls: serve https with a certificate made for the test (and so mutual TLS for devices);
-///     ``TestBrowser``s made inside `body` trust it.
+///     ``ScriptedBrowser``s made inside `body` trust it.
 ///   - attestationVerifier: judges initial certificates' attestations.
 ///   - logger: the provider's logger (default: critical only, or `SIGNET_TEST_LOG_LEVEL`).
 ///   - metrics: where the provider counts.
@@ -70,6 +71,6 @@ public func withTestProvider<Result: Sendable>(
         let provider = TestProvider(
             issuer: issuer, store: store, clock: clock, admin: SignetAdmin(store: store, passwordHashCost: 4, clock: clock.signetClock),
             configuration: configuration, outbox: outbox, metrics: metrics)
-        return try await TestBrowser.$defaultTLS.withValue(clientTLS) { try await body(provider) }
+        return try await ScriptedBrowser.$defaultTLS.withValue(clientTLS) { try await body(provider) }
     }
 }

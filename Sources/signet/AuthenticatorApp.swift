@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 
 struct AuthenticatorApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,8 +5,8 @@ import Foundation
 import SignetClient
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
-import SignetTesting
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +90,7 @@ struct DemoScript {
     let narrator: Narrator
 
     func run() async throws {
-        let keyPair = try loadKey()
+        let keyPair = try seed.backendKey()
         let backend = RelyingParty(
             configuration: RelyingPartyConfiguration(
                 issuer: issuer, clientID: seed.backendClientID,
@@ -103,7 +103,7 @@ struct DemoScript {
         let request = try await backend.makeAuthorizationRequest(redirectURI: redirectURI, scope: "openid profile email")
         narrator.step("Backend built the authorization request (PKCE S256, state, nonce; it keeps the verifier)", request.url.absoluteString.prefix(110) + "…")
 
-        let browser = TestBrowser()
+        let browser = ScriptedBrowser()
         let page = try await browser.get(request.url.absoluteString)
         guard page.status == 200, let fields = LoginForm.fields(in: page.body) else {
             throw SignetError(.malformedMessage, "the authorization endpoint did not show the login page (HTTP \(page.status))")
@@ -147,12 +147,5 @@ struct DemoScript {
             throw SignetError(.malformedMessage, "logout did not return to \(seed.postLogoutRedirectURI) (HTTP \(logout.status))")
         }
         narrator.step("Logged out (RP-initiated); back at \(logout.header("Location") ?? "")")
-    }
-
-    func loadKey() throws -> ClientKeyPair {
-        guard let data = FileManager.default.contents(atPath: seed.backendPrivateJWKPath),
-            let jwk = try JSONSerialization.jsonObject(with: data) as? [String: String]
-        else { throw SignetError(.notFound, "cannot read the backend key at \(seed.backendPrivateJWKPath)") }
-        return try ClientKeyPair(privateJWK: jwk)
     }
 }

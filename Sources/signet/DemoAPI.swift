@@ -5,8 +5,8 @@ import Logging
 import SignetCore
 import SignetRelyingParty
 import SignetResourceServer
+import SignetScript
 import SignetServer
-import SignetTesting
 
 /// A tiny bank API on a loopback port: `GET /accounts` needs a DPoP-bound token for `audience`
 /// with the scope `accounts`, as `Examples/ProtectedAPIExample` does.

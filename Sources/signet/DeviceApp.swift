@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SignetServer
 
 struct DeviceApp: AsyncParsableCommand {

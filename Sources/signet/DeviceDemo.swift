@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SwiftASN1
 import X509
 
@@ -167,9 +168,3 @@ struct DeviceDemoScript {
     func failure(_ reason: String) -> SignetError { SignetError(.malformedMessage, reason) }
 }
 
-extension SignetClient {
-    /// Fresh parameters for a native login of this client.
-    func nativeLoginParameters(scope: String = "openid", acrValues: String? = nil) -> AuthorizationParameters {
-        AuthorizationParameters(clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues)
-    }
-}

@@ -4,8 +4,8 @@ import Foundation
 import SignetCore
 import SignetRelyingParty
 import SignetClient
+import SignetScript
 import SignetServer
-import SignetTesting
 
 /// The backend pushes a signed request and binds everything to its DPoP key; the app only
 /// carries `client_id` and `request_uri` through the browser (the SDK's ``ExternalUserAgent``);
@@ -23,7 +23,7 @@ struct FAPIDemoScript {
                 .notFound,
                 "this data folder was seeded before the FAPI 2.0 demo client existed: start `signet serve` with a fresh --data-dir, or register one with `signet clients add … --fapi2`")
         }
-        let key = try DemoScript(seed: seed, issuer: issuer, narrator: narrator).loadKey()
+        let key = try seed.backendKey()
         let dpopKey = P256.Signing.PrivateKey()
         let backend = RelyingParty(
             configuration: RelyingPartyConfiguration(
@@ -63,7 +63,7 @@ struct FAPIDemoScript {
             narrator.step(
                 "The bank API (SignetResourceServer, audience \(resource), scope accounts) accepted the token with a proof",
                 String(decoding: accounts.body, as: UTF8.self))
-            let stolen = try await TestBrowser().get(api + "/accounts", headers: [("Authorization", "Bearer \(accessToken)")])
+            let stolen = try await ScriptedBrowser().get(api + "/accounts", headers: [("Authorization", "Bearer \(accessToken)")])
             guard stolen.status == 401 else { throw SignetError(.malformedMessage, "a stolen DPoP-bound token was accepted as a bearer token") }
             narrator.step("The same token without the key (as a thief would send it) is refused", "HTTP 401, \(stolen.header("WWW-Authenticate")?.prefix(60) ?? "")")
         }

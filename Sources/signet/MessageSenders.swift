@@ -1,6 +1,7 @@
 // The message sender the commands use: the SMS gateway webhook when configured, else the development outbox.
 import ArgumentParser
 import Foundation
+import SignetCore
 import SignetServer
 
 enum MessageSenders {
@@ -11,7 +12,7 @@ enum MessageSenders {
             guard let secret = webhookSecret, secret.utf8.count >= 16 else {
                 throw ValidationError("sms.webhookUrl needs sms.webhookSecret (SIGNET_SMS_WEBHOOK_SECRET or its _FILE; at least 16 characters)")
             }
-            guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || SignetConfiguration.isLoopback(host) else {
+            guard let host = URL(string: url)?.host, url.lowercased().hasPrefix("https://") || Loopback.isHost(host) else {
                 throw ValidationError("sms.webhookUrl must be https (http only on loopback)")
             }
             return WebhookMessageSender(url: url, secret: secret)

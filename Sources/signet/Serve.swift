@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import SignetCore
 import SignetServer
 import SignetStorage
 
@@ -148,7 +149,7 @@ struct Serve: AsyncParsableCommand {
             guard configuration.tlsCertificatePath == nil, configuration.tlsKeyPath == nil else {
                 throw ValidationError("--dev-tls makes its own certificate: leave out --tls-certificate and --tls-key (tls.certificate, tls.key)")
             }
-            guard SignetConfiguration.isLoopback(configuration.host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
+            guard Loopback.isHost(configuration.host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
             let files = try DevelopmentTLS.prepare(dataDirectory: location.dataURL)
             configuration.tlsCertificatePath = files.certificatePath
             configuration.tlsKeyPath = files.keyPath
@@ -212,7 +213,7 @@ struct Serve: AsyncParsableCommand {
             Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
         }
         var services: [any Service] = [application]
-        if let admin, !SignetConfiguration.isLoopback(admin.host) {
+        if let admin, !Loopback.isHost(admin.host) {
             logger.warning(
                 "the admin listener is plain HTTP off loopback: keep it on a private network (its token and /metrics travel in clear)",
                 metadata: ["admin_host": .string(admin.host)])

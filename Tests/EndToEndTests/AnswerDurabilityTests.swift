@@ -1,5 +1,6 @@
 // Which answers of a sign-in wait for the disk (SQLite, `sqlite.synchronous: full`).
 import Foundation
+import SignetScript
 import SignetStore
 import Synchronization
 import SignetCore
@@ -24,13 +25,13 @@ struct AnswerDurabilityTests {
 
             // A wrong password: the failure is on disk before the answer tells of it.
             let wrong = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
-            let refused = try await provider.submitLogin(wrong, browser: TestBrowser(), username: "carol", password: "not the passphrase")
+            let refused = try await provider.submitLogin(wrong, browser: ScriptedBrowser(), username: "carol", password: "not the passphrase")
             #expect(refused.status != 303)
             #expect(database.commits.durable >= database.commits.made)
 
             // The login page: its login session is not yet on disk when the page is given.
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(authorization.url(issuer: provider.issuer))
             #expect(page.status == 200)
             #expect(database.commits.durable < database.commits.made)
@@ -85,7 +86,7 @@ struct AnswerDurabilityTests {
             _ = try await provider.admin.addUser(username: "erin", password: "a long passphrase", name: "Erin")
             try await provider.admin.setLocked(username: "erin", true)
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
-            let refused = try await provider.submitLogin(authorization, browser: TestBrowser(), username: "erin", password: "a long passphrase")
+            let refused = try await provider.submitLogin(authorization, browser: ScriptedBrowser(), username: "erin", password: "a long passphrase")
             #expect(refused.status != 303)
             #expect(database.commits.durable >= database.commits.made)
             let events = try await provider.store.auditEvents(AuditQuery(userID: nil, clientID: "app", since: nil, limit: 10)).map(\.kind)

@@ -1,5 +1,6 @@
 // `signet authenticator …` and `signet authenticators …` against a real `signet serve --dev-tls` process.
 import Foundation
+import SignetScript
 import SignetTesting
 import Testing
 

@@ -2,11 +2,11 @@ import Foundation
 import SignetTesting
 import Testing
 
-@testable import signet
+@testable import signet_bench
 
-/// `signet bench` is not a timed test: these check that its load gets every answer right and that
+/// `signet-bench` is not a timed test: these check that its load gets every answer right and that
 /// it reports what it promises, whatever the machine's speed.
-@Suite("signet bench: a short run under concurrent load")
+@Suite("signet-bench: a short run under concurrent load")
 struct BenchCommandTests {
     @Test("the flow, code, prepared and refresh rows at concurrency 2 get no error, and (where /proc is) report CPU per request and memory after each row")
     func shortRun() throws {
@@ -14,8 +14,8 @@ struct BenchCommandTests {
         let temporary = try TestFolder.make("bench")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let result = try SignetCommand.run(
-            ["bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "flow", "code", "prepared", "refresh"],
-            environment: ["TMPDIR": temporary.path])
+            ["--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "flow", "code", "prepared", "refresh"],
+            environment: ["TMPDIR": temporary.path], program: "signet-bench")
         #expect(result.status == 0, "\(result.all)")
         let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("| full login flow |") || $0.hasPrefix("| token endpoint") }
         #expect(rows.count == 4, "\(result.stdout)")
@@ -42,8 +42,8 @@ struct BenchCommandTests {
         let temporary = try TestFolder.make("bench")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let result = try SignetCommand.run(
-            ["bench", "--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "prepared", "--isolate"],
-            environment: ["TMPDIR": temporary.path])
+            ["--seconds", "1", "--concurrency", "2", "--no-devices", "--password-hash-cost", "4", "--only", "prepared", "--isolate"],
+            environment: ["TMPDIR": temporary.path], program: "signet-bench")
         #expect(result.status == 0, "\(result.all)")
         // The heading reports the placement, which the bench read back from /proc for every
         // thread of both processes and checked against its plan.
@@ -59,12 +59,12 @@ struct BenchCommandTests {
 
     @Test("--isolate with --callgrind, or on one CPU, is refused with a reason")
     func isolateRefused() throws {
-        let result = try SignetCommand.run(["bench", "--isolate", "--callgrind", "10"])
+        let result = try SignetCommand.run(["--isolate", "--callgrind", "10"], program: "signet-bench")
         #expect(result.status != 0)
         #expect(result.stderr.contains("--isolate and --callgrind do not go together"), "\(result.all)")
         guard Self.canIsolate else { return }
         let first = try CPUIsolation.forThisMachine().server[0]
-        let oneCPU = try SignetCommand.run(["bench", "--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", String(first)])
+        let oneCPU = try SignetCommand.run(["--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", String(first)], program: "signet-bench")
         #expect(oneCPU.status != 0)
         #expect(oneCPU.stderr.contains("--isolate needs at least two online CPUs"), "\(oneCPU.all)")
     }
@@ -75,7 +75,7 @@ struct BenchCommandTests {
             (["--concurrency", "0"], "--concurrency takes levels of 1 or more"), (["--concurrency", "4", "0"], "--concurrency takes levels of 1 or more"),
             (["--seconds", "0"], "--seconds must be more than 0"), (["--seconds=-3"], "--seconds must be more than 0"),
         ] {
-            let result = try SignetCommand.run(["bench", "--no-devices"] + arguments)
+            let result = try SignetCommand.run(["--no-devices"] + arguments, program: "signet-bench")
             #expect(result.status != 0, "\(arguments)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.all)")
         }

@@ -2,13 +2,14 @@
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
 
-@testable import signet
+@testable import signet_bench
 
-@Suite("signet bench: where the load runs and what it sends")
+@Suite("signet-bench: where the load runs and what it sends")
 struct BenchLoadTests {
     @Test("kernel CPU lists are read as the kernel writes them, and anything else is refused")
     func cpuLists() throws {
@@ -108,7 +109,7 @@ struct BenchLoadTests {
                     issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid")
-            let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
+            let login = try await provider.submitLogin(at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
             // A 303 to the redirect URI; anything else (the page again, an error) says why.
             try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
             let code = try backend.handleRedirect(try #require(login.header("Location").flatMap(URL.init(string:))), pending: request.pending)

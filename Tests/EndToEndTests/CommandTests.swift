@@ -1,17 +1,20 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetTesting
 import Testing
 
-/// Runs the built `signet` command and captures what it prints.
+/// Runs the built `signet` command (or `signet-bench`) and captures what it prints.
 struct SignetCommand {
-    static var executable: URL {
-        // Test bundles are built next to the package's executables.
+    static var executable: URL { executable(named: "signet") }
+
+    /// The package's executable `name`: test bundles are built next to the package's executables.
+    static func executable(named name: String) -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("signet").path), folder.path != "/" {
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), folder.path != "/" {
             folder.deleteLastPathComponent()
         }
-        return folder.appendingPathComponent("signet")
+        return folder.appendingPathComponent(name)
     }
 
     struct Output {
@@ -22,9 +25,13 @@ struct SignetCommand {
     }
 
     /// Runs `signet arguments…` to completion; with a `prefix`, runs `prefix… signet arguments…`
-    /// (a program that runs the command, such as `taskset`).
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], prefix: [String] = []) throws -> Output {
-        let command = prefix.isEmpty ? [executable.path] + arguments : prefix + [executable.path] + arguments
+    /// (a program that runs the command, such as `taskset`); with `program`, that executable of
+    /// the package instead of `signet`.
+    static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:], prefix: [String] = [], program: String = "signet"
+    ) throws -> Output {
+        let path = executable(named: program).path
+        let command = prefix + [path] + arguments
         // Standard error goes to a file, not a second pipe: a pipe nobody reads while standard
         // output is read to its end would stop a command (or its server) that writes much there.
         let result = try ChildProcess.run(command[0], Array(command.dropFirst()), environment: environment, input: input)
@@ -169,7 +176,7 @@ struct CommandTests {
         defer { server.terminate() }
         var ready = false
         for _ in 0..<150 where !ready {
-            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { ready = true } else {
+            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { ready = true } else {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -196,7 +203,7 @@ struct CommandTests {
         #expect(noDevices.stdout.contains("No devices."))
         #expect(try SignetCommand.run(["devices", "list", "nobody", "--data-dir", data]).status != 0)
         // serve made the device CA when it started, before any device: the URL it prints answers.
-        let published = try await TestBrowser().get("http://127.0.0.1:\(port)/devices/ca.pem")
+        let published = try await ScriptedBrowser().get("http://127.0.0.1:\(port)/devices/ca.pem")
         #expect(published.status == 200)
         #expect(published.body.hasPrefix("-----BEGIN CERTIFICATE-----"))
         let made = try SignetCommand.run(["ca", "list", "--data-dir", data]).stdout

@@ -1,5 +1,6 @@
 // One configuration: flags over SIGNET_ variables over a YAML or JSON file, checked once.
 import Foundation
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -230,18 +231,18 @@ struct ConfigurationTests {
             baseEnvironment: ProcessInfo.processInfo.environment.filter { name, _ in name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_")) },
             errors: .file(logFile.path))
         defer { if server.isRunning { server.terminate() } }
-        var ready: TestResponse?
+        var ready: ScriptedResponse?
         for _ in 0..<150 {
-            ready = try? await TestBrowser().get("http://127.0.0.1:\(port)/health/ready")
+            ready = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/health/ready")
             if ready?.status == 200 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(ready?.status == 200)
         let requestID = try #require(ready?.header("X-Request-Id"))
-        let metrics = try await TestBrowser().get("http://127.0.0.1:\(adminPort)/metrics")
+        let metrics = try await ScriptedBrowser().get("http://127.0.0.1:\(adminPort)/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.body.contains(#"signet_http_requests_total{route="/health/ready",method="GET",status="200"}"#))
-        #expect(try await TestBrowser().get("http://127.0.0.1:\(port)/metrics").status == 404)
+        #expect(try await ScriptedBrowser().get("http://127.0.0.1:\(port)/metrics").status == 404)
         server.terminate()
         server.waitUntilExit()
         #expect(server.terminationStatus == 0)

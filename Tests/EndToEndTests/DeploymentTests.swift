@@ -1,5 +1,6 @@
 // Safe to deploy: demo data only in development, plain HTTP only behind trusted proxies.
 import Foundation
+import SignetScript
 import SignetTesting
 import Synchronization
 import Testing
@@ -26,7 +27,7 @@ final class ServeProcess {
     /// before the banner is written, and a server stopped in that moment would have printed nothing.
     func waitUntilReady() async throws -> Bool {
         for _ in 0..<150 {
-            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200,
+            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200,
                 printed.contains("is listening on")
             {
                 return true
@@ -135,7 +136,7 @@ struct DeploymentTests {
         defer { if server.isRunning { server.terminate() } }
         var ready = false
         for _ in 0..<150 where !ready {
-            if let response = try? await TestBrowser().get("http://127.0.0.1:\(port)/health/ready"), response.status == 200 { ready = true } else {
+            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/health/ready"), response.status == 200 { ready = true } else {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }

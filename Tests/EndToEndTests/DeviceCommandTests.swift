@@ -1,5 +1,6 @@
 // `signet serve --dev-tls`, `signet demo --device` and `signet device …` against a real server process.
 import Foundation
+import SignetScript
 import SignetTesting
 import Testing
 
@@ -8,7 +9,7 @@ struct DeviceCommandTests {
     /// Starts `signet serve` with `extra` and waits until discovery answers over `scheme`.
     static func serve(data: String, port: Int, extra: [String] = [], scheme: String = "http") async throws -> ChildProcess {
         let server = try ChildProcess.start(SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra)
-        let browser = scheme == "https" ? TestBrowser(tls: try TestTLS.client()) : TestBrowser()
+        let browser = scheme == "https" ? ScriptedBrowser(tls: try TestTLS.client()) : ScriptedBrowser()
         for _ in 0..<150 {
             if let response = try? await browser.get("\(scheme)://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { return server }
             try await Task.sleep(for: .milliseconds(100))

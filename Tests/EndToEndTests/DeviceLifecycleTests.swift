@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStorage
 import SignetStore
@@ -41,7 +42,7 @@ struct DeviceLifecycleTests {
                 authorization = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid")
                 let freshCode = try await two.signIn(authorization, username: "alice", password: Self.password)
                 let fresh = try await two.redeem(freshCode, authorization, clientAuth: [("client_id", "wallet")]).decode(TokenResponse.self)
-                let locked = try await TestBrowser().post(
+                let locked = try await ScriptedBrowser().post(
                     two.url("/devices/\(device.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(fresh.accessToken)")])
                 #expect(locked.status == 200, "\(locked.body)")
 
@@ -85,7 +86,7 @@ struct DeviceLifecycleTests {
             let device = try await provider.activateDevice(clientID: "wallet", redirectURI: Self.redirect, username: "alice", password: Self.password)
             let folder = try SignetCommand.dataFolder()
             let caFile = folder + "/ca.pem", leafFile = folder + "/device.pem"
-            let published = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            let published = try await ScriptedBrowser().get(provider.url("/devices/ca.pem"))
             try published.body.write(toFile: caFile, atomically: true, encoding: .utf8)
             try device.chain[0].write(toFile: leafFile, atomically: true, encoding: .utf8)
             let verify = try Self.openssl(["verify", "-purpose", "sslclient", "-CAfile", caFile, leafFile])

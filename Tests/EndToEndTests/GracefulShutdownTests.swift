@@ -1,6 +1,7 @@
 // SIGTERM under load: requests in flight finish, then the process exits 0.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetTesting
 import Testing
 
@@ -19,13 +20,13 @@ struct GracefulShutdownTests {
         let authorization = TestAuthorization(clientID: "demo-app", redirectURI: "dev.signet.demo.app:/callback", scope: "openid")
 
         // Each browser opens its login page first, so the signal finds only password checks running.
-        var forms: [(TestBrowser, (authorization: String, csrfToken: String))] = []
+        var forms: [(ScriptedBrowser, (authorization: String, csrfToken: String))] = []
         for _ in 0..<8 {
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(authorization.url(issuer: base))
             forms.append((browser, try #require(LoginForm.fields(in: page.body))))
         }
-        let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+        let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
             for (browser, fields) in forms {
                 group.addTask {
                     try await browser.post(
@@ -46,6 +47,6 @@ struct GracefulShutdownTests {
         server.process.waitUntilExit()
         #expect(server.process.terminationStatus == 0)
         // Nothing new is accepted once it has stopped.
-        await #expect(throws: (any Error).self) { _ = try await TestBrowser().get(base + "/health/live") }
+        await #expect(throws: (any Error).self) { _ = try await ScriptedBrowser().get(base + "/health/live") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStorage
 import SignetStore
@@ -19,7 +20,7 @@ struct NULCharacterTests {
                 .init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"], nativeLogin: true))
             _ = try await provider.admin.addUser(username: "alice", password: "a long passphrase")
             let before = try await store.listClients()
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
 
             // /token: an OAuth error, JSON.
             let token = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "app\u{0}")])

@@ -1,6 +1,7 @@
 // The operator's commands: signet audit, clients import|export, --output json.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct OperationsCommandTests {
         let username = try #require(seed["username"] as? String), password = try #require(seed["password"] as? String)
         let authorization = TestAuthorization(clientID: "demo-app", redirectURI: "dev.signet.demo.app:/callback", scope: "openid")
         let url = try #require(URL(string: authorization.url(issuer: "http://127.0.0.1:\(server.port)")))
-        let browser = TestBrowser()
+        let browser = ScriptedBrowser()
         let page = try await browser.get(url.absoluteString)
         let fields = try #require(LoginForm.fields(in: page.body))
         let failed = try await browser.post(

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetStorage
 import SignetTesting
@@ -25,7 +26,7 @@ struct PushedAuthorizationTests {
     }
 
     /// POSTs the sign-in form of `page` as bob.
-    func signIn(_ provider: TestProvider, _ browser: TestBrowser, page: TestResponse) async throws -> TestResponse {
+    func signIn(_ provider: TestProvider, _ browser: ScriptedBrowser, page: ScriptedResponse) async throws -> ScriptedResponse {
         let fields = try #require(LoginForm.fields(in: page.body))
         return try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
     }
@@ -40,7 +41,7 @@ struct PushedAuthorizationTests {
             let query = try #require(FormParameters(encoded: request.url.query ?? ""))
             #expect(Set(query.pairs.map(\.name)) == ["client_id", "request_uri"])
             #expect(query["request_uri"]?.hasPrefix("urn:ietf:params:oauth:request_uri:") == true)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             #expect(page.status == 200)
             let login = try await signIn(provider, browser, page: page)
@@ -48,7 +49,7 @@ struct PushedAuthorizationTests {
             let completed = try await relyingParty.completeAuthorization(redirect: redirect, pending: request.pending)
             #expect(completed.idToken.acr == AssuranceLevel.oneFactor)
             // Used once: the same URL again is refused, and never redirected.
-            let again = try await TestBrowser().get(request.url.absoluteString)
+            let again = try await ScriptedBrowser().get(request.url.absoluteString)
             #expect(again.status == 400)
             #expect(again.header("Location") == nil)
             #expect(again.body.contains("invalid_request_uri"))
@@ -77,14 +78,14 @@ struct PushedAuthorizationTests {
                 [("scope", "openid profile"), ("scope", "openid profile")],
             ]
             for pairs in refusals {
-                let refused = try await TestBrowser().get(url(pairs))
+                let refused = try await ScriptedBrowser().get(url(pairs))
                 #expect(refused.status == 400, "\(pairs)")
                 #expect(refused.header("Location") == nil)
                 #expect(refused.body.contains("invalid_request"), "\(refused.body)")
                 #expect(!refused.body.contains("invalid_request_uri"), "\(refused.body)")
             }
             // The refusals changed nothing: the request_uri still signs the user in, with the pushed values.
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(url(repeated))
             #expect(page.status == 200)
             let login = try await signIn(provider, browser, page: page)
@@ -93,7 +94,7 @@ struct PushedAuthorizationTests {
             #expect(completed.tokens.scope.map { Set($0.split(separator: " ")) } == ["openid", "profile"])
             // Spent by that use, with or without the repeated parameters.
             for again in [url(repeated), request.url.absoluteString] {
-                #expect(try await TestBrowser().get(again).body.contains("invalid_request_uri"))
+                #expect(try await ScriptedBrowser().get(again).body.contains("invalid_request_uri"))
             }
         }
     }
@@ -103,11 +104,11 @@ struct PushedAuthorizationTests {
         try await withTestProvider { provider in
             let relyingParty = try await backend(provider)
             let direct = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb")
-            let answer = try await TestBrowser().get(direct.url.absoluteString)
+            let answer = try await ScriptedBrowser().get(direct.url.absoluteString)
             #expect(answer.locationParameters?["error"] == "invalid_request")
             #expect(answer.locationParameters?["code"] == nil)
             try await provider.admin.updateClient(id: "service", .init(nativeLogin: true))
-            let native = try await TestBrowser().send(
+            let native = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"),
                 body: String(decoding: try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: FormParameters(encoded: direct.url.query ?? "")!.pairs.map { ($0.name, $0.value) })), as: UTF8.self),
                 headers: [("Content-Type", "application/json")])
@@ -123,25 +124,25 @@ struct PushedAuthorizationTests {
 
             let expired = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
             provider.clock.advance(by: 61)
-            #expect(try await TestBrowser().get(expired.url.absoluteString).body.contains("invalid_request_uri"))
+            #expect(try await ScriptedBrowser().get(expired.url.absoluteString).body.contains("invalid_request_uri"))
 
             let stolen = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
             let uri = try #require(FormParameters(encoded: stolen.url.query ?? "")?["request_uri"])
             let base = provider.url("/authorize?")
-            let otherClient = try await TestBrowser().get(base + FormParameters([("client_id", "other"), ("request_uri", uri)]).encoded)
+            let otherClient = try await ScriptedBrowser().get(base + FormParameters([("client_id", "other"), ("request_uri", uri)]).encoded)
             #expect(otherClient.status == 400)
             #expect(otherClient.body.contains("invalid_request_uri"))
             // The refusal consumed it: the rightful client cannot use it either now.
-            #expect(try await TestBrowser().get(stolen.url.absoluteString).body.contains("invalid_request_uri"))
+            #expect(try await ScriptedBrowser().get(stolen.url.absoluteString).body.contains("invalid_request_uri"))
 
             let extra = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
             let extraURI = try #require(FormParameters(encoded: extra.url.query ?? "")?["request_uri"])
-            let withState = try await TestBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", extraURI), ("state", "mine")]).encoded)
+            let withState = try await ScriptedBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", extraURI), ("state", "mine")]).encoded)
             #expect(withState.status == 400)
             #expect(withState.header("Location") == nil)
-            let noClient = try await TestBrowser().get(base + FormParameters([("request_uri", extraURI)]).encoded)
+            let noClient = try await ScriptedBrowser().get(base + FormParameters([("request_uri", extraURI)]).encoded)
             #expect(noClient.status == 400)
-            let madeUp = try await TestBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", "urn:ietf:params:oauth:request_uri:nope")]).encoded)
+            let madeUp = try await ScriptedBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", "urn:ietf:params:oauth:request_uri:nope")]).encoded)
             #expect(madeUp.body.contains("invalid_request_uri"))
         }
     }
@@ -152,27 +153,27 @@ struct PushedAuthorizationTests {
             _ = try await backend(provider)
             let authorization = TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb")
             // No client authentication for a private_key_jwt client.
-            let anonymous = try await TestBrowser().post(provider.url("/par"), form: authorization.parameters())
+            let anonymous = try await ScriptedBrowser().post(provider.url("/par"), form: authorization.parameters())
             #expect(anonymous.status == 401)
             #expect(anonymous.oauthError == "invalid_client")
             // A public client may push with its client_id; the same rules apply.
             _ = try await provider.admin.addClient(.init(id: "app", name: "App", authMethod: .none, redirectURIs: ["com.example.app:/cb"]))
             let app = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
-            let pushed = try await TestBrowser().post(provider.url("/par"), form: app.parameters())
+            let pushed = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters())
             #expect(pushed.status == 201)
             #expect((pushed.json["expires_in"] as? Int) == 60)
-            let noPKCE = try await TestBrowser().post(provider.url("/par"), form: app.parameters(omit: ["code_challenge", "code_challenge_method"]))
+            let noPKCE = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(omit: ["code_challenge", "code_challenge_method"]))
             #expect(noPKCE.status == 400)
             #expect(noPKCE.oauthError == "invalid_request")
-            let badScope = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("scope", "openid admin")], omit: ["scope"]))
+            let badScope = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("scope", "openid admin")], omit: ["scope"]))
             #expect(badScope.oauthError == "invalid_scope")
-            let nested = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("request_uri", "urn:ietf:params:oauth:request_uri:x")]))
+            let nested = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("request_uri", "urn:ietf:params:oauth:request_uri:x")]))
             #expect(nested.oauthError == "invalid_request")
-            let wrongRedirect = try await TestBrowser().post(provider.url("/par"), form: app.parameters(extra: [("redirect_uri", "com.example.app:/other")], omit: ["redirect_uri"]))
+            let wrongRedirect = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("redirect_uri", "com.example.app:/other")], omit: ["redirect_uri"]))
             #expect(wrongRedirect.oauthError == "invalid_request")
-            let get = try await TestBrowser().get(provider.url("/par"))
+            let get = try await ScriptedBrowser().get(provider.url("/par"))
             #expect(get.status == 405)
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(discovery.json["pushed_authorization_request_endpoint"] as? String == provider.url("/par"))
             #expect(discovery.json["require_pushed_authorization_requests"] as? Bool == false)
         }
@@ -186,7 +187,7 @@ struct PushedAuthorizationTests {
             let relyingParty = try await backend(provider)
             let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 { group.addTask { try await TestBrowser().get(request.url.absoluteString).status } }
+                for _ in 0..<50 { group.addTask { try await ScriptedBrowser().get(request.url.absoluteString).status } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == 200 }.count == 1)
@@ -199,10 +200,10 @@ struct PushedAuthorizationTests {
         try await withTestProvider(configure: { $0.requirePushedAuthorizationRequests = true }) { provider in
             let relyingParty = try await backend(provider, requirePAR: false)
             let direct = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb")
-            #expect(try await TestBrowser().get(direct.url.absoluteString).locationParameters?["error"] == "invalid_request")
+            #expect(try await ScriptedBrowser().get(direct.url.absoluteString).locationParameters?["error"] == "invalid_request")
             let pushed = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
-            #expect(try await TestBrowser().get(pushed.url.absoluteString).status == 200)
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            #expect(try await ScriptedBrowser().get(pushed.url.absoluteString).status == 200)
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(discovery.json["require_pushed_authorization_requests"] as? Bool == true)
         }
     }
@@ -229,7 +230,7 @@ struct FAPIShapeTests {
                     dpopKey: P256.Signing.PrivateKey()),
                 now: { clock.now })
             let request = try await bank.pushAuthorizationRequest(redirectURI: "https://bank.example.com/cb", scope: "openid profile", signed: true)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
@@ -274,7 +275,7 @@ struct FAPIShapeTests {
                     issuer: provider.issuer, clientID: "svc", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID), dpopKey: dpopKey),
                 now: { clock.now })
             let request = try await service.makeAuthorizationRequest(redirectURI: "https://svc.example.com/cb", scope: "openid")
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
             let answer = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "a long passphrase")])
@@ -290,7 +291,7 @@ struct FAPIShapeTests {
                 ], key: dpopKey)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)]).status }
+                    group.addTask { try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)]).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetStorage
 import SignetTesting
@@ -51,7 +52,7 @@ struct RelyingPartyFlowTests {
                 now: { clock.now })
 
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile", maxAge: 300)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
@@ -90,7 +91,7 @@ struct RelyingPartyFlowTests {
                 _ = try await a.admin.addUser(username: "carol", password: "another passphrase")
                 // The login page is served by A, the form is posted to B.
                 let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
-                let browser = TestBrowser()
+                let browser = ScriptedBrowser()
                 let page = try await browser.get(authorization.url(issuer: a.issuer))
                 let fields = try #require(LoginForm.fields(in: page.body))
                 let login = try await browser.post(b.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "another passphrase")])

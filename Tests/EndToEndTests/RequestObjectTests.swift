@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -36,8 +37,8 @@ struct RequestObjectTests {
         try TestJWS.es256(header: header ?? ["alg": "ES256", "kid": key.keyID, "typ": "oauth-authz-req+jwt"], claims: claims, key: signer ?? key.privateKey)
     }
 
-    func authorize(_ provider: TestProvider, _ pairs: [(String, String)]) async throws -> TestResponse {
-        try await TestBrowser().get(provider.url("/authorize?") + FormParameters(pairs).encoded)
+    func authorize(_ provider: TestProvider, _ pairs: [(String, String)]) async throws -> ScriptedResponse {
+        try await ScriptedBrowser().get(provider.url("/authorize?") + FormParameters(pairs).encoded)
     }
 
     @Test("the kit signs the request; only client_id and request travel; the flow completes, and parameters beside the object do not count")
@@ -49,7 +50,7 @@ struct RequestObjectTests {
             #expect(Set(query.pairs.map(\.name)) == ["client_id", "request"])
             // An attacker adds a redirect_uri and a state beside the object: ignored, never merged.
             let tampered = request.url.absoluteString + "&" + FormParameters([("redirect_uri", "com.example.service:/other"), ("state", "forged")]).encoded
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(tampered)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
@@ -58,7 +59,7 @@ struct RequestObjectTests {
             let completed = try await relyingParty.completeAuthorization(redirect: redirect, pending: request.pending)
             #expect(completed.idToken.aud == ["service"])
             // Used once: the same object again is refused.
-            let replay = try await TestBrowser().get(request.url.absoluteString)
+            let replay = try await ScriptedBrowser().get(request.url.absoluteString)
             #expect(replay.status == 400)
             #expect(replay.body.contains("invalid_request_object"))
         }
@@ -70,9 +71,9 @@ struct RequestObjectTests {
             let relyingParty = try await backend(provider)
             try await provider.admin.updateClient(id: "service", .init(requirePushedAuthorizationRequests: true))
             let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb", signed: true)
-            #expect(try await TestBrowser().get(request.url.absoluteString).status == 200)
+            #expect(try await ScriptedBrowser().get(request.url.absoluteString).status == 200)
             // Pushed but not signed: refused for a client that must sign.
-            let unsigned = try await TestBrowser().post(
+            let unsigned = try await ScriptedBrowser().post(
                 provider.url("/par"), form: TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb").parameters() + TestJWS.assertionFields(
                     try TestJWS.clientAssertion(key, clientID: "service", audience: provider.issuer, now: provider.clock.now)))
             #expect(unsigned.status == 400)
@@ -85,7 +86,7 @@ struct RequestObjectTests {
         try await withTestProvider { provider in
             let relyingParty = try await backend(provider)
             let plain = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb")
-            let answer = try await TestBrowser().get(plain.url.absoluteString)
+            let answer = try await ScriptedBrowser().get(plain.url.absoluteString)
             #expect(answer.locationParameters?["error"] == "invalid_request")
         }
     }
@@ -153,10 +154,10 @@ struct RequestObjectTests {
             try await provider.admin.updateClient(id: "service", .init(nativeLogin: true))
             let authorization = TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb")
             let body = try JSONSerialization.data(withJSONObject: ["client_id": "service", "request": try sign(claims(provider, authorization))])
-            let started = try await TestBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: body, as: UTF8.self), headers: [("Content-Type", "application/json")])
+            let started = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: body, as: UTF8.self), headers: [("Content-Type", "application/json")])
             #expect(started.status == 201)
             let plain = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: authorization.parameters().map { ($0.0, $0.1) }))
-            let refused = try await TestBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: plain, as: UTF8.self), headers: [("Content-Type", "application/json")])
+            let refused = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: plain, as: UTF8.self), headers: [("Content-Type", "application/json")])
             #expect(refused.status == 400)
             #expect(refused.oauthError == "invalid_request")
         }

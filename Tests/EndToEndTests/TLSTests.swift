@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOSSL
+import SignetScript
 import SignetTesting
 import SwiftASN1
 import Testing

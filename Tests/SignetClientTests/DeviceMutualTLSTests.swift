@@ -8,6 +8,7 @@ import NIOSSL
 import SignetClient
 import SignetClientNIO
 import SignetCore
+import SignetScript
 import SignetTesting
 import SwiftASN1
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -163,7 +164,7 @@ struct NativeLoginClientTests {
             let reloaded = try await AuthState(client: client, storage: FileAuthStateStorage(file: file))
             #expect(await reloaded.isSignedIn)
             // Once the grant is revoked, refreshing signs out.
-            let revoked = try await TestBrowser().post(provider.url("/revoke"), form: [("token", try #require(exchanged.refreshToken)), ("client_id", "app")])
+            let revoked = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", try #require(exchanged.refreshToken)), ("client_id", "app")])
             #expect(revoked.status == 200)
             provider.clock.advance(by: 590)
             await #expect(throws: SignetClientError.self) { _ = try await state.freshAccessToken() }
@@ -178,7 +179,7 @@ struct NativeLoginClientTests {
             let client = makeClient(provider)
             let request = try await client.makeAuthorizationRequest(scope: "openid")
             #expect(request.url.absoluteString.contains("code_challenge_method=S256"))
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "erin"), ("password", "erins passphrase")])

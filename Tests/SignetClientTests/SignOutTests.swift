@@ -1,6 +1,7 @@
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -44,7 +45,7 @@ struct SignOutTests {
             #expect(sentState == result.endSessionState)
             // The provider accepts it: with no provider session left in this (ephemeral) browser it
             // goes straight back to the registered post-logout URI with the state, not to an error page.
-            let page = try await TestBrowser().get(url.absoluteString)
+            let page = try await ScriptedBrowser().get(url.absoluteString)
             #expect(page.status == 302, "\(page.body.prefix(300))")
             let back = try #require(page.header("Location").flatMap(URL.init(string:)))
             #expect(back.absoluteString.hasPrefix(TestApp.postLogoutRedirectURI))

@@ -1,6 +1,7 @@
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SignetTesting
 import Testing
 

@@ -5,6 +5,7 @@ import Logging
 import SignetCore
 import SignetRelyingParty
 import SignetResourceServer
+import SignetScript
 import SignetTesting
 import Testing
 
@@ -57,16 +58,16 @@ struct AccessTokenMiddlewareTests {
                 configuration: .init(issuer: provider.issuer, audience: API.audience, requireSenderConstrained: false), now: { clock.now })
             try await withNotesAPI(verifier: verifier) { base in
                 let bearer = ("Authorization", "Bearer \(token)")
-                let posted = try await TestBrowser().post(base + "/notes", form: [("text", "hello")], headers: [bearer])
+                let posted = try await ScriptedBrowser().post(base + "/notes", form: [("text", "hello")], headers: [bearer])
                 #expect(posted.status == 200, "\(posted.body)")
                 #expect(posted.body == "\(backend.userID): hello")
-                let smuggled = try await TestBrowser().post(base + "/notes", form: [("text", "hello"), ("access_token", token)], headers: [bearer])
+                let smuggled = try await ScriptedBrowser().post(base + "/notes", form: [("text", "hello"), ("access_token", token)], headers: [bearer])
                 #expect(smuggled.status == 400)
                 #expect(smuggled.oauthError == "invalid_request")
-                let bodyOnly = try await TestBrowser().post(base + "/notes", form: [("access_token", token)])
+                let bodyOnly = try await ScriptedBrowser().post(base + "/notes", form: [("access_token", token)])
                 #expect(bodyOnly.status == 400)
                 // A route added outside the protected group serves nobody.
-                #expect(try await TestBrowser().get(base + "/unguarded", headers: [bearer]).status == 401)
+                #expect(try await ScriptedBrowser().get(base + "/unguarded", headers: [bearer]).status == 401)
             }
         }
     }
@@ -78,7 +79,7 @@ struct AccessTokenMiddlewareTests {
         try await withNotesAPI(verifier: verifier) { base in
             // Well-formed enough that its key must be looked up.
             let token = try encoded(["alg": "ES256", "typ": "at+jwt", "kid": "k"]) + "." + encoded(["sub": "x"]) + ".AA"
-            let answer = try await TestBrowser().post(base + "/notes", form: [("text", "x")], headers: [("Authorization", "Bearer \(token)")])
+            let answer = try await ScriptedBrowser().post(base + "/notes", form: [("text", "x")], headers: [("Authorization", "Bearer \(token)")])
             #expect(answer.status == 503)
             #expect(answer.oauthError == "temporarily_unavailable")
             #expect(answer.challenges.isEmpty)

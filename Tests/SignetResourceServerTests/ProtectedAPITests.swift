@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -68,7 +69,7 @@ struct Backend {
     func tokens(dpop: Bool = true, scope: String = "openid profile", resource: String? = nil) async throws -> TokenResponse {
         let kit = relyingParty(dpop: dpop)
         let request = try await kit.makeAuthorizationRequest(redirectURI: Self.redirectURI, scope: scope, extraParameters: resource.map { ["resource": $0] } ?? [:])
-        let login = try await provider.submitLogin(at: request.url.absoluteString, browser: TestBrowser(), username: "bob", password: "a long passphrase")
+        let login = try await provider.submitLogin(at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
         // A 303 to the redirect URI; anything else (the page again, an error) says why.
         try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
         let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
@@ -93,7 +94,7 @@ struct Backend {
     }
 }
 
-extension TestResponse {
+extension ScriptedResponse {
     /// The `WWW-Authenticate` challenges, one per field.
     var challenges: [String] { headers("WWW-Authenticate") }
     /// The challenge of `scheme` (`DPoP` or `Bearer`).
@@ -123,14 +124,14 @@ struct ProtectedAPITests {
             let tokens = try await backend.tokens()
             #expect(tokens.tokenType == "DPoP")
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
-                let answer = try await TestBrowser().get(
+                let answer = try await ScriptedBrowser().get(
                     base + "/accounts", headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try backend.proof(accessToken: tokens.accessToken))])
                 #expect(answer.status == 200, "\(answer.body)")
                 let accounts = try answer.decode(AccountsResponse.self)
                 #expect(accounts.sub == backend.userID)
                 #expect(accounts.clientID == "service")
                 // Open routes stay open.
-                #expect(try await TestBrowser().get(base + "/health").status == 200)
+                #expect(try await ScriptedBrowser().get(base + "/health").status == 200)
             }
         }
     }
@@ -141,7 +142,7 @@ struct ProtectedAPITests {
             let backend = try await Backend.register(provider)
             let token = try await backend.tokens().accessToken
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
-                let none = try await TestBrowser().get(base + "/accounts")
+                let none = try await ScriptedBrowser().get(base + "/accounts")
                 #expect(none.status == 401)
                 #expect(none.oauthError == "invalid_request")
                 // RFC 6750 §3.1: no error code in the challenge of a request without credentials; only DPoP is offered.
@@ -149,27 +150,27 @@ struct ProtectedAPITests {
                 #expect(none.header("Cache-Control") == "no-store")
 
                 let authorization = ("Authorization", "DPoP \(token)")
-                let two = try await TestBrowser().get(
+                let two = try await ScriptedBrowser().get(
                     base + "/accounts", headers: [authorization, authorization, ("DPoP", try backend.proof(accessToken: token))])
                 #expect(two.status == 400)
                 #expect(two.oauthError == "invalid_request")
                 #expect(two.challenge("DPoP")?.contains(#"error="invalid_request""#) == true)
 
-                let query = try await TestBrowser().get(
+                let query = try await ScriptedBrowser().get(
                     base + "/accounts?access_token=\(token)", headers: [authorization, ("DPoP", try backend.proof(accessToken: token))])
                 #expect(query.status == 400)
                 #expect(query.oauthError == "invalid_request")
-                let queryOnly = try await TestBrowser().get(base + "/accounts?access%5Ftoken=\(token)")
+                let queryOnly = try await ScriptedBrowser().get(base + "/accounts?access%5Ftoken=\(token)")
                 #expect(queryOnly.status == 400)
                 #expect(queryOnly.oauthError == "invalid_request")
 
-                let form = try await TestBrowser().send(
+                let form = try await ScriptedBrowser().send(
                     "GET", base + "/accounts", body: "access_token=\(token)",
                     headers: [("Content-Type", "application/x-www-form-urlencoded"), ("DPoP", try backend.proof(accessToken: token))])
                 #expect(form.status == 400)
                 #expect(form.oauthError == "invalid_request")
 
-                let basic = try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "Basic c2VydmljZTpzZWNyZXQ=")])
+                let basic = try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "Basic c2VydmljZTpzZWNyZXQ=")])
                 #expect(basic.status == 401)
                 #expect(basic.challenges == ["DPoP \(algs)"])
             }
@@ -183,8 +184,8 @@ struct ProtectedAPITests {
             let token = try await backend.tokens().accessToken
             let unbound = try await backend.tokens(dpop: false).accessToken
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile", "API_REQUIRE_DPOP": "false"]) { base in
-                func call(_ scheme: String, _ token: String, proof: String?) async throws -> TestResponse {
-                    try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "\(scheme) \(token)")] + (proof.map { [("DPoP", $0)] } ?? []))
+                func call(_ scheme: String, _ token: String, proof: String?) async throws -> ScriptedResponse {
+                    try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "\(scheme) \(token)")] + (proof.map { [("DPoP", $0)] } ?? []))
                 }
                 let bearer = try await call("Bearer", token, proof: try backend.proof(accessToken: token))
                 #expect(bearer.status == 401)
@@ -242,8 +243,8 @@ struct ProtectedAPITests {
             let hs256 = try TestJWS.hs256(header: header.merging(["alg": "HS256"]) { $1 }, claims: claims, secret: Data("a guessed secret".utf8))
             let idToken = try #require(tokens.idToken)
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
-                func call(_ token: String) async throws -> TestResponse {
-                    try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", try backend.proof(accessToken: token))])
+                func call(_ token: String) async throws -> ScriptedResponse {
+                    try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", try backend.proof(accessToken: token))])
                 }
                 for (label, token) in [("another audience", otherAudience), ("ID token", idToken), ("alg none", noneToken), ("HS256", hs256)] {
                     let answer = try await call(token)
@@ -270,7 +271,7 @@ struct ProtectedAPITests {
             let token = try await backend.tokens().accessToken
             // The default configuration: GET /accounts needs the scope "accounts", which this token lacks.
             try await withProtectedAPI(provider) { base in
-                let answer = try await TestBrowser().get(
+                let answer = try await ScriptedBrowser().get(
                     base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", try backend.proof(accessToken: token))])
                 #expect(answer.status == 403)
                 #expect(answer.oauthError == "insufficient_scope")
@@ -287,12 +288,12 @@ struct ProtectedAPITests {
             let bearer = try await backend.tokens(dpop: false)
             #expect(bearer.tokenType == "Bearer")
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile", "API_REQUIRE_DPOP": "false"]) { base in
-                let answer = try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "Bearer \(bearer.accessToken)")])
+                let answer = try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "Bearer \(bearer.accessToken)")])
                 #expect(answer.status == 200, "\(answer.body)")
                 #expect(try answer.decode(AccountsResponse.self).sub == backend.userID)
             }
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
-                let answer = try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "Bearer \(bearer.accessToken)")])
+                let answer = try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "Bearer \(bearer.accessToken)")])
                 #expect(answer.status == 401)
                 #expect(answer.oauthError == "invalid_token")
                 #expect(answer.challenges.count == 1)
@@ -308,9 +309,9 @@ struct ProtectedAPITests {
             let token = try await backend.tokens().accessToken
             let proof = try backend.proof(accessToken: token)
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
-                let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
                     for _ in 0..<50 {
-                        group.addTask { try await TestBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", proof)]) }
+                        group.addTask { try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", proof)]) }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }

@@ -1,6 +1,7 @@
 // API scopes registered per client (clients add|update --scope).
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -23,7 +24,7 @@ struct APIScopeTests {
             #expect(try JSONDecoder().decode(AccessTokenClaims.self, from: payload).scope == "openid accounts")
 
             let other = TestAuthorization(clientID: "app", redirectURI: Fixture.appRedirect, scope: "openid accounts")
-            let refused = try await TestBrowser().get(other.url(issuer: provider.issuer))
+            let refused = try await ScriptedBrowser().get(other.url(issuer: provider.issuer))
             #expect(refused.locationParameters?["error"] == "invalid_scope")
             _ = fixture
         }

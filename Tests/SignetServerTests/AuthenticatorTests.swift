@@ -1,6 +1,7 @@
 // FIDO UAF authenticators on activated devices, and device login (issue 9).
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -54,7 +55,7 @@ struct AuthenticatorTests {
     func registerAndLogin() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider)
-            let facets = try await TestBrowser().get(provider.url("/uaf/facets/wallet"))
+            let facets = try await ScriptedBrowser().get(provider.url("/uaf/facets/wallet"))
             #expect(facets.header("Content-Type") == "application/fido.trusted-apps+json")
             #expect(((facets.json["trustedFacets"] as? [[String: Any]])?.first?["ids"] as? [String]) == [TestUAFPhone.facet])
 
@@ -314,7 +315,7 @@ struct AuthenticatorTests {
             let (phone, token) = try await setUp(provider)
             let authenticator = TestAuthenticator(aaid: "F1D0#1001")
             #expect(try await phone.register(authenticator, pin: Self.pin, token: token).status == 201)
-            func attempt(_ pin: String) async throws -> TestResponse { try await phone.login(login, authenticator, pin: pin) }
+            func attempt(_ pin: String) async throws -> ScriptedResponse { try await phone.login(login, authenticator, pin: pin) }
 
             let first = try await attempt("0000")
             #expect(first.status == 401)
@@ -460,9 +461,9 @@ struct AuthenticatorTests {
             let (phone, _) = try await setUp(provider)
             let noToken = try await phone.postJSON("/uaf/registration/request", "{}")
             #expect(noToken.status == 401)
-            let noCertificate = try await phone.postJSON("/uaf/registration/request", "{}", browser: TestBrowser())
+            let noCertificate = try await phone.postJSON("/uaf/registration/request", "{}", browser: ScriptedBrowser())
             #expect(noCertificate.json["error"] as? String == "device_certificate_required")
-            let start = try await phone.postJSON("/login/device/start", "{}", browser: TestBrowser())
+            let start = try await phone.postJSON("/login/device/start", "{}", browser: ScriptedBrowser())
             #expect(start.json["error"] as? String == "device_certificate_required")
             let noAuthenticator = try await phone.startLogin(login)
             #expect(noAuthenticator.status == 409)

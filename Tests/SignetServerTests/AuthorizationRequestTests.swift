@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -12,7 +13,7 @@ struct AuthorizationRequestTests {
             _ = try await Fixture.make(provider)
             var authorization = TestAuthorization(clientID: "nobody", redirectURI: Fixture.appRedirect)
             authorization.clientID = "nobody"
-            let response = try await TestBrowser().get(authorization.url(issuer: provider.issuer))
+            let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer))
             #expect(response.status == 400)
             #expect(response.header("Location") == nil)
             #expect(response.body.contains("invalid_client"))
@@ -30,7 +31,7 @@ struct AuthorizationRequestTests {
             let fixture = try await Fixture.make(provider)
             var authorization = fixture.appAuthorization
             authorization.redirectURI = uri
-            let response = try await TestBrowser().get(authorization.url(issuer: provider.issuer))
+            let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer))
             #expect(response.status == 400)
             #expect(response.header("Location") == nil)
         }
@@ -42,7 +43,7 @@ struct AuthorizationRequestTests {
             let fixture = try await Fixture.make(provider)
             var authorization = fixture.appAuthorization
             authorization.redirectURI = "http://127.0.0.1:49152/callback"
-            let response = try await TestBrowser().get(authorization.url(issuer: provider.issuer))
+            let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer))
             #expect(response.status == 200)
             #expect(LoginForm.fields(in: response.body) != nil)
         }
@@ -50,7 +51,7 @@ struct AuthorizationRequestTests {
 
     /// Sends an authorization request and returns the error parameters of its redirect.
     func redirectedError(_ provider: TestProvider, _ authorization: TestAuthorization, extra: [(String, String)] = [], omit: Set<String> = []) async throws -> FormParameters? {
-        let response = try await TestBrowser().get(authorization.url(issuer: provider.issuer, extra: extra, omit: omit))
+        let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer, extra: extra, omit: omit))
         #expect(response.status == 302)
         #expect(response.header("Location")?.hasPrefix(authorization.redirectURI + "?") == true)
         return response.locationParameters
@@ -105,7 +106,7 @@ struct AuthorizationRequestTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             for extra in [("client_id", "app"), ("redirect_uri", Fixture.appRedirect)] {
-                let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [extra]))
+                let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [extra]))
                 #expect(response.status == 400)
                 #expect(response.header("Location") == nil)
             }
@@ -117,9 +118,9 @@ struct AuthorizationRequestTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let huge = String(repeating: "x", count: 100_000)
-            let query = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", huge)]))
+            let query = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", huge)]))
             #expect((400..<500).contains(query.status))
-            let body = try await TestBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(extra: [("login_hint", huge)]))
+            let body = try await ScriptedBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(extra: [("login_hint", huge)]))
             #expect((400..<500).contains(body.status))
             #expect(body.status == 413)
         }
@@ -129,7 +130,7 @@ struct AuthorizationRequestTests {
     func wrongContentType() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let response = try await TestBrowser().post(
+            let response = try await ScriptedBrowser().post(
                 provider.url("/authorize"), form: fixture.appAuthorization.parameters(), headers: [("Content-Type", "application/json")])
             #expect(response.status == 415)
         }
@@ -139,7 +140,7 @@ struct AuthorizationRequestTests {
     func postForm() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let response = try await TestBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters())
+            let response = try await ScriptedBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters())
             #expect(response.status == 200)
             #expect(LoginForm.fields(in: response.body) != nil)
         }

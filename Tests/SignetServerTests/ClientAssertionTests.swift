@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite("private_key_jwt client assertions (RFC 7523)")
 struct ClientAssertionTests {
     /// Redeems a fresh code for the backend with the given assertion fields.
-    func redeem(_ fixture: Fixture, _ assertion: [(String, String)]) async throws -> TestResponse {
+    func redeem(_ fixture: Fixture, _ assertion: [(String, String)]) async throws -> ScriptedResponse {
         let authorization = fixture.backendAuthorization
         let code = try await fixture.provider.signIn(authorization, username: "alice", password: Fixture.password)
         return try await fixture.provider.redeem(code, authorization, clientAuth: assertion)
@@ -56,7 +57,7 @@ struct ClientAssertionTests {
             }
             // The revocation endpoint takes the same two audiences, and no other.
             for (audience, status) in [(provider.issuer, 200), (provider.url("/token"), 200), (provider.url("/revoke"), 401), ([provider.issuer], 401)] as [(Any, Int)] {
-                let response = try await TestBrowser().post(provider.url("/revoke"), form: [("token", "unknown")] + (try signed(fixture) { $0["aud"] = audience }))
+                let response = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", "unknown")] + (try signed(fixture) { $0["aud"] = audience }))
                 #expect(response.status == status, "\(audience)")
             }
         }

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -33,10 +34,10 @@ struct DPoPKey {
 struct DPoPTests {
     func signInBackend(_ provider: TestProvider, _ fixture: Fixture, extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
         let authorization = fixture.backendAuthorization
-        return (authorization, try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: extra))
+        return (authorization, try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: extra))
     }
 
-    func redeem(_ provider: TestProvider, _ fixture: Fixture, _ code: String, _ authorization: TestAuthorization, proof: String?) async throws -> TestResponse {
+    func redeem(_ provider: TestProvider, _ fixture: Fixture, _ code: String, _ authorization: TestAuthorization, proof: String?) async throws -> ScriptedResponse {
         try await provider.redeem(code, authorization, clientAuth: try fixture.assertion(), headers: proof.map { [("DPoP", $0)] } ?? [])
     }
 
@@ -55,23 +56,23 @@ struct DPoPTests {
             #expect(claims.cnf?.jkt == dpop.jkt)
 
             let userinfo = provider.url("/userinfo")
-            let good = try await TestBrowser().get(
+            let good = try await ScriptedBrowser().get(
                 userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
             #expect(good.status == 200, "\(good.body)")
-            let asBearer = try await TestBrowser().get(userinfo, headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let asBearer = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(asBearer.status == 401)
             #expect(asBearer.header("WWW-Authenticate")?.hasPrefix("DPoP ") == true)
-            let noProof = try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)")])
+            let noProof = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)")])
             #expect(noProof.status == 401)
-            let otherKey = try await TestBrowser().get(
+            let otherKey = try await ScriptedBrowser().get(
                 userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try DPoPKey().proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
             #expect(otherKey.status == 401)
-            let noAth = try await TestBrowser().get(
+            let noAth = try await ScriptedBrowser().get(
                 userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now))])
             #expect(noAth.oauthError == "invalid_dpop_proof")
             let replayed = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
-            #expect(try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)]).status == 200)
-            let again = try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)])
+            #expect(try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)]).status == 200)
+            let again = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)])
             #expect(again.oauthError == "invalid_dpop_proof")
         }
     }
@@ -121,7 +122,7 @@ struct DPoPTests {
             let dpop = DPoPKey()
             let par = provider.url("/par"), now = provider.clock.now
             for htu in [par + "?a=b", par + "#f", par + "?"] {
-                let pushed = try await TestBrowser().post(
+                let pushed = try await ScriptedBrowser().post(
                     par, form: fixture.backendAuthorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", htu, at: now))])
                 #expect(pushed.status == 400, "\(htu)")
                 #expect(pushed.oauthError == "invalid_dpop_proof", "\(htu)")
@@ -129,8 +130,8 @@ struct DPoPTests {
             let (authorization, code) = try await signInBackend(provider, fixture)
             let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: now)).decode(TokenResponse.self)
             let userinfo = provider.url("/userinfo")
-            func ask(_ url: String, htu: String) async throws -> TestResponse {
-                try await TestBrowser().get(url, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", htu, at: now, accessToken: tokens.accessToken))])
+            func ask(_ url: String, htu: String) async throws -> ScriptedResponse {
+                try await ScriptedBrowser().get(url, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", htu, at: now, accessToken: tokens.accessToken))])
             }
             for htu in [userinfo + "?schema=openid", userinfo + "#top"] {
                 let answer = try await ask(userinfo, htu: htu)
@@ -152,7 +153,7 @@ struct DPoPTests {
             #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_grant")
             #expect(try await redeem(provider, fixture, code, authorization, proof: try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
             #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now)).status == 200)
-            let malformed = try await TestBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("dpop_jkt", "short")]))
+            let malformed = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("dpop_jkt", "short")]))
             #expect(malformed.locationParameters?["error"] == "invalid_request")
         }
     }
@@ -163,11 +164,11 @@ struct DPoPTests {
             let fixture = try await Fixture.make(provider)
             let dpop = DPoPKey()
             let authorization = fixture.backendAuthorization
-            let pushed = try await TestBrowser().post(
+            let pushed = try await ScriptedBrowser().post(
                 provider.url("/par"), form: authorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", provider.url("/par"), at: provider.clock.now))])
             #expect(pushed.status == 201, "\(pushed.body)")
             let uri = try #require(pushed.json["request_uri"] as? String)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request_uri", uri)]).encoded)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)])
@@ -183,13 +184,13 @@ struct DPoPTests {
             let fixture = try await Fixture.make(provider)
             let dpop = DPoPKey()
             let authorization = fixture.appAuthorization
-            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let code = try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             let token = provider.url("/token")
             let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
                 .decode(TokenResponse.self)
             let refreshToken = try #require(tokens.refreshToken)
-            func refresh(_ proof: String?, _ presented: String? = nil) async throws -> TestResponse {
-                try await TestBrowser().post(
+            func refresh(_ proof: String?, _ presented: String? = nil) async throws -> ScriptedResponse {
+                try await ScriptedBrowser().post(
                     token, form: [("grant_type", "refresh_token"), ("refresh_token", presented ?? refreshToken), ("client_id", "app")],
                     headers: proof.map { [("DPoP", $0)] } ?? [])
             }
@@ -221,16 +222,16 @@ struct DPoPTests {
             let token = provider.url("/token")
             let revokeURL = provider.url("/revoke")
             let authorization = fixture.appAuthorization
-            let code = try await provider.signIn(authorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let code = try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             let first = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
                 .decode(TokenResponse.self)
-            func refresh(_ refreshToken: String) async throws -> TestResponse {
-                try await TestBrowser().post(
+            func refresh(_ refreshToken: String) async throws -> ScriptedResponse {
+                try await ScriptedBrowser().post(
                     token, form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", "app")],
                     headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
             }
-            func revoke(_ revoked: String, proof: String?) async throws -> TestResponse {
-                try await TestBrowser().post(revokeURL, form: [("token", revoked), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
+            func revoke(_ revoked: String, proof: String?) async throws -> ScriptedResponse {
+                try await ScriptedBrowser().post(revokeURL, form: [("token", revoked), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
             }
             let second = try await refresh(try #require(first.refreshToken)).decode(TokenResponse.self)
             let current = try #require(second.refreshToken)
@@ -263,7 +264,7 @@ struct DPoPTests {
             try await provider.admin.updateClient(id: "backend", .init(requireDPoP: true))
             let (authorization, code) = try await signInBackend(provider, fixture)
             #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_dpop_proof")
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect((discovery.json["dpop_signing_alg_values_supported"] as? [String])?.contains("ES256") == true)
         }
     }
@@ -279,7 +280,7 @@ struct DPoPTests {
             let proof = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", proof)]).status }
+                    group.addTask { try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", proof)]).status }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -308,14 +309,14 @@ struct DPoPTests {
             #expect(served.status == 200, "\(served.body)")
             let access = try served.decode(TokenResponse.self).accessToken
             let userinfo = provider.url("/userinfo")
-            let asked = try await TestBrowser().get(
+            let asked = try await ScriptedBrowser().get(
                 userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access))])
             #expect(asked.status == 401)
             #expect(asked.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
             #expect(asked.header("DPoP-Nonce") != nil)
             // A nonce lives between one and two five-minute windows.
             provider.clock.advance(by: 700)
-            let expired = try await TestBrowser().get(
+            let expired = try await ScriptedBrowser().get(
                 userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access, claims: ["nonce": nonce]))])
             #expect(expired.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
         }

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -22,8 +23,8 @@ struct DeviceActivationTests {
         return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")]).decode(TokenResponse.self).accessToken
     }
 
-    func activate(_ provider: TestProvider, token: String, body: String, path: String = "/devices/activation") async throws -> TestResponse {
-        try await TestBrowser().send(
+    func activate(_ provider: TestProvider, token: String, body: String, path: String = "/devices/activation") async throws -> ScriptedResponse {
+        try await ScriptedBrowser().send(
             "POST", provider.url(path), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
     }
 
@@ -32,7 +33,7 @@ struct DeviceActivationTests {
         try await withTestProvider { provider in
             try await instances.seed(provider)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<20 { group.addTask { try await TestBrowser().get(provider.url("/devices/ca.pem")).status } }
+                for _ in 0..<20 { group.addTask { try await ScriptedBrowser().get(provider.url("/devices/ca.pem")).status } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.allSatisfy { $0 == 200 })
@@ -50,7 +51,7 @@ struct DeviceActivationTests {
     @Test("/devices/ca.pem answers the device CA before any activation, and activations chain to that CA; once none is trusted, a 404 says why")
     func caFromTheStart() async throws {
         try await withTestProvider { provider in
-            let before = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            let before = try await ScriptedBrowser().get(provider.url("/devices/ca.pem"))
             #expect(before.status == 200, "\(before.body)")
             #expect(before.header("Content-Type") == "application/pem-certificate-chain")
             #expect(before.body.hasPrefix("-----BEGIN CERTIFICATE-----"))
@@ -69,12 +70,12 @@ struct DeviceActivationTests {
                 #expect(leaf.issuer == ca.subject)
                 #expect(ca.publicKey.isValidSignature(leaf.signature, for: leaf))
             }
-            #expect(try await TestBrowser().get(provider.url("/devices/ca.pem")).body == before.body, "still the one CA")
+            #expect(try await ScriptedBrowser().get(provider.url("/devices/ca.pem")).body == before.body, "still the one CA")
             #expect(try await provider.store.deviceCAs().count == 1)
 
             // Past the CA's own end with no activation since: nothing trusted, and the answer says what to do.
             provider.clock.advance(by: ca.notValidAfter.timeIntervalSince(provider.clock.now) + 1)
-            let none = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            let none = try await ScriptedBrowser().get(provider.url("/devices/ca.pem"))
             #expect(none.status == 404)
             #expect((none.json["error_description"] as? String)?.contains("no device CA is trusted now") == true, "\(none.body)")
             #expect((none.json["error_description"] as? String)?.contains("signet ca rotate") == true)
@@ -95,7 +96,7 @@ struct DeviceActivationTests {
             let certificate = try Certificate(pemEncoded: chain[0])
             #expect(certificate.publicKey == Certificate.PublicKey(key.publicKey))
             #expect(DeviceCertificateAuthority.instanceID(of: certificate) == instance)
-            let published = try await TestBrowser().get(provider.url("/devices/ca.pem"))
+            let published = try await ScriptedBrowser().get(provider.url("/devices/ca.pem"))
             #expect(published.status == 200, "made when the provider was built")
             #expect(published.body.contains(chain[1].trimmingCharacters(in: .whitespacesAndNewlines)))
             let ca = try Certificate(pemEncoded: chain[1])
@@ -133,9 +134,9 @@ struct DeviceActivationTests {
     func refusals() async throws {
         try await withTestProvider { provider in
             try await instances.seed(provider)
-            let untyped = try await TestBrowser().send("POST", provider.url("/devices/activation"), body: try Self.csr(), headers: [])
+            let untyped = try await ScriptedBrowser().send("POST", provider.url("/devices/activation"), body: try Self.csr(), headers: [])
             #expect(untyped.status == 415)
-            let noToken = try await TestBrowser().send(
+            let noToken = try await ScriptedBrowser().send(
                 "POST", provider.url("/devices/activation"), body: try Self.csr(), headers: [("Content-Type", "application/pem-certificate-chain")])
             #expect(noToken.status == 401)
             let plain = try await deviceToken(provider, instance: "not-an-instance", scope: "openid")
@@ -173,7 +174,7 @@ struct DeviceActivationTests {
             let chain = try #require(second.json["certificate_chain"] as? [String])
             #expect(chain.last == rotated.certificatePEM)
             #expect(chain.last != oldCA)
-            let published = try await TestBrowser().get(provider.url("/devices/ca.pem")).body
+            let published = try await ScriptedBrowser().get(provider.url("/devices/ca.pem")).body
             #expect(published.contains(rotated.certificatePEM.trimmingCharacters(in: .whitespacesAndNewlines)))
             #expect(published.contains(oldCA.trimmingCharacters(in: .whitespacesAndNewlines)))
             let trusted = try await authorities.trusted()

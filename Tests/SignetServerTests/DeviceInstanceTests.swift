@@ -1,6 +1,7 @@
 // Instance ids and logins that activate an installation (issue 8, steps 1 and 2).
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -19,12 +20,12 @@ struct DeviceInstanceTests {
     }
 
     func newInstance(_ provider: TestProvider, client: String = "wallet") async throws -> String {
-        let answer = try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", client)])
+        let answer = try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", client)])
         #expect(answer.status == 201, "\(answer.body)")
         return try #require(answer.json["instance_id"] as? String)
     }
 
-    func idTokenClaims(_ response: TestResponse) throws -> IDTokenClaims {
+    func idTokenClaims(_ response: ScriptedResponse) throws -> IDTokenClaims {
         let idToken = try #require(try response.decode(TokenResponse.self).idToken)
         return try #require(IDTokenClaims.unverified(idToken))
     }
@@ -33,7 +34,7 @@ struct DeviceInstanceTests {
     func create() async throws {
         try await withTestProvider { provider in
             try await seed(provider)
-            let form = try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")])
+            let form = try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")])
             #expect(form.status == 201)
             #expect(form.json["expires_in"] as? Int == 600)
             #expect(form.header("Cache-Control")?.contains("no-store") == true)
@@ -42,9 +43,9 @@ struct DeviceInstanceTests {
             let stored = try #require(try await provider.store.deviceInstance(id: id))
             #expect(stored.clientID == "wallet")
             #expect(stored.expiresAt == provider.clock.now.addingTimeInterval(600))
-            let json = try await TestBrowser().send("POST", provider.url("/devices/instances"), body: #"{"client_id":"wallet"}"#, headers: [("Content-Type", "application/json")])
+            let json = try await ScriptedBrowser().send("POST", provider.url("/devices/instances"), body: #"{"client_id":"wallet"}"#, headers: [("Content-Type", "application/json")])
             #expect(json.oauthError == "invalid_request", "a form body, as at the OAuth endpoints")
-            let again = try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")])
+            let again = try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")])
             #expect(again.json["instance_id"] as? String != id)
         }
     }
@@ -54,17 +55,17 @@ struct DeviceInstanceTests {
         try await withTestProvider { provider in
             try await seed(provider)
             let url = provider.url("/devices/instances")
-            let unknown = try await TestBrowser().post(url, form: [("client_id", "nobody")])
+            let unknown = try await ScriptedBrowser().post(url, form: [("client_id", "nobody")])
             #expect(unknown.status == 401)
             #expect(unknown.oauthError == "invalid_client")
-            let plain = try await TestBrowser().post(url, form: [("client_id", "plain")])
+            let plain = try await ScriptedBrowser().post(url, form: [("client_id", "plain")])
             #expect(plain.status == 400)
             #expect(plain.oauthError == "unauthorized_client")
-            #expect(try await TestBrowser().post(url, form: []).oauthError == "invalid_request")
-            #expect(try await TestBrowser().post(url, form: [("client_id", "wallet"), ("client_id", "wallet")]).oauthError == "invalid_request")
-            #expect(try await TestBrowser().send("POST", url, body: #"{"client_id":"wallet","client_id":"plain"}"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
-            #expect(try await TestBrowser().send("POST", url, body: #"["wallet"]"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
-            #expect(try await TestBrowser().get(url).status == 405)
+            #expect(try await ScriptedBrowser().post(url, form: []).oauthError == "invalid_request")
+            #expect(try await ScriptedBrowser().post(url, form: [("client_id", "wallet"), ("client_id", "wallet")]).oauthError == "invalid_request")
+            #expect(try await ScriptedBrowser().send("POST", url, body: #"{"client_id":"wallet","client_id":"plain"}"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
+            #expect(try await ScriptedBrowser().send("POST", url, body: #"["wallet"]"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
+            #expect(try await ScriptedBrowser().get(url).status == 405)
         }
     }
 
@@ -72,8 +73,8 @@ struct DeviceInstanceTests {
     func perAddressLimit() async throws {
         try await withTestProvider { provider in
             try await seed(provider)
-            let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<80 { group.addTask { try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]) } }
+            let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
+                for _ in 0..<80 { group.addTask { try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(answers.filter { $0.status == 201 }.count == 60)
@@ -81,7 +82,7 @@ struct DeviceInstanceTests {
             #expect(refused.count == 20)
             #expect(refused.allSatisfy { $0.header("Retry-After").flatMap(Int.init) ?? 0 > 0 })
             provider.clock.advance(by: 601)
-            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201)
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201)
         }
     }
 
@@ -91,14 +92,14 @@ struct DeviceInstanceTests {
             try await seed(provider)
             var ids: [String] = []
             for _ in 0..<60 { ids.append(try await newInstance(provider)) }
-            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
             let activation = DeviceActivationTests()
             let token = try await activation.deviceToken(provider, instance: ids[0])
             #expect(try await activation.activate(provider, token: token, body: "not a CSR").status == 400)
-            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429, "a refused activation gives nothing back")
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429, "a refused activation gives nothing back")
             #expect(try await activation.activate(provider, token: token, body: try DeviceActivationTests.csr()).status == 201)
-            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201, "the activated id was given back")
-            #expect(try await TestBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201, "the activated id was given back")
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
         }
     }
 
@@ -114,7 +115,7 @@ struct DeviceInstanceTests {
             let claims = try idTokenClaims(tokens)
             #expect(claims.instanceID == instance)
             #expect(claims.nonce == instance)
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect((discovery.json["claims_supported"] as? [String])?.contains("instance_id") == true)
             #expect(discovery.json["claims_parameter_supported"] as? Bool == true)
         }
@@ -148,7 +149,7 @@ struct DeviceInstanceTests {
             func refusal(nonce: String? = nil, extra: [(String, String)] = []) async throws -> String? {
                 var authorization = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid device")
                 if let nonce { authorization.nonce = nonce }
-                let response = try await TestBrowser().get(authorization.url(issuer: provider.issuer, extra: extra))
+                let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer, extra: extra))
                 #expect(response.status == 302)
                 return response.locationParameters?["error"]
             }
@@ -175,7 +176,7 @@ struct DeviceInstanceTests {
             authorization.nonce = instance
             _ = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             #expect(try await provider.store.deviceInstance(id: instance)?.userID != nil)
-            let mallory = try await provider.submitLogin(authorization, browser: TestBrowser(), username: "mallory", password: "mallorys passphrase")
+            let mallory = try await provider.submitLogin(authorization, browser: ScriptedBrowser(), username: "mallory", password: "mallorys passphrase")
             #expect(mallory.status == 403, "\(mallory.body.prefix(200))")
             #expect(mallory.locationParameters?["code"] == nil)
             // Alice may log in with it again (a retry).

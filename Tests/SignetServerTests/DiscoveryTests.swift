@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetTesting
 import Testing
 
@@ -8,7 +9,7 @@ struct DiscoveryTests {
     @Test("discovery lists the endpoints and exactly the supported features")
     func discovery() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            let response = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(response.status == 200)
             let document = try response.decode(DiscoveryDocument.self)
             #expect(document.issuer == provider.issuer)
@@ -30,7 +31,7 @@ struct DiscoveryTests {
     @Test("the JWKS publishes the active and the next key, public parts only")
     func jwks() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/jwks"))
+            let response = try await ScriptedBrowser().get(provider.url("/jwks"))
             #expect(response.status == 200)
             let jwks = try response.decode(PublicJWKS.self)
             #expect(jwks.keys.count == 2)
@@ -42,10 +43,10 @@ struct DiscoveryTests {
     @Test("wrong methods get 405 with Allow")
     func wrongMethod() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/token"))
+            let response = try await ScriptedBrowser().get(provider.url("/token"))
             #expect(response.status == 405)
             #expect(response.header("Allow") == "POST")
-            let put = try await TestBrowser().send("PUT", provider.url("/authorize"), body: nil)
+            let put = try await ScriptedBrowser().send("PUT", provider.url("/authorize"), body: nil)
             #expect(put.status == 405)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -12,12 +13,12 @@ struct EndpointDeclarationTests {
     func oauthDialect() async throws {
         try await withTestProvider { provider in
             for (method, path, allow) in [("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"), ("PUT", "/devices/ca.pem", "GET")] {
-                let response = try await TestBrowser().send(method, provider.url(path), body: nil)
+                let response = try await ScriptedBrowser().send(method, provider.url(path), body: nil)
                 #expect(response.status == 405, "\(method) \(path)")
                 #expect(response.header("Allow") == allow, "\(method) \(path)")
                 #expect(response.oauthError == "invalid_request", "\(method) \(path)")
             }
-            let head = try await TestBrowser().send("HEAD", provider.url("/token"), body: nil)
+            let head = try await ScriptedBrowser().send("HEAD", provider.url("/token"), body: nil)
             #expect(head.status == 405 && head.header("Allow") == "POST" && head.body.isEmpty)
         }
     }
@@ -25,7 +26,7 @@ struct EndpointDeclarationTests {
     @Test("the native login API answers a wrong method with 405 and its JSON error shape (error, error_description, retryable)")
     func apiDialect() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/login/native/start"))
+            let response = try await ScriptedBrowser().get(provider.url("/login/native/start"))
             #expect(response.status == 405)
             #expect(response.header("Allow") == "POST")
             let body = try response.decode(APIErrorBody.self)
@@ -37,7 +38,7 @@ struct EndpointDeclarationTests {
     @Test("a page answers a wrong method with 405 and Allow, without a JSON body")
     func pageDialect() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().send("DELETE", provider.url("/logout"), body: nil)
+            let response = try await ScriptedBrowser().send("DELETE", provider.url("/logout"), body: nil)
             #expect(response.status == 405)
             #expect(response.header("Allow") == "GET, POST")
             #expect(response.oauthError == nil)

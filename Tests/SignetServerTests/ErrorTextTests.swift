@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
 
 /// Every `error` and `error_description` a response carries: in its JSON body, in the query of
 /// its `Location`, and in the quoted strings of its `WWW-Authenticate` challenge.
-func wireErrorTexts(_ response: TestResponse) -> [String] {
+func wireErrorTexts(_ response: ScriptedResponse) -> [String] {
     var texts: [String] = []
     let json = response.json
     for name in ["error", "error_description"] {
@@ -49,8 +50,8 @@ struct ErrorTextTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let hostile = Self.hostile
-            let browser = TestBrowser()
-            var responses: [TestResponse] = []
+            let browser = ScriptedBrowser()
+            var responses: [ScriptedResponse] = []
             func token(_ form: [(String, String)], headers: [(String, String)] = []) async throws {
                 responses.append(try await browser.post(provider.url("/token"), form: form, headers: headers))
             }

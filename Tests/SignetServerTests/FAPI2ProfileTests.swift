@@ -3,6 +3,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -62,15 +63,15 @@ struct FAPI2ProfileTests {
         }
 
         /// Pushes `authorization` and returns the PAR response.
-        func push(_ authorization: TestAuthorization, auth: [(String, String)]? = nil, extra: [(String, String)] = [], headers: [(String, String)] = []) async throws -> TestResponse {
-            try await TestBrowser().post(provider.url("/par"), form: authorization.parameters(extra: extra) + (try auth ?? assertion()), headers: headers)
+        func push(_ authorization: TestAuthorization, auth: [(String, String)]? = nil, extra: [(String, String)] = [], headers: [(String, String)] = []) async throws -> ScriptedResponse {
+            try await ScriptedBrowser().post(provider.url("/par"), form: authorization.parameters(extra: extra) + (try auth ?? assertion()), headers: headers)
         }
 
         /// Pushes, signs bob in through the page, and returns the code.
         func code(_ authorization: TestAuthorization) async throws -> String {
             let pushed = try await push(authorization)
             let uri = try #require(pushed.json["request_uri"] as? String, "\(pushed.body)")
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(provider.url("/authorize?") + FormParameters([("client_id", authorization.clientID), ("request_uri", uri)]).encoded)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(
@@ -118,12 +119,12 @@ struct FAPI2ProfileTests {
         try await withTestProvider { provider in
             let bank = try await Bank(provider)
             let authorization = TestAuthorization(clientID: "bank", redirectURI: Self.redirect)
-            let plain = try await TestBrowser().get(authorization.url(issuer: provider.issuer))
+            let plain = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer))
             #expect(plain.status == 302)
             #expect(plain.locationParameters?["error"] == "invalid_request")
             #expect(plain.locationParameters?["state"] == authorization.state)
             // The same request is fine for the plain client.
-            #expect(try await TestBrowser().get(TestAuthorization(clientID: "legacy", redirectURI: Self.redirect).url(issuer: provider.issuer)).status == 200)
+            #expect(try await ScriptedBrowser().get(TestAuthorization(clientID: "legacy", redirectURI: Self.redirect).url(issuer: provider.issuer)).status == 200)
             #expect(try await bank.push(authorization).status == 201)
         }
     }
@@ -162,11 +163,11 @@ struct FAPI2ProfileTests {
                 for (name, value) in authorization.parameters() { claims[name] = value }
                 return try bank.p384.es384(header: ["alg": "ES384", "kid": bank.p384.kid, "typ": "oauth-authz-req+jwt"], claims: claims)
             }
-            let signed = try await TestBrowser().post(
+            let signed = try await ScriptedBrowser().post(
                 provider.url("/par"), form: [("client_id", "bank"), ("request", try requestObject("bank", authorization))] + (try bank.assertion()))
             #expect(signed.status == 400)
             #expect(signed.oauthError == "invalid_request_object")
-            let legacySigned = try await TestBrowser().post(
+            let legacySigned = try await ScriptedBrowser().post(
                 provider.url("/par"), form: [("client_id", "legacy"), ("request", try requestObject("legacy", legacyAuthorization))] + (try bank.assertion(client: "legacy")))
             #expect(legacySigned.status == 201, "\(legacySigned.body)")
 
@@ -223,8 +224,8 @@ struct FAPI2ProfileTests {
         }
 
         /// A refresh with the token, with a DPoP proof unless `proof` is false.
-        func refresh(proof: Bool = true) async throws -> TestResponse {
-            try await TestBrowser().post(
+        func refresh(proof: Bool = true) async throws -> ScriptedResponse {
+            try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion()),
                 headers: proof ? try bank.proof(dpop) : [])
         }
@@ -235,7 +236,7 @@ struct FAPI2ProfileTests {
         try await withTestProvider { provider in
             let signedIn = try await BankRefresh.make(provider)
             let (bank, refreshToken) = (signedIn.bank, signedIn.refreshToken)
-            func refresh(proof: Bool = true) async throws -> TestResponse { try await signedIn.refresh(proof: proof) }
+            func refresh(proof: Bool = true) async throws -> ScriptedResponse { try await signedIn.refresh(proof: proof) }
             let first = try await refresh()
             #expect(first.status == 200, "\(first.body)")
             let refreshed = try first.decode(TokenResponse.self)
@@ -244,7 +245,7 @@ struct FAPI2ProfileTests {
             #expect(try await refresh().status == 200)
             #expect(try await refresh(proof: false).oauthError == "invalid_dpop_proof")
             // Revoking the refresh token (RFC 7009) ends it.
-            let revoked = try await TestBrowser().post(provider.url("/revoke"), form: [("token", refreshToken)] + (try bank.assertion()))
+            let revoked = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", refreshToken)] + (try bank.assertion()))
             #expect(revoked.status == 200)
             #expect(try await refresh().oauthError == "invalid_grant")
         }
@@ -254,7 +255,7 @@ struct FAPI2ProfileTests {
     func unrotatedRefreshOfLockedUser() async throws {
         try await withTestProvider { provider in
             let signedIn = try await BankRefresh.make(provider)
-            func refresh() async throws -> TestResponse { try await signedIn.refresh() }
+            func refresh() async throws -> ScriptedResponse { try await signedIn.refresh() }
             #expect(try await refresh().status == 200)
             // Locked as if the lock's revocation had not happened: the user read for the refresh refuses it.
             var bob = try #require(try await provider.store.user(username: "bob"))
@@ -275,9 +276,9 @@ struct FAPI2ProfileTests {
             let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(client: "legacy")).decode(TokenResponse.self)
             let refreshToken = try #require(tokens.refreshToken)
             let form: () throws -> [(String, String)] = { [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion(client: "legacy")) }
-            let first = try await TestBrowser().post(provider.url("/token"), form: try form())
+            let first = try await ScriptedBrowser().post(provider.url("/token"), form: try form())
             #expect(try first.decode(TokenResponse.self).refreshToken != nil)
-            #expect(try await TestBrowser().post(provider.url("/token"), form: try form()).oauthError == "invalid_grant")
+            #expect(try await ScriptedBrowser().post(provider.url("/token"), form: try form()).oauthError == "invalid_grant")
         }
     }
 }
@@ -317,7 +318,7 @@ struct DPoPAlgorithmConfusionTests {
             let token = provider.url("/token")
             let authorization = TestAuthorization(clientID: "legacy", redirectURI: FAPI2ProfileTests.redirect)
             let code = try await provider.signIn(authorization, username: "bob", password: bank.password)
-            func redeem(_ proof: String) async throws -> TestResponse {
+            func redeem(_ proof: String) async throws -> ScriptedResponse {
                 try await provider.redeem(code, authorization, clientAuth: try bank.assertion(client: "legacy"), headers: [("DPoP", proof)])
             }
             // Header PS256, key saying RS256, signed RS256: jwt-kit would verify with the key's alg.
@@ -351,9 +352,9 @@ struct DPoPAlgorithmConfusionTests {
             #expect(response.status == 200, "\(response.body)")
             let accessToken = try response.decode(TokenResponse.self).accessToken
             let userinfo = provider.url("/userinfo")
-            func call(pss: Bool) async throws -> TestResponse {
+            func call(pss: Bool) async throws -> ScriptedResponse {
                 let proof = try rsa.proof(headerAlg: pss ? "PS256" : "RS256", pss: pss, method: "GET", url: userinfo, at: provider.clock.now, accessToken: accessToken)
-                return try await TestBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)])
+                return try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)])
             }
             let rs256 = try await call(pss: false)
             #expect(rs256.status == 401)

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -36,13 +37,13 @@ struct Fixture {
     }
 
     /// Alice signs in to the backend client: its authorization and the code, not yet redeemed.
-    func backendCode(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
+    func backendCode(browser: ScriptedBrowser = ScriptedBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
         let authorization = backendAuthorization
         return (authorization, try await provider.signIn(authorization, browser: browser, username: "alice", password: Self.password, extra: extra))
     }
 
     /// Signs alice in for the backend and redeems the code with private_key_jwt.
-    func backendTokens(browser: TestBrowser = TestBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, TestResponse) {
+    func backendTokens(browser: ScriptedBrowser = ScriptedBrowser(), extra: [(String, String)] = []) async throws -> (TestAuthorization, ScriptedResponse) {
         let (authorization, code) = try await backendCode(browser: browser, extra: extra)
         return (authorization, try await provider.redeem(code, authorization, clientAuth: try assertion()))
     }

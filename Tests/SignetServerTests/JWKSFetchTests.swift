@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -94,11 +95,11 @@ struct JWKSFetchTests {
     func tokenEndpoint() async throws {
         try await KeyServer.with(jwks: keyPair.publicJWKS) { server in
             /// Posts a refresh with a client whose keys live at `path`.
-            func attempt(_ provider: TestProvider, _ clientID: String, _ path: String) async throws -> TestResponse {
+            func attempt(_ provider: TestProvider, _ clientID: String, _ path: String) async throws -> ScriptedResponse {
                 _ = try await provider.admin.addClient(
                     .init(id: clientID, name: clientID, authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: server.base + path))
                 let assertion = try TestJWS.clientAssertion(keyPair, clientID: clientID, audience: provider.issuer, now: provider.clock.now)
-                return try await TestBrowser().post(
+                return try await ScriptedBrowser().post(
                     provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
             }
             // A short timeout only where time is the point: a redirect or an oversized body is

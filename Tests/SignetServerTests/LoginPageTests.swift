@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -10,7 +11,7 @@ struct LoginPageTests {
     func pageHeaders() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer))
+            let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer))
             #expect(response.status == 200)
             let csp = try #require(response.header("Content-Security-Policy"))
             #expect(csp.contains("frame-ancestors 'none'"))
@@ -30,7 +31,7 @@ struct LoginPageTests {
     func loginHint() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", "<b>alice</b>")]))
+            let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", "<b>alice</b>")]))
             #expect(response.body.contains("&lt;b&gt;alice&lt;/b&gt;"))
             #expect(!response.body.contains("<b>alice</b>"))
         }
@@ -41,7 +42,7 @@ struct LoginPageTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let hint = "a\"\u{301} autofocus x=\"\u{301}"
-            let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", hint)]))
+            let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", hint)]))
             #expect(response.status == 200)
             // Built outside the expectations: a quote and a combining mark in one literal trip the macro.
             let escaped = "value=" + "\"" + "a&quot;\u{301} autofocus x=&quot;\u{301}" + "\""
@@ -56,7 +57,7 @@ struct LoginPageTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let authorization = fixture.appAuthorization
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let response = try await provider.submitLogin(authorization, browser: browser, username: "Alice", password: Fixture.password)
             #expect(response.status == 303)
             let parameters = try #require(response.locationParameters)
@@ -72,8 +73,8 @@ struct LoginPageTests {
     func genericFailure() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: "nope")
-            let unknown = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "mallory", password: "nope")
+            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "nope")
+            let unknown = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "mallory", password: "nope")
             #expect(wrong.status == 401)
             #expect(unknown.status == 401)
             #expect(wrong.body.contains("The username or password is incorrect."))
@@ -86,7 +87,7 @@ struct LoginPageTests {
     func csrf() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
             let credentials = [("username", "alice"), ("password", Fixture.password)]
@@ -94,7 +95,7 @@ struct LoginPageTests {
             #expect(missing.status == 403)
             let wrong = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", "x")] + credentials)
             #expect(wrong.status == 403)
-            let otherBrowser = try await TestBrowser().post(
+            let otherBrowser = try await ScriptedBrowser().post(
                 provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken)] + credentials)
             #expect(otherBrowser.status == 403)
             // The genuine form still works afterwards: refusals changed nothing.
@@ -108,7 +109,7 @@ struct LoginPageTests {
     func singleUse() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
             let form = [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)]
@@ -123,7 +124,7 @@ struct LoginPageTests {
     func expiredPage() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
             provider.clock.advance(by: 601)
@@ -139,20 +140,20 @@ struct LoginPageTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             for _ in 0..<5 {
-                let response = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: "wrong")
+                let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong")
                 #expect(response.status == 401)
             }
-            let paused = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let paused = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(paused.status == 429)
             #expect(paused.body.contains("Too many attempts"))
             // Unknown names pause the same way, so pauses reveal nothing.
-            for _ in 0..<5 { _ = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "ghost", password: "wrong") }
-            let ghost = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "ghost", password: "x")
+            for _ in 0..<5 { _ = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "ghost", password: "wrong") }
+            let ghost = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "ghost", password: "x")
             #expect(ghost.status == 429)
             #expect(ghost.body.contains("Too many attempts"))
 
             provider.clock.advance(by: 31)
-            let recovered = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let recovered = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(recovered.status == 303)
         }
     }
@@ -171,9 +172,9 @@ struct LoginPageTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             for index in 0..<20 {
-                _ = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "user\(index)", password: "wrong")
+                _ = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "user\(index)", password: "wrong")
             }
-            let response = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(response.status == 429)
         }
     }
@@ -181,7 +182,7 @@ struct LoginPageTests {
     @Test("the stylesheet is served from this origin")
     func stylesheet() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/assets/signet.css"))
+            let response = try await ScriptedBrowser().get(provider.url("/assets/signet.css"))
             #expect(response.status == 200)
             #expect(response.header("Content-Type")?.hasPrefix("text/css") == true)
         }

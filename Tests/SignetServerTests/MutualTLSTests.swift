@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -23,7 +24,7 @@ struct MutualTLSTests {
     }
 
     /// A login of alice on the wallet whose code is redeemed by `browser` (a device presents its certificate there).
-    func login(_ provider: TestProvider, redeemedBy browser: TestBrowser = TestBrowser(), scope: String = "openid") async throws -> TokenResponse {
+    func login(_ provider: TestProvider, redeemedBy browser: ScriptedBrowser = ScriptedBrowser(), scope: String = "openid") async throws -> TokenResponse {
         var authorization = Self.wallet
         authorization.scope = scope
         let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
@@ -32,12 +33,12 @@ struct MutualTLSTests {
         return try answer.decode(TokenResponse.self)
     }
 
-    func refresh(_ provider: TestProvider, _ refreshToken: String?, by browser: TestBrowser) async throws -> TestResponse {
+    func refresh(_ provider: TestProvider, _ refreshToken: String?, by browser: ScriptedBrowser) async throws -> ScriptedResponse {
         try await browser.post(
             provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken ?? ""), ("client_id", "wallet")])
     }
 
-    func userInfo(_ provider: TestProvider, _ token: String, by browser: TestBrowser) async throws -> TestResponse {
+    func userInfo(_ provider: TestProvider, _ token: String, by browser: ScriptedBrowser) async throws -> ScriptedResponse {
         try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(token)")])
     }
 
@@ -45,7 +46,7 @@ struct MutualTLSTests {
     func boundTokens() async throws {
         try await withTestProvider(tls: true) { provider in
             try await instances.seed(provider)
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration"))
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration"))
             #expect(discovery.json["tls_client_certificate_bound_access_tokens"] as? Bool == true)
             let device = try await activate(provider, name: "Alice's iPhone")
             // A name a listing would show other than stored (a line break, a reversal) is refused.
@@ -61,7 +62,7 @@ struct MutualTLSTests {
             #expect(status.json["instance_id"] as? String == device.instanceID)
             #expect(status.json["reactivation_due"] as? Bool == false)
             #expect(status.json["attestation"] as? String == "none")
-            let anonymous = try await TestBrowser().get(provider.url("/devices/status"))
+            let anonymous = try await ScriptedBrowser().get(provider.url("/devices/status"))
             #expect(anonymous.status == 401)
             #expect(anonymous.json["error"] as? String == "device_certificate_required")
 
@@ -71,13 +72,13 @@ struct MutualTLSTests {
             #expect(claims.attestation == "none")
             #expect(tokens.tokenType == "Bearer")
             #expect(try await userInfo(provider, tokens.accessToken, by: device.browser).status == 200)
-            let stolen = try await userInfo(provider, tokens.accessToken, by: TestBrowser())
+            let stolen = try await userInfo(provider, tokens.accessToken, by: ScriptedBrowser())
             #expect(stolen.status == 401, "a bound token without its certificate")
             #expect(stolen.header("WWW-Authenticate")?.contains("invalid_token") == true)
             let other = try await activate(provider)
             #expect(try await userInfo(provider, tokens.accessToken, by: other.browser).status == 401, "with another device's certificate")
 
-            let withoutCertificate = try await refresh(provider, tokens.refreshToken, by: TestBrowser())
+            let withoutCertificate = try await refresh(provider, tokens.refreshToken, by: ScriptedBrowser())
             #expect(withoutCertificate.status == 400)
             #expect(withoutCertificate.json["error"] as? String == "invalid_grant")
             #expect(try await refresh(provider, tokens.refreshToken, by: other.browser).status == 400, "another device cannot refresh it")
@@ -85,7 +86,7 @@ struct MutualTLSTests {
             #expect(refreshed.status == 200, "the refresh token was not spent by the refused attempts: \(refreshed.body)")
             // The spent token sent again without the certificate (a copy off the phone) is
             // refused as a reuse would be, and ends nothing; the device's sign-in lives on.
-            #expect(try await refresh(provider, tokens.refreshToken, by: TestBrowser()).json["error"] as? String == "invalid_grant")
+            #expect(try await refresh(provider, tokens.refreshToken, by: ScriptedBrowser()).json["error"] as? String == "invalid_grant")
             #expect(try await refresh(provider, tokens.refreshToken, by: other.browser).json["error"] as? String == "invalid_grant")
             #expect(try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" }.isEmpty)
             let renewed = try #require(AccessTokenClaims.unverified(try refreshed.decode(TokenResponse.self).accessToken))
@@ -95,11 +96,11 @@ struct MutualTLSTests {
             // gets the same 200 and ends nothing; the device itself ends its sign-in.
             let current = try refreshed.decode(TokenResponse.self)
             let currentRefresh = try #require(current.refreshToken)
-            func revoke(_ token: String, by browser: TestBrowser) async throws -> TestResponse {
+            func revoke(_ token: String, by browser: ScriptedBrowser) async throws -> ScriptedResponse {
                 try await browser.post(provider.url("/revoke"), form: [("token", token), ("client_id", "wallet")])
             }
             for (token, browser) in [
-                (currentRefresh, TestBrowser()), (currentRefresh, other.browser), (current.accessToken, TestBrowser()), (current.accessToken, other.browser),
+                (currentRefresh, ScriptedBrowser()), (currentRefresh, other.browser), (current.accessToken, ScriptedBrowser()), (current.accessToken, other.browser),
             ] {
                 #expect(try await revoke(token, by: browser).status == 200)
             }
@@ -110,16 +111,16 @@ struct MutualTLSTests {
             // The activation's own login, tied to the device once activated: its first access
             // token was issued unbound, yet ends that grant only from the device.
             let activationToken = try #require(device.activationAccessToken)
-            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 200)
-            #expect(try await revoke(activationToken, by: TestBrowser()).status == 200)
-            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 200, "a copy of it ended nothing")
+            #expect(try await userInfo(provider, activationToken, by: ScriptedBrowser()).status == 200)
+            #expect(try await revoke(activationToken, by: ScriptedBrowser()).status == 200)
+            #expect(try await userInfo(provider, activationToken, by: ScriptedBrowser()).status == 200, "a copy of it ended nothing")
             #expect(try await revoke(activationToken, by: device.browser).status == 200)
-            #expect(try await userInfo(provider, activationToken, by: TestBrowser()).status == 401)
+            #expect(try await userInfo(provider, activationToken, by: ScriptedBrowser()).status == 401)
 
             // A login redeemed without a certificate gets unbound tokens, as before.
             let plain = try await login(provider)
             #expect(AccessTokenClaims.unverified(plain.accessToken)?.cnf == nil)
-            #expect(try await userInfo(provider, plain.accessToken, by: TestBrowser()).status == 200)
+            #expect(try await userInfo(provider, plain.accessToken, by: ScriptedBrowser()).status == 200)
         }
     }
 
@@ -132,7 +133,7 @@ struct MutualTLSTests {
             // The same instance id and shape, from a CA of the attacker's own.
             let foreignCA = try DeviceCertificateAuthority.make(name: "Signet", validity: 86_400 * 365, now: clock.now)
             let forged = try foreignCA.issue(csrPEM: try DeviceActivationTests.csr(device.key), instanceID: device.instanceID, now: clock.now)
-            let forgedBrowser = TestBrowser(tls: try TestTLS.client(presenting: [try DeviceCertificateAuthority.pem(of: forged)], key: device.key))
+            let forgedBrowser = ScriptedBrowser(tls: try TestTLS.client(presenting: [try DeviceCertificateAuthority.pem(of: forged)], key: device.key))
             let foreign = try await forgedBrowser.get(provider.url("/devices/status"))
             #expect(foreign.status == 401)
             #expect(foreign.json["error"] as? String == "invalid_device_certificate")
@@ -162,12 +163,12 @@ struct MutualTLSTests {
             #expect(refreshed.status == 400)
             #expect(refreshed.json["error"] as? String == "invalid_grant")
             let serial = try device.certificate.serialNumber.bytes.hexEncodedString()
-            let certificateStatus = try await TestBrowser().get(provider.url("/devices/certificate-status?serial=\(serial)"))
+            let certificateStatus = try await ScriptedBrowser().get(provider.url("/devices/certificate-status?serial=\(serial)"))
             #expect(certificateStatus.json["status"] as? String == "revoked")
             #expect(certificateStatus.json["reason"] as? String == "deactivated")
-            let unknown = try await TestBrowser().get(provider.url("/devices/certificate-status?serial=0abc"))
+            let unknown = try await ScriptedBrowser().get(provider.url("/devices/certificate-status?serial=0abc"))
             #expect(unknown.json["status"] as? String == "unknown")
-            let malformed = try await TestBrowser().get(provider.url("/devices/certificate-status?serial=xyz"))
+            let malformed = try await ScriptedBrowser().get(provider.url("/devices/certificate-status?serial=xyz"))
             #expect(malformed.status == 400)
             let again = try await device.browser.post(provider.url("/devices/deactivation"), form: [])
             #expect(again.status == 401)
@@ -189,19 +190,19 @@ struct MutualTLSTests {
             let bound = try await login(provider, redeemedBy: device.browser)
             let elsewhere = try await login(provider)
 
-            let list = try await TestBrowser().get(provider.url("/devices"), headers: [("Authorization", "Bearer \(elsewhere.accessToken)")])
+            let list = try await ScriptedBrowser().get(provider.url("/devices"), headers: [("Authorization", "Bearer \(elsewhere.accessToken)")])
             #expect(list.status == 200, "\(list.body)")
             let listed = try #require((list.json["devices"] as? [[String: Any]])?.first)
             #expect(listed["name"] as? String == "Alice's iPhone")
             #expect(listed["platform"] as? String == "ios")
             #expect(listed["last_used_at"] as? Int != nil, "the device was used over mutual TLS")
 
-            let renamed = try await TestBrowser().send(
+            let renamed = try await ScriptedBrowser().send(
                 "PATCH", provider.url("/devices/\(device.instanceID)"), body: #"{"name":"Old phone"}"#,
                 headers: [("Authorization", "Bearer \(elsewhere.accessToken)"), ("Content-Type", "application/json")])
             #expect(renamed.status == 200, "\(renamed.body)")
             #expect((renamed.json["device"] as? [String: Any])?["name"] as? String == "Old phone")
-            let badName = try await TestBrowser().send(
+            let badName = try await ScriptedBrowser().send(
                 "PATCH", provider.url("/devices/\(device.instanceID)"), body: #"{"name":"\u0007"}"#,
                 headers: [("Authorization", "Bearer \(elsewhere.accessToken)"), ("Content-Type", "application/json")])
             #expect(badName.status == 400)
@@ -210,19 +211,19 @@ struct MutualTLSTests {
             bobLogin.scope = "openid"
             let bobCode = try await provider.signIn(bobLogin, username: "bob", password: Fixture.password)
             let bob = try await provider.redeem(bobCode, bobLogin, clientAuth: [("client_id", "wallet")]).decode(TokenResponse.self)
-            let foreign = try await TestBrowser().post(
+            let foreign = try await ScriptedBrowser().post(
                 provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(bob.accessToken)")])
             #expect(foreign.status == 404, "another user's device is answered as unknown")
 
             clock.advance(by: 11 * 60)
-            let stale = try await TestBrowser().post(
+            let stale = try await ScriptedBrowser().post(
                 provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(try await tokensAfterRefresh(provider, elsewhere))")])
             #expect(stale.status == 401)
             #expect(stale.header("WWW-Authenticate")?.contains("insufficient_user_authentication") == true)
             #expect(stale.header("WWW-Authenticate")?.contains("max_age") == true)
 
             let fresh = try await login(provider)
-            let locked = try await TestBrowser().post(
+            let locked = try await ScriptedBrowser().post(
                 provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(fresh.accessToken)")])
             #expect(locked.status == 200, "\(locked.body)")
             #expect((locked.json["device"] as? [String: Any])?["status"] as? String == "locked")
@@ -240,7 +241,7 @@ struct MutualTLSTests {
 
     /// An access token of the same grant, refreshed now (so it is valid but its login is old).
     func tokensAfterRefresh(_ provider: TestProvider, _ tokens: TokenResponse) async throws -> String {
-        let refreshed = try await refresh(provider, tokens.refreshToken, by: TestBrowser())
+        let refreshed = try await refresh(provider, tokens.refreshToken, by: ScriptedBrowser())
         #expect(refreshed.status == 200, "\(refreshed.body)")
         return try refreshed.decode(TokenResponse.self).accessToken
     }
@@ -262,7 +263,7 @@ struct MutualTLSTests {
             #expect(answer.status == 201, "\(answer.body)")
             let chain = try #require(answer.json["certificate_chain"] as? [String])
             #expect(DeviceCertificateAuthority.instanceID(of: try Certificate(pemEncoded: chain[0])) == instance)
-            let new = TestBrowser(tls: try TestTLS.client(presenting: chain, key: key))
+            let new = ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key))
             #expect(try await new.get(provider.url("/devices/status")).json["status"] as? String == "activated")
             let oldStatus = try await old.browser.get(provider.url("/devices/status"))
             #expect(oldStatus.json["error"] as? String == "device_revoked")
@@ -289,7 +290,7 @@ struct MutualTLSTests {
                 headers: [("Authorization", "Bearer \(tokens.accessToken)"), ("Content-Type", "application/pem-certificate-chain")])
             #expect(answer.status == 201, "\(answer.body)")
             let chain = try #require(answer.json["certificate_chain"] as? [String])
-            let new = TestBrowser(tls: try TestTLS.client(presenting: chain, key: key))
+            let new = ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key))
             let claims = try #require(AccessTokenClaims.unverified(tokens.accessToken))
             let grant = try #require(try await provider.store.grant(id: claims.grantID))
             #expect(grant.deviceID == instance, "the fresh login belongs to the new device")
@@ -306,7 +307,7 @@ struct MutualTLSTests {
 
             // A lock of the id the user knows reaches the device that replaced it.
             let fresh = try await login(provider)
-            let locked = try await TestBrowser().post(
+            let locked = try await ScriptedBrowser().post(
                 provider.url("/devices/\(old.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(fresh.accessToken)")])
             #expect(locked.status == 200, "\(locked.body)")
             #expect((locked.json["device"] as? [String: Any])?["instance_id"] as? String == instance)
@@ -324,11 +325,11 @@ struct MutualTLSTests {
             let tokens = try await login(provider)
             #expect(AccessTokenClaims.unverified(tokens.accessToken)?.aud.contains("https://api.example.com") == true)
             let headers = [("Authorization", "Bearer \(tokens.accessToken)")]
-            let list = try await TestBrowser().get(provider.url("/devices"), headers: headers)
+            let list = try await ScriptedBrowser().get(provider.url("/devices"), headers: headers)
             #expect(list.status == 401)
             #expect(list.header("WWW-Authenticate")?.contains("invalid_token") == true)
-            #expect(try await TestBrowser().post(provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: headers).status == 401)
-            #expect(try await TestBrowser().send("DELETE", provider.url("/devices/\(device.instanceID)"), body: nil, headers: headers).status == 401)
+            #expect(try await ScriptedBrowser().post(provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: headers).status == 401)
+            #expect(try await ScriptedBrowser().send("DELETE", provider.url("/devices/\(device.instanceID)"), body: nil, headers: headers).status == 401)
             #expect(try await provider.store.device(instanceID: device.instanceID)?.revokedAt == nil, "nothing was changed")
         }
     }
@@ -345,7 +346,7 @@ struct MutualTLSTests {
         try await withTestProvider(tls: true, attestationVerifier: Vouching()) { provider in
             try await instances.seed(provider)
             let key = P256.Signing.PrivateKey()
-            func request(_ body: [String: String], by browser: TestBrowser = TestBrowser()) async throws -> TestResponse {
+            func request(_ body: [String: String], by browser: ScriptedBrowser = ScriptedBrowser()) async throws -> ScriptedResponse {
                 try await browser.send(
                     "POST", provider.url("/devices/initial-certificate"), body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self),
                     headers: [("Content-Type", "application/json")])
@@ -364,7 +365,7 @@ struct MutualTLSTests {
             let chain = try #require(answer.json["certificate_chain"] as? [String])
             let certificate = try Certificate(pemEncoded: chain[0])
             #expect(certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) <= provider.configuration.initialCertificateValidity + DeviceCertificateAuthority.clockSkew)
-            let initial = TestBrowser(tls: try TestTLS.client(presenting: chain, key: key))
+            let initial = ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key))
             let status = try await initial.get(provider.url("/devices/status"))
             #expect(status.status == 401)
             #expect(status.json["error"] as? String == "device_not_activated")
@@ -384,7 +385,7 @@ struct MutualTLSTests {
             // The first login then activates that instance over mutual TLS with its initial
             // certificate, certifying that certificate's key: the device keeps the attestation.
             let swappedChain = try #require(swapped.json["certificate_chain"] as? [String])
-            let swappedInitial = TestBrowser(tls: try TestTLS.client(presenting: swappedChain, key: swapKey))
+            let swappedInitial = ScriptedBrowser(tls: try TestTLS.client(presenting: swappedChain, key: swapKey))
             let token = try await activation.deviceToken(provider, instance: instance)
             let activated = try await swappedInitial.send(
                 "POST", provider.url("/devices/activation"), body: try DeviceActivationTests.csr(swapKey),
@@ -413,11 +414,11 @@ struct MutualTLSTests {
             try await instances.seed(provider)
             let activated = try await activate(provider)
             let escaped = try #require(activated.chain[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-            let status = try await TestBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", escaped)])
+            let status = try await ScriptedBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", escaped)])
             #expect(status.status == 200, "\(status.body)")
-            let mangled = try await TestBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", "%%%")])
+            let mangled = try await ScriptedBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", "%%%")])
             #expect(mangled.json["error"] as? String == "invalid_device_certificate")
-            let none = try await TestBrowser().get(provider.url("/devices/status"))
+            let none = try await ScriptedBrowser().get(provider.url("/devices/status"))
             #expect(none.json["error"] as? String == "device_certificate_required")
         }
         try await withTestProvider(configure: {
@@ -427,7 +428,7 @@ struct MutualTLSTests {
             try await instances.seed(provider)
             let activated = try await activate(provider)
             let escaped = try #require(activated.chain[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-            let forged = try await TestBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", escaped)])
+            let forged = try await ScriptedBrowser().get(provider.url("/devices/status"), headers: [("X-SSL-Client-Cert", escaped)])
             #expect(forged.status == 401)
             #expect(forged.json["error"] as? String == "device_certificate_required", "the header of a peer that is no trusted proxy is ignored")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -16,20 +17,20 @@ struct NativeApp {
         self.authorization = TestAuthorization(clientID: clientID, redirectURI: redirectURI)
     }
 
-    func post(_ path: String, _ body: [String: Any], headers: [(String, String)] = []) async throws -> TestResponse {
+    func post(_ path: String, _ body: [String: Any], headers: [(String, String)] = []) async throws -> ScriptedResponse {
         let data = try JSONSerialization.data(withJSONObject: body)
-        return try await TestBrowser().send(
+        return try await ScriptedBrowser().send(
             "POST", provider.url("/login/native/" + path), body: String(decoding: data, as: UTF8.self), headers: [("Content-Type", "application/json")] + headers)
     }
 
-    func start(extra: [String: String] = [:], omit: Set<String> = []) async throws -> TestResponse {
+    func start(extra: [String: String] = [:], omit: Set<String> = []) async throws -> ScriptedResponse {
         var body: [String: Any] = [:]
         for (name, value) in authorization.parameters(omit: omit) { body[name] = value }
         for (name, value) in extra { body[name] = value }
         return try await post("start", body)
     }
 
-    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil, headers: [(String, String)] = []) async throws -> TestResponse {
+    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil, headers: [(String, String)] = []) async throws -> ScriptedResponse {
         var body = fields
         body["login_session"] = session
         body["client_id"] = clientID ?? self.clientID
@@ -40,7 +41,7 @@ struct NativeApp {
     func throughPassword(
         scenario: LoginScenario, username: String = "alice", password: String = Fixture.password, extra: [String: Any] = [:], startExtra: [String: String] = [:],
         headers: [(String, String)] = []
-    ) async throws -> (String, TestResponse) {
+    ) async throws -> (String, ScriptedResponse) {
         let started = try await start(extra: startExtra)
         let session = try #require(started.json["login_session"] as? String)
         let chosen = try await step("scenario", session, ["scenario": scenario.rawValue])
@@ -55,7 +56,7 @@ struct NativeApp {
     }
 
     /// Redeems a finished login's code at /token as the public app.
-    func redeem(_ finished: TestResponse) async throws -> TestResponse {
+    func redeem(_ finished: ScriptedResponse) async throws -> ScriptedResponse {
         let code = try #require(finished.json["authorization_code"] as? String)
         return try await provider.redeem(code, authorization, clientAuth: [("client_id", clientID)])
     }
@@ -80,9 +81,9 @@ struct NativeLoginTests {
             #expect(unknown.oauthError == "invalid_client")
             let twoFactor = try await app.start(extra: ["acr_values": "urn:signet:loa:2"])
             #expect(twoFactor.json["scenarios"] as? [String] == ["s_mobile_authn_un_pwd_sms"])
-            let wrongType = try await TestBrowser().post(provider.url("/login/native/start"), form: [("client_id", "app")])
+            let wrongType = try await ScriptedBrowser().post(provider.url("/login/native/start"), form: [("client_id", "app")])
             #expect(wrongType.status == 415)
-            let malformed = try await TestBrowser().send("POST", provider.url("/login/native/start"), body: "{not json", headers: [("Content-Type", "application/json")])
+            let malformed = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: "{not json", headers: [("Content-Type", "application/json")])
             #expect(malformed.status == 400)
         }
     }
@@ -99,7 +100,7 @@ struct NativeLoginTests {
             #expect(finished.json["iss"] as? String == provider.issuer)
             let tokens = try await app.redeem(finished)
             #expect(tokens.status == 200)
-            let jwks = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let jwks = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             let claims = try #require(TestJWS.verifiedES256(try tokens.decode(TokenResponse.self).idToken!, jwks: jwks)?.claims)
             #expect(claims["amr"] as? [String] == ["pwd"])
             #expect(claims["acr"] as? String == "urn:signet:loa:1")
@@ -125,7 +126,7 @@ struct NativeLoginTests {
             let finished = try await app.step("sms_code", session, ["code": code])
             #expect(finished.json["next_step"] as? String == "finished")
             let tokens = try await app.redeem(finished)
-            let jwks = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let jwks = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             let claims = try #require(TestJWS.verifiedES256(try tokens.decode(TokenResponse.self).idToken!, jwks: jwks)?.claims)
             #expect(claims["amr"] as? [String] == ["pwd", "sms", "mfa"])
             #expect(claims["acr"] as? String == "urn:signet:loa:2")
@@ -248,7 +249,7 @@ struct NativeLoginTests {
             let app = NativeApp(provider)
             let session = try #require(try await app.start().json["login_session"] as? String)
             _ = try await app.step("scenario", session, ["scenario": "s_mobile_authn_un_pwd"])
-            let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
                 for _ in 0..<20 {
                     group.addTask { try await app.step("username_password", session, ["username": "alice", "password": Fixture.password]) }
                 }
@@ -287,7 +288,7 @@ struct NativeLoginTests {
             #expect(unknown.json["error"] as? String == "invalid_credentials")
             #expect(wrong.json["error"] as? String == "invalid_credentials")
             #expect(unknown.json["error_description"] as? String == wrong.json["error_description"] as? String)
-            for _ in 0..<3 { _ = try await provider.submitLogin(TestAuthorization(clientID: "app", redirectURI: Fixture.appRedirect), browser: TestBrowser(), username: "alice", password: "wrong") }
+            for _ in 0..<3 { _ = try await provider.submitLogin(TestAuthorization(clientID: "app", redirectURI: Fixture.appRedirect), browser: ScriptedBrowser(), username: "alice", password: "wrong") }
             _ = try await app.throughPassword(scenario: .usernamePassword, password: "wrong")
             let paused = try await app.throughPassword(scenario: .usernamePassword).1
             #expect(paused.status == 429)
@@ -323,7 +324,7 @@ struct NativeLoginTests {
     @Test("the OpenAPI document is served and describes every step")
     func openAPI() async throws {
         try await withTestProvider { provider in
-            let document = try await TestBrowser().get(provider.url("/login/native/openapi.yaml"))
+            let document = try await ScriptedBrowser().get(provider.url("/login/native/openapi.yaml"))
             #expect(document.status == 200)
             for path in ["start", "scenario", "username_password", "password", "sms_code", "sms_code/resend"] {
                 #expect(document.body.contains("/login/native/\(path):"), "\(path)")
@@ -344,7 +345,7 @@ struct PageSMSTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let authorization = fixture.appAuthorization
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let afterPassword = try await provider.submitLogin(authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", "urn:signet:loa:2")])
             #expect(afterPassword.status == 200)
             let (handle, csrf) = try #require(smsFields(afterPassword.body))
@@ -354,12 +355,12 @@ struct PageSMSTests {
             #expect(wrong.status == 401)
             do {
                 #expect(wrong.body.contains("2 tries left"))
-                let forged = try await TestBrowser().post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
+                let forged = try await ScriptedBrowser().post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
                 #expect(forged.status == 403)
                 let right = try await browser.post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
                 #expect(right.status == 303)
                 let redeemed = try await provider.redeem(try #require(right.locationParameters?["code"]), authorization, clientAuth: [("client_id", "app")])
-                let jwks = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+                let jwks = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
                 let claims = try #require(TestJWS.verifiedES256(try redeemed.decode(TokenResponse.self).idToken!, jwks: jwks)?.claims)
                 #expect(claims["amr"] as? [String] == ["pwd", "sms", "mfa"])
             }
@@ -371,7 +372,7 @@ struct PageSMSTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             try await provider.admin.addUser(username: "nophone", password: "no phone here")
-            let response = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "nophone", password: "no phone here", extra: [("acr_values", "urn:signet:loa:2")])
+            let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "nophone", password: "no phone here", extra: [("acr_values", "urn:signet:loa:2")])
             #expect(response.status == 303)
             #expect(response.locationParameters?["error"] == "access_denied")
         }
@@ -381,7 +382,7 @@ struct PageSMSTests {
     func pageRememberMe() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
             let done = try await browser.post(
@@ -402,7 +403,7 @@ struct PageSMSTests {
                 provider.url("/login"),
                 form: [("authorization", fields2.authorization), ("csrf_token", fields2.csrfToken), ("username", "alice"), ("password", Fixture.password), ("remember_me", "on")])
             let logout = try await browser.get(provider.url("/logout"))
-            let token = try #require(LoginForm.hiddenValueForTests("csrf_token", in: logout.body))
+            let token = try #require(LoginForm.hiddenValue("csrf_token", in: logout.body))
             _ = try await browser.post(provider.url("/logout"), form: [("csrf_token", token), ("forget_user", "true")])
             #expect(browser.cookieJar["signet_remember"] == nil)
         }
@@ -415,12 +416,12 @@ struct SecondFactorRuleTests {
     func stepUp() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let stepUp = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
             #expect(stepUp.status == 200)
             #expect(LoginForm.fields(in: stepUp.body) != nil)
-            let discovery = try await TestBrowser().get(provider.url("/.well-known/openid-configuration")).decode(DiscoveryDocument.self)
+            let discovery = try await ScriptedBrowser().get(provider.url("/.well-known/openid-configuration")).decode(DiscoveryDocument.self)
             #expect(discovery.acrValuesSupported.contains("urn:signet:loa:2"))
         }
     }
@@ -477,7 +478,7 @@ struct SecondFactorRuleTests {
     @Test("forget_user without a session still asks before forgetting")
     func forgetUserAsks() async throws {
         try await withTestProvider { provider in
-            let response = try await TestBrowser().get(provider.url("/logout?forget_user=true"))
+            let response = try await ScriptedBrowser().get(provider.url("/logout?forget_user=true"))
             #expect(response.status == 200)
             #expect(response.body.contains("logout-form"))
         }

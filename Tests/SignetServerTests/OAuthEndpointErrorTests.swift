@@ -1,11 +1,12 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
 
 /// Checks that `response` is an OAuth JSON error: status, `application/json`, `no-store`, `error`, a wire-safe description.
-func expectOAuthJSONError(_ response: TestResponse, status: Int, error: String = "invalid_request", _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOAuthJSONError(_ response: ScriptedResponse, status: Int, error: String = "invalid_request", _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(response.status == status, "\(comment)", sourceLocation: sourceLocation)
     #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(comment): \(response.header("Content-Type") ?? "no content type")", sourceLocation: sourceLocation)
     #expect(response.header("Cache-Control") == "no-store", "\(comment)", sourceLocation: sourceLocation)
@@ -23,17 +24,17 @@ struct OAuthEndpointErrorTests {
         try await withTestProvider { provider in
             for (path, allow) in Self.endpoints {
                 for method in ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"] where !allow.contains(method) {
-                    let response = try await TestBrowser().send(method, provider.url(path), body: nil)
+                    let response = try await ScriptedBrowser().send(method, provider.url(path), body: nil)
                     expectOAuthJSONError(response, status: 405, "\(method) \(path)")
                     #expect(response.header("Allow") == allow, "\(method) \(path)")
                 }
                 if !allow.contains("HEAD") {
-                    let head = try await TestBrowser().send("HEAD", provider.url(path), body: nil)
+                    let head = try await ScriptedBrowser().send("HEAD", provider.url(path), body: nil)
                     #expect(head.status == 405, "HEAD \(path)")
                     #expect(head.header("Allow") == allow, "HEAD \(path)")
                 }
                 // A trailing slash is the same endpoint, with the same answers.
-                expectOAuthJSONError(try await TestBrowser().send("PUT", provider.url(path + "/"), body: nil), status: 405, "PUT \(path)/")
+                expectOAuthJSONError(try await ScriptedBrowser().send("PUT", provider.url(path + "/"), body: nil), status: 405, "PUT \(path)/")
             }
         }
     }
@@ -43,7 +44,7 @@ struct OAuthEndpointErrorTests {
         try await withTestProvider { provider in
             let body = "token=" + String(repeating: "a", count: provider.configuration.maxBodySize)
             for (path, _) in Self.endpoints {
-                let response = try await TestBrowser().send("POST", provider.url(path), body: body, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                let response = try await ScriptedBrowser().send("POST", provider.url(path), body: body, headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 expectOAuthJSONError(response, status: 413, "\(path)")
             }
         }
@@ -54,20 +55,20 @@ struct OAuthEndpointErrorTests {
         try await withTestProvider { provider in
             for (path, _) in Self.endpoints {
                 for type in ["application/json", "application/json; charset=utf-8", "application/problem+json"] {
-                    let response = try await TestBrowser().send("POST", provider.url(path), body: #"{"grant_type":"refresh_token","token":"x"}"#, headers: [("Content-Type", type)])
+                    let response = try await ScriptedBrowser().send("POST", provider.url(path), body: #"{"grant_type":"refresh_token","token":"x"}"#, headers: [("Content-Type", type)])
                     expectOAuthJSONError(response, status: 400, "\(type) to \(path)")
                     #expect((response.json["error_description"] as? String)?.contains("form-encoded (application/x-www-form-urlencoded)") == true, "\(path)")
                 }
                 for type in ["text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencodedx"] {
-                    let response = try await TestBrowser().send("POST", provider.url(path), body: "token=x", headers: [("Content-Type", type)])
+                    let response = try await ScriptedBrowser().send("POST", provider.url(path), body: "token=x", headers: [("Content-Type", type)])
                     expectOAuthJSONError(response, status: 415, "\(type) to \(path)")
                 }
             }
             for path in ["/token", "/revoke"] {
-                expectOAuthJSONError(try await TestBrowser().send("POST", provider.url(path), body: "token=x"), status: 415, "no content type to \(path)")
+                expectOAuthJSONError(try await ScriptedBrowser().send("POST", provider.url(path), body: "token=x"), status: 415, "no content type to \(path)")
             }
             // /userinfo takes a POST without a body (the token in the header), so no type is fine there.
-            let bare = try await TestBrowser().send("POST", provider.url("/userinfo"), body: nil)
+            let bare = try await ScriptedBrowser().send("POST", provider.url("/userinfo"), body: nil)
             expectOAuthJSONError(bare, status: 401, "bare POST /userinfo")
         }
     }
@@ -76,7 +77,7 @@ struct OAuthEndpointErrorTests {
     func parameterEdgeCases() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             for (path, _) in Self.endpoints {
                 let query = try await browser.post(provider.url(path + "?client_id=app"), form: [("token", "x"), ("grant_type", "refresh_token")])
                 expectOAuthJSONError(query, status: 400, "query on POST \(path)")
@@ -102,13 +103,13 @@ struct OAuthEndpointErrorTests {
     @Test("/userinfo without a token is 401 with a bare Bearer challenge and a JSON error; a bad token is 401 invalid_token")
     func userInfoChallenges() async throws {
         try await withTestProvider { provider in
-            let missing = try await TestBrowser().get(provider.url("/userinfo"))
+            let missing = try await ScriptedBrowser().get(provider.url("/userinfo"))
             expectOAuthJSONError(missing, status: 401, "no token")
             #expect(missing.header("WWW-Authenticate") == #"Bearer realm="signet""#)
-            let invalid = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer nope")])
+            let invalid = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer nope")])
             expectOAuthJSONError(invalid, status: 401, error: "invalid_token", "bad token")
             #expect(invalid.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
-            expectOAuthJSONError(try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Basic eDp5")]), status: 400, "Basic scheme")
+            expectOAuthJSONError(try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Basic eDp5")]), status: 400, "Basic scheme")
         }
     }
 
@@ -118,7 +119,7 @@ struct OAuthEndpointErrorTests {
             let fixture = try await Fixture.make(provider)
             let token = try (try await fixture.backendTokens()).1.decode(TokenResponse.self).accessToken
             let userinfo = provider.url("/userinfo")
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let get = try await browser.get(userinfo, headers: [("Authorization", "Bearer \(token)")])
             #expect(get.status == 200)
             let head = try await browser.send("HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer \(token)")])
@@ -147,7 +148,7 @@ struct OAuthEndpointErrorTests {
             let bound = try await provider.redeem(
                 code, authorization, clientAuth: try fixture.assertion(), headers: [("DPoP", try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))]
             ).decode(TokenResponse.self).accessToken
-            func headWithProof(_ htm: String) async throws -> TestResponse {
+            func headWithProof(_ htm: String) async throws -> ScriptedResponse {
                 try await browser.send(
                     "HEAD", userinfo, body: nil,
                     headers: [("Authorization", "DPoP \(bound)"), ("DPoP", try dpop.proof(htm, userinfo, at: provider.clock.now, accessToken: bound))])
@@ -167,10 +168,10 @@ struct OAuthEndpointErrorTests {
     func pagesUnchanged() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let json = try await TestBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(), headers: [("Content-Type", "application/json")])
+            let json = try await ScriptedBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(), headers: [("Content-Type", "application/json")])
             #expect(json.status == 415)
             #expect(json.header("Content-Type")?.hasPrefix("text/html") == true)
-            let put = try await TestBrowser().send("PUT", provider.url("/login"), body: nil)
+            let put = try await ScriptedBrowser().send("PUT", provider.url("/login"), body: nil)
             #expect(put.status == 405)
             #expect(put.header("Allow") == "POST")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -7,8 +8,8 @@ import Testing
 
 @Suite("Refresh, userinfo and revocation")
 struct RefreshAndRevocationTests {
-    func refresh(_ fixture: Fixture, _ token: String, extra: [(String, String)] = []) async throws -> TestResponse {
-        try await TestBrowser().post(
+    func refresh(_ fixture: Fixture, _ token: String, extra: [(String, String)] = []) async throws -> ScriptedResponse {
+        try await ScriptedBrowser().post(
             fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + extra + (try fixture.assertion()))
     }
 
@@ -46,7 +47,7 @@ struct RefreshAndRevocationTests {
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")]).decode(TokenResponse.self)
             func live() async throws -> Bool {
-                try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200
+                try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200
             }
             func revocations() async throws -> [AuditEventRecord] { try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" } }
 
@@ -101,7 +102,7 @@ struct RefreshAndRevocationTests {
             #expect(reuse.oauthError == "invalid_grant")
             // The family is gone: the newest refresh token and access token stop working too.
             #expect(try await refresh(fixture, rotated.refreshToken!).oauthError == "invalid_grant")
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
             #expect(userInfo.status == 401)
         }
     }
@@ -121,7 +122,7 @@ struct RefreshAndRevocationTests {
             store.failGrantReads.set(false)
             // The family was revoked all the same: the rotated token is spent and its grant revoked.
             #expect(try await refresh(fixture, rotated.refreshToken!).oauthError == "invalid_grant")
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(rotated.accessToken)")])
             #expect(userInfo.status == 401)
             #expect(try await store.base.revokeGrants(userID: fixture.user.id, at: provider.clock.now) == 0, "no grant of the user is left live")
         }
@@ -178,7 +179,7 @@ struct RefreshAndRevocationTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let ok = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(ok.status == 200)
             #expect(ok.json["sub"] as? String == fixture.user.id)
@@ -206,7 +207,7 @@ struct RefreshAndRevocationTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let foreign = try await browser.post(provider.url("/revoke"), form: [("token", tokens.refreshToken!), ("client_id", "app")])
             #expect(foreign.status == 200)
             #expect(try await refresh(fixture, tokens.refreshToken!).status == 200)
@@ -232,9 +233,9 @@ struct RefreshAndRevocationTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let revoked = try await TestBrowser().post(provider.url("/revoke"), form: [("token", tokens.accessToken)] + (try fixture.assertion()))
+            let revoked = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", tokens.accessToken)] + (try fixture.assertion()))
             #expect(revoked.status == 200)
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(userInfo.status == 401)
             #expect(try await refresh(fixture, tokens.refreshToken!).oauthError == "invalid_grant")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -28,9 +29,9 @@ struct RefusalAndRaceTests {
     func parallelGuessesArePaused() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            var forms: [(TestBrowser, (authorization: String, csrfToken: String))] = []
+            var forms: [(ScriptedBrowser, (authorization: String, csrfToken: String))] = []
             for _ in 0..<50 {
-                let browser = TestBrowser()
+                let browser = ScriptedBrowser()
                 let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
                 forms.append((browser, try #require(LoginForm.fields(in: page.body))))
             }
@@ -54,7 +55,7 @@ struct RefusalAndRaceTests {
     func parallelPostsOfOneForm() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
             let fields = try #require(LoginForm.fields(in: page.body))
             let form = [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)]
@@ -107,7 +108,7 @@ struct RefusalAndRaceTests {
             let assertion = try TestJWS.es256(header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims, key: fixture.backendKey.privateKey)
             let response = try await provider.redeem(code, authorization, clientAuth: TestJWS.assertionFields(assertion))
             #expect(response.status == 401)
-            #expect(try await TestBrowser().get(provider.url("/jwks")).status == 200)
+            #expect(try await ScriptedBrowser().get(provider.url("/jwks")).status == 200)
         }
     }
 
@@ -116,9 +117,9 @@ struct RefusalAndRaceTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let response = try await TestBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", tokens.accessToken)]).encoded)
+            let response = try await ScriptedBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", tokens.accessToken)]).encoded)
             #expect(response.status == 400)
-            let authorize = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", tokens.accessToken)]))
+            let authorize = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", tokens.accessToken)]))
             #expect(authorize.locationParameters?["error"] == "invalid_request")
         }
     }
@@ -129,14 +130,14 @@ struct RefusalAndRaceTests {
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
-            let right = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
-            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "bob", password: "not bobs", extra: [("id_token_hint", tokens.idToken!)])
+            let right = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
+            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "not bobs", extra: [("id_token_hint", tokens.idToken!)])
             #expect(right.status == 401)
             #expect(wrong.status == 401)
             #expect(right.header("Location") == nil)
             #expect(right.body.contains("The username or password is incorrect."))
             // The named user still signs in.
-            let alice = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: [("id_token_hint", tokens.idToken!)])
+            let alice = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("id_token_hint", tokens.idToken!)])
             #expect(alice.locationParameters?["code"] != nil)
         }
     }
@@ -145,9 +146,9 @@ struct RefusalAndRaceTests {
     func logoutPostAsks() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
-            let response = try await TestBrowser().post(
+            let response = try await ScriptedBrowser().post(
                 provider.url("/logout"), form: [("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://service.example.com/bye")])
             #expect(response.status == 200)
             #expect(response.body.contains("Sign out?"))
@@ -156,11 +157,11 @@ struct RefusalAndRaceTests {
 
     @Test("only real loopback addresses count as loopback")
     func loopback() {
-        #expect(SignetConfiguration.isLoopback("127.0.0.1"))
-        #expect(SignetConfiguration.isLoopback("127.1.2.3"))
-        #expect(SignetConfiguration.isLoopback("::1"))
-        #expect(!SignetConfiguration.isLoopback("127.evil.example"))
-        #expect(!SignetConfiguration.isLoopback("127.0.0.1.evil.example"))
-        #expect(!SignetConfiguration.isLoopback("10.0.0.1"))
+        #expect(Loopback.isHost("127.0.0.1"))
+        #expect(Loopback.isHost("127.1.2.3"))
+        #expect(Loopback.isHost("::1"))
+        #expect(!Loopback.isHost("127.evil.example"))
+        #expect(!Loopback.isHost("127.0.0.1.evil.example"))
+        #expect(!Loopback.isHost("10.0.0.1"))
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -23,9 +24,9 @@ struct RepeatedMemberTests {
 
     /// POSTs a refresh with a bogus token: the client is authenticated first, so a good
     /// assertion gets 400 invalid_grant and a refused one 401 invalid_client.
-    func tryAssertion(_ fixture: Fixture, header: [(String, Any)], claims: [(String, Any)]) async throws -> TestResponse {
+    func tryAssertion(_ fixture: Fixture, header: [(String, Any)], claims: [(String, Any)]) async throws -> ScriptedResponse {
         let assertion = try TestJWS.es256(headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey)
-        return try await TestBrowser().post(
+        return try await ScriptedBrowser().post(
             fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
     }
 
@@ -83,14 +84,14 @@ struct RepeatedMemberTests {
             let (header, claims) = assertionMembers(fixture)
             let headerJSON = try TestJWS.object(header).dropLast() + #","a\u006cg":"ES256"}"#
             var assertion = try TestJWS.es256(headerJSON: String(headerJSON), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey)
-            var response = try await TestBrowser().post(
+            var response = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "x")] + TestJWS.assertionFields(assertion))
             #expect(response.status == 401)
             #expect(response.oauthError == "invalid_client")
 
             let claimsJSON = try TestJWS.object(claims).dropLast() + #","\u0061ud":"https://attacker.example.com"}"#
             assertion = try TestJWS.es256(headerJSON: TestJWS.object(header), claimsJSON: String(claimsJSON), key: fixture.backendKey.privateKey)
-            response = try await TestBrowser().post(
+            response = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "x")] + TestJWS.assertionFields(assertion))
             #expect(response.status == 401)
             #expect(response.oauthError == "invalid_client")
@@ -161,11 +162,11 @@ struct RepeatedMemberTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let valid = try await hint(provider, header: Self.hintHeader, claims: hintMembers(provider, user: fixture.user))
-            let accepted = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", valid)]))
+            let accepted = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", valid)]))
             #expect(accepted.status == 200)
             #expect(LoginForm.fields(in: accepted.body) != nil)
             for (name, token) in try await repeatedHints(fixture) {
-                let response = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", token)]))
+                let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", token)]))
                 #expect(response.status == 302, "\(name)")
                 #expect(response.locationParameters?["error"] == "invalid_request", "\(name)")
             }
@@ -177,11 +178,11 @@ struct RepeatedMemberTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let valid = try await hint(provider, header: Self.hintHeader, claims: hintMembers(provider, user: fixture.user))
-            let accepted = try await TestBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", valid)]).encoded)
+            let accepted = try await ScriptedBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", valid)]).encoded)
             #expect(accepted.status == 200)
             #expect(accepted.body.contains("You are signed out"))
             for (name, token) in try await repeatedHints(fixture) {
-                let response = try await TestBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", token)]).encoded)
+                let response = try await ScriptedBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", token)]).encoded)
                 #expect(response.status == 400, "\(name)")
                 #expect(response.body.contains("id_token_hint is not an ID token issued here"), "\(name)")
             }

@@ -1,6 +1,7 @@
 // Access tokens name their audience — resource indicators, RFC 8707.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -10,7 +11,7 @@ struct ResourceIndicatorTests {
     static let accounts = "https://api.example.com/accounts"
     static let payments = "https://api.example.com/payments"
 
-    func audience(of response: TestResponse) throws -> [String] {
+    func audience(of response: ScriptedResponse) throws -> [String] {
         let token = try response.decode(TokenResponse.self).accessToken
         let payload = try #require(token.split(separator: ".").dropFirst().first.flatMap { Data(base64URLEncoded: String($0)) })
         return try JSONDecoder().decode(AccessTokenClaims.self, from: payload).aud
@@ -35,8 +36,8 @@ struct ResourceIndicatorTests {
             try await provider.admin.updateClient(id: "backend", .init(resources: [Self.accounts, Self.payments]))
             let authorization = fixture.backendAuthorization
             let code = try await provider.signIn(
-                authorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: [("resource", Self.payments)])
-            let widened = try await TestBrowser().post(
+                authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("resource", Self.payments)])
+            let widened = try await ScriptedBrowser().post(
                 provider.url("/token"),
                 form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier), ("resource", Self.accounts)]
                     + (try fixture.assertion()))
@@ -45,7 +46,7 @@ struct ResourceIndicatorTests {
             #expect(try audience(of: tokens) == [Self.payments, provider.issuer])
             // The token still works at UserInfo (the issuer is among its audiences).
             let access = try tokens.decode(TokenResponse.self).accessToken
-            #expect(try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(access)")]).status == 200)
+            #expect(try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(access)")]).status == 200)
         }
     }
 
@@ -55,10 +56,10 @@ struct ResourceIndicatorTests {
             let fixture = try await Fixture.make(provider)
             try await provider.admin.updateClient(id: "backend", .init(resources: [Self.accounts, Self.payments]))
             for resource in ["https://evil.example.com/api", "/relative", Self.accounts + "#x"] {
-                let answer = try await TestBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", resource)]))
+                let answer = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", resource)]))
                 #expect(answer.locationParameters?["error"] == "invalid_target", "\(resource)")
             }
-            let both = try await TestBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", Self.accounts), ("resource", Self.payments)]))
+            let both = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", Self.accounts), ("resource", Self.payments)]))
             #expect(both.status == 200)
             await #expect(throws: SignetError.self) { _ = try await provider.admin.updateClient(id: "backend", .init(resources: ["not a uri#frag"])) }
         }

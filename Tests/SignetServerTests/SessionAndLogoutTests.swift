@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -10,7 +11,7 @@ struct SessionAndLogoutTests {
     func singleSignOn() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
             #expect(silent.status == 302)
@@ -30,7 +31,7 @@ struct SessionAndLogoutTests {
     func logoutWithHint() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
             let response = try await browser.get(
                 provider.url("/logout?") + FormParameters([("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://service.example.com/bye"), ("state", "s1")]).encoded)
@@ -47,11 +48,11 @@ struct SessionAndLogoutTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let unregistered = try await TestBrowser().get(
+            let unregistered = try await ScriptedBrowser().get(
                 provider.url("/logout?") + FormParameters([("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://evil.example.com/")]).encoded)
             #expect(unregistered.status == 400)
             #expect(unregistered.header("Location") == nil)
-            let forged = try await TestBrowser().get(provider.url("/logout?id_token_hint=eyJhbGciOiJub25lIn0.e30."))
+            let forged = try await ScriptedBrowser().get(provider.url("/logout?id_token_hint=eyJhbGciOiJub25lIn0.e30."))
             #expect(forged.status == 400)
         }
     }
@@ -60,7 +61,7 @@ struct SessionAndLogoutTests {
     func logoutConfirmation() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let page = try await browser.get(provider.url("/logout"))
             #expect(page.status == 200)
@@ -68,7 +69,7 @@ struct SessionAndLogoutTests {
             let forged = try await browser.post(provider.url("/logout"), form: [("csrf_token", "forged")])
             #expect(forged.status == 403)
             #expect(browser.cookieJar["signet_session"] != nil)
-            let token = try #require(LoginForm.hiddenValueForTests("csrf_token", in: page.body))
+            let token = try #require(LoginForm.hiddenValue("csrf_token", in: page.body))
             let confirmed = try await browser.post(provider.url("/logout"), form: [("csrf_token", token)])
             #expect(confirmed.status == 200)
             #expect(browser.cookieJar["signet_session"] == nil)
@@ -79,20 +80,20 @@ struct SessionAndLogoutTests {
     func keyRotation() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let before = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let before = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             let oldTokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             let newKID = try await provider.admin.rotateKeys(configuration: provider.configuration)
             #expect(before.keys.contains { $0.kid == newKID })
             provider.clock.advance(by: 61)
-            let after = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let after = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             #expect(after.keys.count == 3)
             let newTokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             #expect(TestJWS.verifiedES256(newTokens.idToken!, jwks: after)?.header["kid"] as? String == newKID)
-            let stillValid = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(oldTokens.accessToken)")])
+            let stillValid = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(oldTokens.accessToken)")])
             #expect(stillValid.status == 200)
             // Once every token of the retired key has expired, it leaves the JWKS.
             provider.clock.advance(by: 700)
-            let later = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let later = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             #expect(later.keys.count == 2)
         }
     }

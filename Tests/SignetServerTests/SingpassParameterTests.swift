@@ -1,6 +1,7 @@
 // Singpass's native-app parameters: redirect_uri_https_type=app_claimed_https and app_launch_url.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -13,7 +14,7 @@ struct SingpassParameterTests {
     func returnByLink() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let authorization = fixture.backendAuthorization
             let page = try await provider.submitLogin(authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("redirect_uri_https_type", "app_claimed_https")])
             #expect(page.status == 200)
@@ -42,9 +43,9 @@ struct SingpassParameterTests {
     func redirectTypeChecks() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let unknown = try await TestBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("redirect_uri_https_type", "standard")]))
+            let unknown = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("redirect_uri_https_type", "standard")]))
             #expect(unknown.locationParameters?["error"] == "invalid_request")
-            let scheme = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("redirect_uri_https_type", "app_claimed_https")]))
+            let scheme = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("redirect_uri_https_type", "app_claimed_https")]))
             #expect(scheme.locationParameters?["error"] == "invalid_request")
         }
     }
@@ -53,15 +54,15 @@ struct SingpassParameterTests {
     func appLaunchURL() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let unregistered = try await TestBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("app_launch_url", Self.launchURL)]))
+            let unregistered = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("app_launch_url", Self.launchURL)]))
             #expect(unregistered.locationParameters?["error"] == "invalid_request")
             var new = SignetAdmin.NewClient(id: "singpass-app", name: "Singpass App", authMethod: .none, redirectURIs: ["sg.example.app:/cb"])
             new.appLaunchURLs = [Self.launchURL]
             _ = try await provider.admin.addClient(new)
             let authorization = TestAuthorization(clientID: "singpass-app", redirectURI: "sg.example.app:/cb")
-            let plain = try await TestBrowser().get(authorization.url(issuer: provider.issuer, extra: [("app_launch_url", "http://service.example.com/app/return")]))
+            let plain = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer, extra: [("app_launch_url", "http://service.example.com/app/return")]))
             #expect(plain.locationParameters?["error"] == "invalid_request")
-            let page = try await TestBrowser().get(authorization.url(issuer: provider.issuer, extra: [("app_launch_url", Self.launchURL)]))
+            let page = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer, extra: [("app_launch_url", Self.launchURL)]))
             #expect(page.status == 200)
             let handle = try #require(LoginForm.fields(in: page.body)?.authorization)
             #expect(try await provider.store.loginSession(id: SecretDigest.hex(handle))?.request.appLaunchURL == Self.launchURL)

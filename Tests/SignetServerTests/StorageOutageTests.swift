@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -35,13 +36,13 @@ struct StorageOutageTests {
             let fixture = try await Fixture.make(provider)
             let authorization = fixture.appAuthorization
             store.outage.set(true)
-            let page = try await TestBrowser().get(authorization.url(issuer: provider.issuer), headers: [("Accept", "text/html")])
+            let page = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer), headers: [("Accept", "text/html")])
             #expect(page.status == 503)
             #expect(page.header("Retry-After") == "5")
             #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
             #expect(page.header("X-Frame-Options") == "DENY")
 
-            let native = try await TestBrowser().send(
+            let native = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"),
                 body: #"{"client_id":"app","redirect_uri":"com.example.app:/callback","scope":"openid","code_challenge":"\#(authorization.challenge)","code_challenge_method":"S256"}"#,
                 headers: [("Content-Type", "application/json")])
@@ -50,13 +51,13 @@ struct StorageOutageTests {
             #expect(native.json["retryable"] as? Bool == true)
             #expect(native.header("Retry-After") == "5")
 
-            let ready = try await TestBrowser().get(provider.url("/health/ready"))
+            let ready = try await ScriptedBrowser().get(provider.url("/health/ready"))
             #expect(ready.status == 503)
             #expect((ready.json["reason"] as? String)?.contains("cannot be reached") == true)
 
             store.outage.set(false)
-            #expect(try await TestBrowser().get(authorization.url(issuer: provider.issuer)).status == 200)
-            #expect(try await TestBrowser().get(provider.url("/health/ready")).status == 200)
+            #expect(try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer)).status == 200)
+            #expect(try await ScriptedBrowser().get(provider.url("/health/ready")).status == 200)
         }
     }
 }

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -23,13 +24,13 @@ struct TokenConfusionTests {
             let object = try TestJWS.es256(
                 header: ["alg": "ES256", "kid": fixture.backendKey.keyID, "typ": "oauth-authz-req+jwt"], claims: objectClaims(provider, fixture.backendAuthorization),
                 key: fixture.backendKey.privateKey)
-            let asAssertion = try await TestBrowser().post(provider.url("/revoke"), form: [("token", "x")] + TestJWS.assertionFields(object))
+            let asAssertion = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", "x")] + TestJWS.assertionFields(object))
             #expect(asAssertion.status == 401)
             #expect(asAssertion.oauthError == "invalid_client")
             let assertion = try TestJWS.es256(
                 header: ["alg": "ES256", "kid": fixture.backendKey.keyID, "typ": "JWT"], claims: objectClaims(provider, fixture.backendAuthorization),
                 key: fixture.backendKey.privateKey)
-            let asObject = try await TestBrowser().get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request", assertion)]).encoded)
+            let asObject = try await ScriptedBrowser().get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request", assertion)]).encoded)
             #expect(asObject.status == 400)
             #expect(asObject.body.contains("invalid_request_object"))
         }
@@ -63,7 +64,7 @@ struct TokenConfusionTests {
             let tokens = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).decode(TokenResponse.self)
             let thief = try await provider.redeem(code, fixture.appAuthorization, clientAuth: [("client_id", "app")])
             #expect(thief.oauthError == "invalid_grant")
-            let refreshed = try await TestBrowser().post(
+            let refreshed = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refreshed.status == 200)
         }
@@ -80,7 +81,7 @@ struct TokenConfusionTests {
     func returnPageForErrors() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let page = try await TestBrowser().get(
+            let page = try await ScriptedBrowser().get(
                 fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("redirect_uri_https_type", "app_claimed_https")]))
             #expect(page.status == 200)
             #expect(page.body.contains("Sign-in not completed"))

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -17,7 +18,7 @@ struct TokenEndpointTests {
             let tokens = try response.decode(TokenResponse.self)
             #expect(tokens.tokenType == "Bearer")
             #expect(tokens.refreshToken != nil)
-            let jwks = try await TestBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
+            let jwks = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
             let idToken = try #require(tokens.idToken)
             let (header, claims) = try #require(TestJWS.verifiedES256(idToken, jwks: jwks))
             #expect(header["typ"] as? String == "JWT")
@@ -96,15 +97,15 @@ struct TokenEndpointTests {
             let first = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
             #expect(first.status == 200)
             let tokens = try first.decode(TokenResponse.self)
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(userInfo.status == 200)
 
             let second = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
             #expect(second.status == 400)
             #expect(second.oauthError == "invalid_grant")
-            let revoked = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let revoked = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(revoked.status == 401)
-            let refresh = try await TestBrowser().post(
+            let refresh = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
         }
@@ -139,7 +140,7 @@ struct TokenEndpointTests {
             #expect(response.oauthError == "invalid_grant")
             // Missing verifier.
             code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
-            response = try await TestBrowser().post(
+            response = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI)] + (try fixture.assertion()))
             #expect(response.status == 400)
             #expect(response.oauthError == "invalid_request")
@@ -167,7 +168,7 @@ struct TokenEndpointTests {
     func malformedRequests() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             var response = try await browser.post(provider.url("/token"), form: [("grant_type", "password"), ("client_id", "app")])
             #expect(response.oauthError == "unsupported_grant_type")
             response = try await browser.post(provider.url("/token"), form: [("client_id", "app")])

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -15,7 +16,7 @@ struct TokenLifetimeTests {
         let idToken: Int
         let refreshToken: String?
 
-        init(_ response: TestResponse) throws {
+        init(_ response: ScriptedResponse) throws {
             let tokens = try response.decode(TokenResponse.self)
             let access = try #require(AccessTokenClaims.unverified(tokens.accessToken))
             let idJWT = try #require(tokens.idToken)
@@ -24,8 +25,8 @@ struct TokenLifetimeTests {
         }
     }
 
-    func refresh(_ fixture: Fixture, _ token: String) async throws -> TestResponse {
-        try await TestBrowser().post(fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + (try fixture.assertion()))
+    func refresh(_ fixture: Fixture, _ token: String) async throws -> ScriptedResponse {
+        try await ScriptedBrowser().post(fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + (try fixture.assertion()))
     }
 
     @Test("the provider's lifetimes set expires_in, each token's exp, when a refresh token stops working unused, when a grant ends, and when a code expires")

@@ -2,6 +2,7 @@
 // conformance tests have them: UAF clients act on the code (1481 and 1493 delete the key).
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -12,7 +13,7 @@ struct UAFStatusCodeTests {
 
     /// Expects a refusal with this HTTP status, Signet `error` and UAF status code.
     func expectRefusal(
-        _ response: TestResponse, _ status: Int, _ error: String, uaf: Int, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ response: ScriptedResponse, _ status: Int, _ error: String, uaf: Int, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(response.status == status, "\(comment): \(response.body)", sourceLocation: sourceLocation)
         #expect(response.json["error"] as? String == error, "\(comment): \(response.body)", sourceLocation: sourceLocation)
@@ -170,7 +171,7 @@ struct UAFStatusCodeTests {
             let (phone, token) = try await base.setUp(provider)
             let pinned = TestAuthenticator(aaid: "F1D0#1001")
             #expect(try await phone.register(pinned, pin: AuthenticatorTests.pin, token: token).status == 201)
-            var answers: [TestResponse] = []
+            var answers: [ScriptedResponse] = []
             for _ in 0..<5 {
                 answers.append(try await phone.login(base.login, pinned, pin: "0000"))
                 clock.advance(by: 600)

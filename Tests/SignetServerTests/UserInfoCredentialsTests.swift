@@ -1,6 +1,7 @@
 // The Authorization header at the provider's own resources, read as the kit's verifier reads it.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -20,11 +21,11 @@ struct UserInfoCredentialsTests {
                 [("Authorization", "Bearer ")],
                 [("Authorization", "Bearer \(token) extra")],
             ] {
-                let refused = try await TestBrowser().get(userinfo, headers: headers)
+                let refused = try await ScriptedBrowser().get(userinfo, headers: headers)
                 #expect(refused.status == 400, "\(headers.map(\.1).joined(separator: " | ").prefix(40))")
                 #expect(refused.oauthError == "invalid_request")
             }
-            #expect(try await TestBrowser().get(userinfo, headers: [("Authorization", "Bearer \(token)")]).status == 200)
+            #expect(try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "Bearer \(token)")]).status == 200)
         }
     }
 }

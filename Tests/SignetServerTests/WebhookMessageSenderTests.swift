@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing

@@ -35,12 +35,9 @@ extension SignetClient {
         parameters.append(OAuthParameter.clientID, configuration.clientID)
         parameters.append(OAuthParameter.postLogoutRedirectURI, configuration.postLogoutRedirectURI)
         parameters.append(OAuthParameter.state, state)
-        guard var components = URLComponents(string: endpoint), components.scheme != nil else {
+        guard URLComponents(string: endpoint)?.scheme != nil, let url = URL(string: parameters.appended(to: endpoint)) else {
             throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the end_session_endpoint is not a URL")
         }
-        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + parameters.encoded
-        guard let url = components.url else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the end_session_endpoint is not a URL") }
         return url
     }
 }

@@ -98,6 +98,18 @@ public struct FormParameters: Sendable, Equatable {
         pairs.map { "\(Self.encode($0.name))=\(Self.encode($0.value))" }.joined(separator: "&")
     }
 
+    /// `url` with these parameters added to its query (RFC 6749 §3.1: a URL's own query is kept):
+    /// `?` when it has no query, `&` between its query and these, nothing more when it already
+    /// ends in `?` or `&`; `url` unchanged when there are none. The one way Signet's server, SDK
+    /// and kit add a query, so none gives `?&` or drops a query. `url` has no fragment (redirect
+    /// URIs and endpoints may not).
+    public func appended(to url: String) -> String {
+        guard !pairs.isEmpty else { return url }
+        guard let question = url.firstIndex(of: "?") else { return url + "?" + encoded }
+        let query = url[url.index(after: question)...]
+        return url + (query.isEmpty || query.hasSuffix("&") ? "" : "&") + encoded
+    }
+
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.

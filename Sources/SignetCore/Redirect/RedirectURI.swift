@@ -28,7 +28,7 @@ public enum RedirectURI {
             guard let host = components.host, !host.isEmpty else { return .failure(.notAbsolute) }
             return .success(.claimedHTTPS)
         case "http":
-            guard let host = components.host, isLoopbackLiteral(host) else { return .failure(.plainHTTP) }
+            guard let host = components.host, Loopback.isIPLiteral(host) else { return .failure(.plainHTTP) }
             return .success(.loopback)
         case "javascript", "data", "file", "vbscript":
             return .failure(.dangerousScheme)
@@ -53,10 +53,6 @@ public enum RedirectURI {
         // RFC 8252 §7.3: everything but the port must match exactly.
         return got.scheme == want.scheme && got.host == want.host && got.percentEncodedPath == want.percentEncodedPath
             && got.percentEncodedQuery == want.percentEncodedQuery
-    }
-
-    private static func isLoopbackLiteral(_ host: String) -> Bool {
-        host == "127.0.0.1" || host == "[::1]" || host == "::1"
     }
 
     /// Why a redirect URI cannot be registered.

@@ -20,7 +20,7 @@ public enum SecureEndpoint {
         else { throw SignetError(.invalidConfiguration, "\(name) is not an absolute URL") }
         switch scheme {
         case "https": return url
-        case "http" where ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()): return url
+        case "http" where Loopback.isHost(host): return url
         default: throw SignetError(.invalidConfiguration, "\(name) must use https")
         }
     }

@@ -99,4 +99,12 @@ public struct DemoSeed: Sendable, Codable, Equatable {
             throw SignetError(.invalidConfiguration, "cannot write \(path): \(error)")
         }
     }
+
+    /// The demo backend's private key, read from ``backendPrivateJWKPath``.
+    public func backendKey() throws -> ClientKeyPair {
+        guard let data = FileManager.default.contents(atPath: backendPrivateJWKPath),
+            let jwk = try JSONSerialization.jsonObject(with: data) as? [String: String]
+        else { throw SignetError(.notFound, "cannot read the backend key at \(backendPrivateJWKPath)") }
+        return try ClientKeyPair(privateJWK: jwk)
+    }
 }

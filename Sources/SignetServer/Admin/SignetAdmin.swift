@@ -145,7 +145,7 @@ public struct SignetAdmin: Sendable {
                 }
                 guard !jwks.contains("\"d\"") else { throw SignetError(.invalidConfiguration, "jwks must hold public keys only") }
             }
-            if let uri = new.jwksURI, !uri.lowercased().hasPrefix("https://"), !(URL(string: uri)?.host.map(SignetConfiguration.isLoopback) ?? false) {
+            if let uri = new.jwksURI, !uri.lowercased().hasPrefix("https://"), !(URL(string: uri)?.host.map(Loopback.isHost) ?? false) {
                 throw SignetError(.invalidConfiguration, "jwks_uri must be https")
             }
         }

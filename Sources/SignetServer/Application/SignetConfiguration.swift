@@ -1,5 +1,6 @@
 // The provider's settings, with documented defaults.
 import Foundation
+import SignetCore
 import SignetStore
 
 /// Everything that can be set about a running provider.
@@ -186,7 +187,7 @@ public struct SignetConfiguration: Sendable {
     public func problems() -> [String] {
         var problems: [String] = []
         if let url = URL(string: issuer), let scheme = url.scheme?.lowercased(), let host = url.host {
-            if scheme == "http", !Self.isLoopback(host) {
+            if scheme == "http", !Loopback.isHost(host) {
                 problems.append("issuer \(issuer) uses http on a host that is not loopback; use https (TLS is required outside loopback)")
             }
             if scheme != "http" && scheme != "https" { problems.append("issuer \(issuer) must be an http(s) URL") }
@@ -197,7 +198,7 @@ public struct SignetConfiguration: Sendable {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             problems.append("--tls-certificate and --tls-key go together")
         }
-        if tlsCertificatePath == nil, !Self.isLoopback(host), trustedProxies.isEmpty || !issuer.lowercased().hasPrefix("https://") {
+        if tlsCertificatePath == nil, !Loopback.isHost(host), trustedProxies.isEmpty || !issuer.lowercased().hasPrefix("https://") {
             problems.append(
                 "listening on \(host) without TLS: give --tls-certificate and --tls-key, or run behind a TLS-terminating proxy named with --trusted-proxy and an https --issuer")
         }
@@ -224,13 +225,6 @@ public struct SignetConfiguration: Sendable {
         if !(4...31).contains(passwordHashCost) { problems.append("password hash cost must be 4–31 (bcrypt), got \(passwordHashCost)") }
         if !(0...65_535).contains(port) { problems.append("port must be 0–65535, got \(port)") }
         return problems
-    }
-
-    /// Whether `host` is `localhost`, `::1` or an IPv4 literal in 127.0.0.0/8.
-    public static func isLoopback(_ host: String) -> Bool {
-        if ["::1", "[::1]", "localhost"].contains(host.lowercased()) { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
     }
 }
 

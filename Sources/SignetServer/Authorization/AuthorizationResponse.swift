@@ -5,8 +5,7 @@ import SignetCore
 public enum AuthorizationResponse {
     /// `redirectURI` with `parameters` added to its query.
     public static func url(_ redirectURI: String, parameters: FormParameters) -> String {
-        let separator = redirectURI.contains("?") ? "&" : "?"
-        return redirectURI + separator + parameters.encoded
+        parameters.appended(to: redirectURI)
     }
 
     /// The error redirect of RFC 6749 §4.1.2.1 with `iss` (RFC 9207).

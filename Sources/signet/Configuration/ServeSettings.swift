@@ -1,6 +1,7 @@
 // The settings `serve` runs with, turned into the provider's configuration, checked once at start.
 import Foundation
 import Logging
+import SignetCore
 import SignetServer
 import SignetStorage
 
@@ -88,8 +89,8 @@ enum ServeSettings {
 
     /// A server nobody else reaches: a loopback listener, a loopback issuer and no proxy in front.
     static func isPrivateDevelopment(_ configuration: SignetConfiguration) -> Bool {
-        SignetConfiguration.isLoopback(configuration.host) && configuration.trustedProxies.isEmpty
-            && (URL(string: configuration.issuer)?.host.map(SignetConfiguration.isLoopback) ?? false)
+        Loopback.isHost(configuration.host) && configuration.trustedProxies.isEmpty
+            && (URL(string: configuration.issuer)?.host.map(Loopback.isHost) ?? false)
     }
 
     /// How `serve` logs: the level and the format.

@@ -3,13 +3,14 @@
 // a user signed in to when the password changes or the user is locked or removed.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
 
 @Suite("Assurance a request cannot downgrade")
 struct AssuranceTests {
-    func idTokenClaims(_ response: TestResponse) throws -> IDTokenClaims {
+    func idTokenClaims(_ response: ScriptedResponse) throws -> IDTokenClaims {
         let tokens = try response.decode(TokenResponse.self)
         let idToken = try #require(tokens.idToken)
         return try #require(IDTokenClaims.unverified(idToken))
@@ -20,7 +21,7 @@ struct AssuranceTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             try await provider.admin.updateClient(id: "backend", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let authorization = fixture.backendAuthorization
             let afterPassword = try await provider.submitLogin(authorization, browser: browser, username: "alice", password: Fixture.password)
             #expect(afterPassword.status == 200)
@@ -42,7 +43,7 @@ struct AssuranceTests {
             let fixture = try await Fixture.make(provider)
             try await provider.admin.updateClient(id: "app", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
             let page = try await provider.submitLogin(
-                fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password, extra: [("acr_values", AssuranceLevel.oneFactor)])
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("acr_values", AssuranceLevel.oneFactor)])
             #expect(page.status == 200)
             #expect(page.body.contains("Enter the code"))
             let app = NativeApp(provider)
@@ -59,7 +60,7 @@ struct AssuranceTests {
     func minimumACRStepsUp() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             try await provider.admin.updateClient(id: "backend", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
             let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
@@ -74,7 +75,7 @@ struct AssuranceTests {
     func continueAsForPublicApps() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             for redirect in [Fixture.appRedirect, "http://127.0.0.1:5123/callback"] {
                 let authorization = TestAuthorization(clientID: "app", redirectURI: redirect)
@@ -91,7 +92,7 @@ struct AssuranceTests {
                 // Without the page's token, or from another browser: refused, and the login is untouched.
                 let forged = try await browser.post(provider.url("/login/continue"), form: [("authorization", fields.authorization), ("choice", "continue")])
                 #expect(forged.status == 403)
-                let elsewhere = try await TestBrowser().post(
+                let elsewhere = try await ScriptedBrowser().post(
                     provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
                 #expect(elsewhere.status == 403)
                 let confirmed = try await browser.post(
@@ -112,7 +113,7 @@ struct AssuranceTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let authorization = fixture.appAuthorization
             let page = try await browser.get(authorization.url(issuer: provider.issuer))
@@ -144,15 +145,15 @@ struct AssuranceTests {
     }
 
     /// Alice signed in on the page (browser session, refresh token) and remembered by the native API.
-    func signedInEverywhere(_ provider: TestProvider, _ fixture: Fixture) async throws -> (TestBrowser, refreshToken: String, rememberToken: String) {
-        let browser = TestBrowser()
+    func signedInEverywhere(_ provider: TestProvider, _ fixture: Fixture) async throws -> (ScriptedBrowser, refreshToken: String, rememberToken: String) {
+        let browser = ScriptedBrowser()
         let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
         let (_, finished) = try await NativeApp(provider).throughPassword(scenario: .usernamePassword, extra: ["remember_me": true])
         return (browser, try #require(tokens.refreshToken), try #require(finished.json["remember_token"] as? String))
     }
 
-    func expectEverythingRevoked(_ provider: TestProvider, _ fixture: Fixture, _ signedIn: (TestBrowser, refreshToken: String, rememberToken: String)) async throws {
-        let refresh = try await TestBrowser().post(
+    func expectEverythingRevoked(_ provider: TestProvider, _ fixture: Fixture, _ signedIn: (ScriptedBrowser, refreshToken: String, rememberToken: String)) async throws {
+        let refresh = try await ScriptedBrowser().post(
             provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", signedIn.refreshToken)] + (try fixture.assertion()))
         #expect(refresh.oauthError == "invalid_grant")
         let silent = try await signedIn.0.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
@@ -167,7 +168,7 @@ struct AssuranceTests {
             let signedIn = try await signedInEverywhere(provider, fixture)
             try await provider.admin.setPassword(username: "alice", password: "a new passphrase")
             try await expectEverythingRevoked(provider, fixture, signedIn)
-            #expect(try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: "a new passphrase").status == 303)
+            #expect(try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "a new passphrase").status == 303)
         }
     }
 
@@ -181,7 +182,7 @@ struct AssuranceTests {
             let (_, refused) = try await NativeApp(provider).throughPassword(scenario: .usernamePassword)
             #expect(refused.status == 403)
             #expect(refused.oauthError == "account_locked")
-            let page = try await provider.submitLogin(fixture.appAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let page = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(page.status == 403)
             #expect(page.header("Location") == nil)
             // A wrong password on a locked account says only that it is wrong.
@@ -197,7 +198,7 @@ struct AssuranceTests {
             let fixture = try await Fixture.make(provider)
             let signedIn = try await signedInEverywhere(provider, fixture)
             try await provider.admin.removeUser(username: "alice")
-            let refresh = try await TestBrowser().post(
+            let refresh = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", signedIn.refreshToken)] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
             #expect(try await provider.store.deleteRememberTokens(userID: fixture.user.id) == 0)

@@ -1,6 +1,7 @@
 // What a second outside review found, each pinned by a test.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -11,22 +12,22 @@ struct ChangesAtUseTests {
     func stampCheckedAtUse() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let authorization = fixture.backendAuthorization
             let code = try await provider.signIn(authorization, browser: browser, username: "alice", password: Fixture.password)
             let tokens = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).decode(TokenResponse.self)
             let second = fixture.backendAuthorization
-            let unredeemed = try await provider.signIn(second, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            let unredeemed = try await provider.signIn(second, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             // A new password written without the usual revocation, as when a finishing login races it.
             var alice = try #require(try await provider.store.user(username: "alice"))
             let old = alice.securityStamp
             alice.securityStamp = "changed"
             #expect(try await provider.store.replaceUser(alice, expectedStamp: old))
-            let refresh = try await TestBrowser().post(
+            let refresh = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
             #expect(try await provider.redeem(unredeemed, second, clientAuth: try fixture.assertion()).oauthError == "invalid_grant")
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(userInfo.status == 401)
             let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
             #expect(silent.locationParameters?["error"] == "login_required")
@@ -54,10 +55,10 @@ struct ChangesAtUseTests {
         try await withTestProvider { provider in
             _ = try await Fixture.make(provider)
             for path in ["//token", "/token/", "//revoke"] {
-                let json = try await TestBrowser().send("POST", provider.url(path), body: "{}", headers: [("Content-Type", "application/json")])
+                let json = try await ScriptedBrowser().send("POST", provider.url(path), body: "{}", headers: [("Content-Type", "application/json")])
                 #expect(json.status == 400, "\(path)")
                 #expect(json.oauthError == "invalid_request", "\(path)")
-                let get = try await TestBrowser().get(provider.url(path))
+                let get = try await ScriptedBrowser().get(provider.url(path))
                 #expect(get.status == 405, "\(path)")
                 #expect(get.oauthError == "invalid_request", "\(path)")
             }
@@ -82,12 +83,12 @@ struct ChangesAtUseTests {
             var fields = app.authorization.parameters().map { "\"\($0.0)\":\"\($0.1)\"" }
             fields.append("\"acr_values\":\"urn:signet:loa:2\"")
             fields.append("\"acr_values\":\"urn:signet:loa:1\"")
-            let repeated = try await TestBrowser().send(
+            let repeated = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"), body: "{" + fields.joined(separator: ",") + "}", headers: [("Content-Type", "application/json")])
             #expect(repeated.status == 400)
             #expect(repeated.oauthError == "invalid_request")
             #expect((repeated.json["error_description"] as? String)?.contains("acr_values") == true)
-            let huge = try await TestBrowser().send(
+            let huge = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"), body: "{\"x\":\"" + String(repeating: "a", count: 70_000) + "\"}", headers: [("Content-Type", "application/json")])
             #expect(huge.status == 413)
             #expect(huge.oauthError == "invalid_request")

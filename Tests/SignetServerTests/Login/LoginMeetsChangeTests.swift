@@ -1,6 +1,7 @@
 // What an outside review of the hardening found, each pinned by a test.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -34,7 +35,7 @@ struct LoginMeetsChangeTests {
             let fixture = try await Fixture.make(provider)
             let (app, handle) = try await atSMSStep(provider)
             let apiCode = try await app.lastCode()
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await provider.submitLogin(
                 fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", AssuranceLevel.twoFactors)])
             let fields = try #require(LoginForm.fields(in: page.body))
@@ -60,10 +61,10 @@ struct LoginMeetsChangeTests {
             var alice = try #require(try await provider.store.user(username: "alice"))
             alice.locked = true
             #expect(try await provider.store.replaceUser(alice, expectedStamp: alice.securityStamp))
-            let refresh = try await TestBrowser().post(
+            let refresh = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
-            let userInfo = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
+            let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(userInfo.status == 401)
         }
     }
@@ -114,7 +115,7 @@ struct LoginMeetsChangeTests {
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.updateClient(id: "backend", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
-            let refresh = try await TestBrowser().post(
+            let refresh = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
         }
@@ -141,7 +142,7 @@ struct LoginMeetsChangeTests {
     func continueRespectsMaxAge() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("max_age", "60")]))
             let fields = try #require(LoginForm.fields(in: page.body))

@@ -2,6 +2,7 @@
 import Foundation
 import SignetCore
 @testable import SignetServer
+import SignetScript
 import SignetStore
 import SignetTesting
 import Testing
@@ -86,7 +87,7 @@ struct ParallelLimitTests {
     func parallelWrongCodesPage() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
             let fields = try #require(LoginForm.fields(in: page.body))
             let sent = try await browser.post(
@@ -197,7 +198,7 @@ struct ParallelLimitTests {
             _ = try await Fixture.make(provider)
             let app = NativeApp(provider)
             var wrongAnswers = 0
-            var limited: TestResponse?
+            var limited: ScriptedResponse?
             for _ in 0..<4 where limited == nil {
                 let (handle, _) = try await app.throughPassword(scenario: .usernamePasswordSMS)
                 let code = try await app.lastCode()
@@ -231,7 +232,7 @@ struct ParallelLimitTests {
             _ = try await Fixture.make(provider)
             let app = NativeApp(provider)
             var sends = 0
-            var refusal: TestResponse?
+            var refusal: ScriptedResponse?
             loop: for _ in 0..<3 {
                 let (handle, first) = try await app.throughPassword(scenario: .usernamePasswordSMS)
                 if first.oauthError == "account_send_limit" { refusal = first; break }

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -11,11 +12,11 @@ struct AdminClient {
     let base: String
     let token: String
 
-    func send(_ method: String, _ path: String, json: String? = nil, token: String? = nil, contentType: String = "application/json") async throws -> TestResponse {
+    func send(_ method: String, _ path: String, json: String? = nil, token: String? = nil, contentType: String = "application/json") async throws -> ScriptedResponse {
         var headers: [(String, String)] = []
         if let token = token ?? Optional(self.token), !token.isEmpty { headers.append(("Authorization", "Bearer \(token)")) }
         if json != nil { headers.append(("Content-Type", contentType)) }
-        return try await TestBrowser().send(method, base + path, body: json, headers: headers)
+        return try await ScriptedBrowser().send(method, base + path, body: json, headers: headers)
     }
 }
 

@@ -1,6 +1,7 @@
 // The one audit trail: logins, tokens, logout and administration are stored events.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetStore
 import SignetTesting
@@ -13,13 +14,13 @@ struct AuditTrailTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let user = fixture.user.id
-            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: TestBrowser(), username: "alice", password: "wrong password")
+            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
             let (_, answer) = try await fixture.backendTokens()
             let tokens = try answer.decode(TokenResponse.self)
-            let refreshed = try await TestBrowser().post(
+            let refreshed = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
             #expect(refreshed.status == 200)
-            let revoked = try await TestBrowser().post(provider.url("/revoke"), form: [("token", tokens.accessToken)] + (try fixture.assertion()))
+            let revoked = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", tokens.accessToken)] + (try fixture.assertion()))
             #expect(revoked.status == 200)
             try await provider.admin.updateClient(id: "app", .init(name: "Renamed App"))
             try await provider.admin.setLocked(username: "alice", true)
@@ -67,11 +68,11 @@ struct AuditTrailTests {
         try await withTestProvider(configure: { $0.throttle.freeFailuresPerAccount = 1 }) { provider in
             let fixture = try await Fixture.make(provider)
             _ = try await provider.signInTwoFactor(fixture.appAuthorization, username: "alice", password: Fixture.password)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             for _ in 0..<2 { _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong") }
             provider.clock.advance(by: 3600)
             try await provider.admin.setLocked(username: "alice", true)
-            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: TestBrowser(), username: "alice", password: Fixture.password)
+            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             let sent = try await provider.store.auditEvents(AuditQuery(userID: fixture.user.id)).filter { $0.kind == "sms.sent" }
             #expect(sent.count == 1 && sent.first?.clientID == "app")
             let kinds = try await provider.store.auditEvents(AuditQuery(clientID: "backend")).map(\.kind)

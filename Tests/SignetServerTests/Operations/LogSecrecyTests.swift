@@ -1,6 +1,7 @@
 // Nothing secret reaches the log: every credential the flows use is searched for in the whole output.
 import Foundation
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -20,8 +21,8 @@ struct LogSecrecyTests {
             // A wrong password, then a two-factor page login.
             let wrongPassword = "wrong-\(UUID().uuidString)"
             secrets["wrong password"] = wrongPassword
-            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: TestBrowser(), username: "alice", password: wrongPassword)
-            let browser = TestBrowser()
+            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: wrongPassword)
+            let browser = ScriptedBrowser()
             let authorization = fixture.backendAuthorization
             secrets["state"] = authorization.state
             secrets["nonce"] = authorization.nonce
@@ -45,29 +46,29 @@ struct LogSecrecyTests {
             secrets["access token"] = tokens.accessToken
             secrets["ID token"] = tokens.idToken
             secrets["refresh token"] = tokens.refreshToken
-            let refreshed = try await TestBrowser().post(
+            let refreshed = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
             let second = try refreshed.decode(TokenResponse.self)
             secrets["refreshed access token"] = second.accessToken
             secrets["rotated refresh token"] = second.refreshToken
-            _ = try await TestBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(second.accessToken)")])
-            _ = try await TestBrowser().post(provider.url("/userinfo"), form: [("access_token", second.accessToken)])
-            _ = try await TestBrowser().post(provider.url("/revoke"), form: [("token", second.refreshToken ?? "")] + (try fixture.assertion()))
+            _ = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(second.accessToken)")])
+            _ = try await ScriptedBrowser().post(provider.url("/userinfo"), form: [("access_token", second.accessToken)])
+            _ = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", second.refreshToken ?? "")] + (try fixture.assertion()))
             // A replayed code and a reused refresh token: refused, and still not logged.
             _ = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
-            _ = try await TestBrowser().post(provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
+            _ = try await ScriptedBrowser().post(provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
 
             // Client secrets, right and wrong, in the header and the body.
             let basic = Data("basic:\(fixture.basicSecret)".utf8).base64EncodedString()
-            _ = try await TestBrowser().post(
+            _ = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("redirect_uri", Fixture.backendRedirect)],
                 headers: [("Authorization", "Basic \(basic)")])
-            _ = try await TestBrowser().post(
+            _ = try await ScriptedBrowser().post(
                 provider.url("/token"),
                 form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "post"), ("client_secret", fixture.postSecret)])
             let wrongSecret = "not-the-secret-\(UUID().uuidString)"
             secrets["wrong client secret"] = wrongSecret
-            _ = try await TestBrowser().post(
+            _ = try await ScriptedBrowser().post(
                 provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "post"), ("client_secret", wrongSecret)])
 
             // The native login API: a password and an SMS code in JSON bodies.

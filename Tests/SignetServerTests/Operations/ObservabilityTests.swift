@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetScript
 import SignetServer
 import SignetTesting
 import Testing
@@ -11,18 +12,18 @@ struct ObservabilityTests {
     @Test("every response carries a request id; a stranger's X-Request-Id is replaced, a trusted proxy's kept")
     func requestIDs() async throws {
         try await withTestProvider { provider in
-            let plain = try await TestBrowser().get(provider.url("/health/live"))
+            let plain = try await ScriptedBrowser().get(provider.url("/health/live"))
             let generated = try #require(plain.header("X-Request-Id"))
             #expect(generated.count == 32 && generated.allSatisfy(\.isHexDigit))
-            let claimed = try await TestBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "from-a-stranger")])
+            let claimed = try await ScriptedBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "from-a-stranger")])
             #expect(claimed.header("X-Request-Id") != "from-a-stranger")
             #expect(claimed.header("X-Request-Id") != generated)
         }
         try await withTestProvider(configure: { $0.trustedProxies = [IPNetwork("127.0.0.1/32")!] }) { provider in
-            let kept = try await TestBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "edge-4711.a")])
+            let kept = try await ScriptedBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "edge-4711.a")])
             #expect(kept.header("X-Request-Id") == "edge-4711.a")
             // A trusted proxy's id that could forge a log line is not taken either.
-            let forged = try await TestBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "x\",\"status\":200")])
+            let forged = try await ScriptedBrowser().get(provider.url("/health/live"), headers: [("X-Request-Id", "x\",\"status\":200")])
             #expect(forged.header("X-Request-Id")?.count == 32)
         }
     }
@@ -35,7 +36,7 @@ struct ObservabilityTests {
             let (_, tokens) = try await fixture.backendTokens()
             #expect(tokens.status == 200)
             let requestID = try #require(tokens.header("X-Request-Id"))
-            let missing = try await TestBrowser().get(provider.url("/nowhere/abc123?code=secret-in-query"))
+            let missing = try await ScriptedBrowser().get(provider.url("/nowhere/abc123?code=secret-in-query"))
             #expect(missing.status == 404)
             let lines = capture.objects.filter { $0["message"] as? String == "request" }
             let token = try #require(lines.first { $0["request_id"] as? String == requestID })
@@ -59,22 +60,22 @@ struct ObservabilityTests {
     func metrics() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let wrong = try await provider.submitLogin(fixture.backendAuthorization, browser: TestBrowser(), username: "alice", password: "wrong password")
+            let wrong = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
             #expect(wrong.status == 401)
             let (_, tokens) = try await fixture.backendTokens()
             #expect(tokens.status == 200)
-            let refused = try await TestBrowser().post(
+            let refused = try await ScriptedBrowser().post(
                 provider.url("/token"),
                 form: [("grant_type", "authorization_code"), ("code", "no-such-code"), ("redirect_uri", Fixture.backendRedirect), ("code_verifier", String(repeating: "a", count: 43))]
                     + (try fixture.assertion()))
             #expect(refused.oauthError == "invalid_grant")
-            let publicMetrics = try await TestBrowser().get(provider.url("/metrics"))
+            let publicMetrics = try await ScriptedBrowser().get(provider.url("/metrics"))
             #expect(publicMetrics.status == 404)
 
             let text = try await withRunningService("the admin listener", logger: Logger(label: "test")) { listening in
                 buildAdminApplication(metrics: provider.metrics, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
             } _: { port in
-                let answer = try await TestBrowser().get("http://127.0.0.1:\(port)/metrics")
+                let answer = try await ScriptedBrowser().get("http://127.0.0.1:\(port)/metrics")
                 #expect(answer.status == 200)
                 #expect(answer.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
                 return answer.body
@@ -116,7 +117,7 @@ struct ObservabilityTests {
         try await withTestProvider(configure: { $0.throttle.freeFailuresPerAccount = 1 }) { provider in
             let fixture = try await Fixture.make(provider)
             _ = try await provider.signInTwoFactor(fixture.appAuthorization, username: "alice", password: Fixture.password)
-            let browser = TestBrowser()
+            let browser = ScriptedBrowser()
             for _ in 0..<3 { _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong") }
             let text = provider.metrics.exposition()
             #expect(text.contains(#"signet_throttle_refusals_total{limit="sign_in_failures"}"#))

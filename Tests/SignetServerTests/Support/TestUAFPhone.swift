@@ -4,6 +4,7 @@ import CryptoExtras
 import Foundation
 import SignetClient
 import SignetCore
+import SignetScript
 import SignetTesting
 
 /// One authenticator the test phone registered: its key, KeyID, PIN derivation and counter.
@@ -75,20 +76,20 @@ struct TestUAFPhone: Sendable {
     let device: TestDevice
     let client = UAFClient(facetID: TestUAFPhone.facet)
 
-    func postJSON(_ path: String, _ body: String, token: String? = nil, browser: TestBrowser? = nil) async throws -> TestResponse {
+    func postJSON(_ path: String, _ body: String, token: String? = nil, browser: ScriptedBrowser? = nil) async throws -> ScriptedResponse {
         var headers = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         return try await (browser ?? device.browser).send("POST", provider.url(path), body: body, headers: headers)
     }
 
-    static func envelope(_ response: TestResponse) throws -> UAFReturnRequest { try response.decode(UAFReturnRequest.self) }
+    static func envelope(_ response: ScriptedResponse) throws -> UAFReturnRequest { try response.decode(UAFReturnRequest.self) }
 
     static func send(_ uafResponse: String) throws -> String {
         String(decoding: try JSONEncoder().encode(UAFSendResponse(uafResponse: uafResponse)), as: UTF8.self)
     }
 
     /// `POST /uaf/registration/request` with `token`.
-    func registrationRequest(token: String) async throws -> TestResponse {
+    func registrationRequest(token: String) async throws -> ScriptedResponse {
         try await postJSON("/uaf/registration/request", "{}", token: token)
     }
 
@@ -106,7 +107,7 @@ struct TestUAFPhone: Sendable {
     }
 
     /// Registers `authenticator` end to end; the registration response's HTTP answer.
-    func register(_ authenticator: TestAuthenticator, pin: String? = nil, token: String) async throws -> TestResponse {
+    func register(_ authenticator: TestAuthenticator, pin: String? = nil, token: String) async throws -> ScriptedResponse {
         let request = try await registrationRequest(token: token)
         guard request.status == 200 else { return request }
         let text = try await registrationResponse(try Self.envelope(request), authenticator, pin: pin)
@@ -114,7 +115,7 @@ struct TestUAFPhone: Sendable {
     }
 
     /// `POST /login/device/start` for `authorization` (its `/authorize` parameters as JSON members).
-    func startLogin(_ authorization: TestAuthorization, extra: [String: String] = [:]) async throws -> TestResponse {
+    func startLogin(_ authorization: TestAuthorization, extra: [String: String] = [:]) async throws -> ScriptedResponse {
         var fields = Dictionary(authorization.parameters().map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
         fields.merge(extra) { $1 }
         return try await postJSON("/login/device/start", String(decoding: try JSONEncoder().encode(fields), as: UTF8.self))
@@ -140,12 +141,12 @@ struct TestUAFPhone: Sendable {
     }
 
     /// `POST /login/device/finish` with a response text.
-    func finish(_ text: String, browser: TestBrowser? = nil) async throws -> TestResponse {
+    func finish(_ text: String, browser: ScriptedBrowser? = nil) async throws -> ScriptedResponse {
         try await postJSON("/login/device/finish", try Self.send(text), browser: browser)
     }
 
     /// A whole device login: start, sign (PIN when given), finish; the finish's answer.
-    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws -> TestResponse {
+    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws -> ScriptedResponse {
         let start = try await startLogin(authorization)
         guard start.status == 201 else { return start }
         return try await finish(try await assertion(try Self.request(fromStart: start), authenticator, pin: pin, counter: counter))
@@ -156,7 +157,7 @@ struct TestUAFPhone: Sendable {
         enum CodingKeys: String, CodingKey { case uafRequest = "uaf_request" }
     }
 
-    static func request(fromStart start: TestResponse) throws -> UAFReturnRequest {
+    static func request(fromStart start: ScriptedResponse) throws -> UAFReturnRequest {
         try JSONDecoder().decode(StartAnswer.self, from: Data(start.body.utf8)).uafRequest
     }
 }

@@ -1,4 +1,4 @@
-// `signet bench --isolate`: the server on CPUs of its own, the load on the others.
+// `signet-bench --isolate`: the server on CPUs of its own, the load on the others.
 import ArgumentParser
 import Foundation
 

@@ -13,12 +13,12 @@ import X509
 /// app (`signet device …`, `signet demo --device`) trust it from `ca.pem`. The server certificate
 /// (`server.pem`, `server.key`) is made anew at every start. Keys are written owner-only. This is
 /// not for production: there, `--tls-certificate` and `--tls-key` name a real certificate.
-enum DevelopmentTLS {
+public enum DevelopmentTLS {
     /// The files `serve` hands to TLS, and the CA that clients trust.
-    struct Files {
-        let caPath: String
-        let certificatePath: String
-        let keyPath: String
+    public struct Files: Sendable {
+        public let caPath: String
+        public let certificatePath: String
+        public let keyPath: String
     }
 
     static let caValidity: TimeInterval = 365 * 86_400
@@ -27,13 +27,13 @@ enum DevelopmentTLS {
     static func folder(dataDirectory: URL) -> URL { dataDirectory.appendingPathComponent("dev-tls") }
 
     /// `dev-tls/ca.pem` in the data folder, when a development server has made one.
-    static func caFile(dataDirectory: URL) -> String? {
+    public static func caFile(dataDirectory: URL) -> String? {
         let path = folder(dataDirectory: dataDirectory).appendingPathComponent("ca.pem").path
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
     /// Makes (or reuses) the CA and makes a fresh server certificate signed by it.
-    static func prepare(dataDirectory: URL, now: Date = Date()) throws -> Files {
+    public static func prepare(dataDirectory: URL, now: Date = Date()) throws -> Files {
         let directory = folder(dataDirectory: dataDirectory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let files = Files(

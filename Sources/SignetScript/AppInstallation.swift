@@ -1,5 +1,4 @@
 // An app installation played on Linux: its sealed device key, its device API and its user's logins.
-import ArgumentParser
 import Crypto
 import Foundation
 import SignetClient
@@ -8,7 +7,7 @@ import SignetCore
 import SignetStore
 
 /// Where a login's SMS code comes from.
-protocol LoginCodeSource: Sendable {
+public protocol LoginCodeSource: Sendable {
     /// A mark to read codes sent after it.
     func count() -> Int
     /// The code sent after `mark`.
@@ -16,11 +15,12 @@ protocol LoginCodeSource: Sendable {
 }
 
 /// The AES key an installation's device key is sealed with, kept in a file of its own (0600).
-enum SealingKey {
-    static func load(path: String) throws -> SymmetricKey {
+public enum SealingKey {
+    /// The key in the file at `path`, or a new one written there (0600) when there is no file.
+    public static func load(path: String) throws -> SymmetricKey {
         if let text = try? String(contentsOfFile: path, encoding: .utf8) {
             guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
-                throw ValidationError("\(path) does not hold 32 bytes in base64")
+                throw ScriptError("\(path) does not hold 32 bytes in base64")
             }
             return SymmetricKey(data: bytes)
         }
@@ -29,24 +29,32 @@ enum SealingKey {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let text = key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
         do { try PrivateFile.write(Data(text.utf8), to: path) } catch {
-            throw ValidationError("cannot write \(path): \(error)")
+            throw ScriptError("cannot write \(path): \(error)")
         }
         return key
     }
 }
 
 /// One app installation: its device API and the user who logs in on it.
-struct Installation {
-    let enrolment: DeviceEnrolment
-    let username: String
-    let password: String?
-    let codes: any LoginCodeSource
+public struct Installation: Sendable {
+    public let enrolment: DeviceEnrolment
+    public let username: String
+    public let password: String?
+    public let codes: any LoginCodeSource
 
-    var client: SignetClient { enrolment.client }
+    public init(enrolment: DeviceEnrolment, username: String, password: String?, codes: any LoginCodeSource) {
+        self.enrolment = enrolment
+        self.username = username
+        self.password = password
+        self.codes = codes
+    }
+
+    /// The SDK client the installation logs in through.
+    public var client: SignetClient { enrolment.client }
 
     /// Runs `body` with an installation of `client` keeping its key in `keyStore`, trusting
     /// `trustRoots` (PEM) besides the system's for TLS; its HTTP clients are shut down after.
-    static func with<Result: Sendable>(
+    public static func with<Result: Sendable>(
         client configuration: SignetClient.Configuration, keyStore: any DeviceKeyStore, trustRoots: [String], username: String, password: String?,
         codes: any LoginCodeSource, _ body: (Installation) async throws -> Result
     ) async throws -> Result {
@@ -60,7 +68,7 @@ struct Installation {
     }
 
     /// Activation: an instance id, a native login with it as the nonce, the certificate.
-    func activate(name: String? = nil) async throws -> RegisteredDevice {
+    public func activate(name: String? = nil) async throws -> RegisteredDevice {
         let instance = try await enrolment.instanceID()
         let tokens = try await logIn(enrolment.authorizationParameters(for: instance), via: client)
         return try await enrolment.issueCertificate(accessToken: tokens.accessToken, name: name)
@@ -68,9 +76,9 @@ struct Installation {
 
     /// Reactivation: a new instance id and a fresh login through the bound client (over mutual
     /// TLS with the current certificate), then the new key's certificate.
-    func reactivate() async throws -> RegisteredDevice {
+    public func reactivate() async throws -> RegisteredDevice {
         guard try await enrolment.credential() != nil else {
-            throw ValidationError("this folder holds no device certificate: activate first")
+            throw ScriptError("this folder holds no device certificate: activate first")
         }
         let instance = try await enrolment.instanceID()
         let tokens = try await logIn(enrolment.authorizationParameters(for: instance), via: enrolment.boundClient)
@@ -78,8 +86,8 @@ struct Installation {
     }
 
     /// A native login of ``username`` through `client`: password, then the SMS code when asked.
-    func logIn(_ parameters: AuthorizationParameters, via client: SignetClient) async throws -> TokenResponse {
-        guard let password else { throw ValidationError("no password: pass --password-stdin") }
+    public func logIn(_ parameters: AuthorizationParameters, via client: SignetClient) async throws -> TokenResponse {
+        guard let password else { throw ScriptError("no password: pass --password-stdin") }
         var step = try await client.nativeLogin().start(parameters)
         if case .selectScenario(let offered) = step.kind {
             step = try await step.select(scenario: offered.contains(.usernamePassword) ? .usernamePassword : .usernamePasswordSMS)
@@ -92,3 +100,16 @@ struct Installation {
     }
 }
 
+
+/// A refusal by a scripted party (an app installation), with its reason for the person who ran it.
+public struct ScriptError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension SignetClient {
+    /// Fresh parameters for a native login of this client.
+    public func nativeLoginParameters(scope: String = "openid", acrValues: String? = nil) -> AuthorizationParameters {
+        AuthorizationParameters(clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues)
+    }
+}

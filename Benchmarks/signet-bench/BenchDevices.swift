@@ -1,9 +1,10 @@
-// `signet bench`'s device rows: activation, a request over mutual TLS, a certificate-bound refresh.
+// `signet-bench`'s device rows: activation, a request over mutual TLS, a certificate-bound refresh.
 import AsyncHTTPClient
 import Foundation
 import SignetClient
 import SignetClientNIO
 import SignetCore
+import SignetScript
 
 /// Where the device rows run: a `signet serve --dev-tls` and the app client that activates.
 struct DeviceBench: Sendable {

@@ -1,20 +1,23 @@
-// `signet bench`: measure the hot paths against a real server process on loopback.
+// `signet-bench`: measure the hot paths against a real `signet serve` process on loopback.
 import ArgumentParser
 import Crypto
 import Foundation
+import NIOSSL
 import SignetClient
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetStorage
-import SignetTesting
 import Synchronization
 
+@main
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "signet-bench",
         abstract: "Benchmark full login flows and the token endpoint against a fresh `signet serve` process on loopback.",
         discussion: """
-            Starts `signet serve` as a child process with a throwaway data folder (SQLite, or --database), then for each
+            Starts `signet serve` (the `signet` executable beside this one, or --signet) as a child process with a throwaway data folder (SQLite, or --database), then for each
             concurrency level runs, for --seconds each: full flows (authorize → login → token with private_key_jwt →
             ID-token validation), native logins through SignetClient (start → scenario → password → code exchange)
             and token-endpoint requests (a code exchange through the relying-party kit, the same requests built
@@ -28,6 +31,8 @@ struct Bench: AsyncParsableCommand {
             Not a test: the figures depend on the machine.
             """)
 
+    @Option(help: "The `signet` executable to measure (default: the one beside this command, as `swift build` leaves them).")
+    var signet: String?
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
@@ -74,9 +79,9 @@ struct Bench: AsyncParsableCommand {
         defer { server.terminate() }
 
         let issuer = "http://127.0.0.1:\(port)"
-        try await waitUntilReady(issuer, browser: TestBrowser(), server: server)
+        try await waitUntilReady(issuer, browser: ScriptedBrowser(), server: server)
         let seed = try DemoSeed.load(dataDirectory: folder)
-        let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
+        let key = try seed.backendKey()
         let backend = RelyingParty(
             configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()
@@ -170,7 +175,7 @@ struct Bench: AsyncParsableCommand {
     /// Starts `signet serve` (this executable) with `arguments`, on the server's CPUs if isolated.
     func startServer(_ arguments: [String], on isolation: CPUIsolation?) throws -> Process {
         let server = Process()
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        let executable = try signetExecutable()
         let command = isolation.map { $0.serverCommand(executable, arguments) } ?? (executable: executable, arguments: arguments)
         server.executableURL = command.executable
         server.arguments = command.arguments
@@ -179,6 +184,15 @@ struct Bench: AsyncParsableCommand {
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         return server
+    }
+
+    /// The `signet` executable: --signet, or `signet` in this command's own folder.
+    func signetExecutable() throws -> URL {
+        let path = signet ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("signet").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ValidationError("no signet executable at \(path): build it (`swift build -c release --product signet`) or name it with --signet")
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL
     }
 
     /// The device rows, against a second server on the same data with `--dev-tls`; returns the errors.
@@ -190,7 +204,7 @@ struct Bench: AsyncParsableCommand {
         let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
         let issuer = "https://127.0.0.1:\(port)"
-        try await waitUntilReady(issuer, browser: TestBrowser(tls: try TestTLS.client()), server: server)
+        try await waitUntilReady(issuer, browser: ScriptedBrowser(tls: Self.trustingAnyServer), server: server)
         guard let caFile = DevelopmentTLS.caFile(dataDirectory: folder) else { throw ValidationError("--dev-tls made no CA") }
         let bench = DeviceBench(
             client: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI),
@@ -218,7 +232,15 @@ struct Bench: AsyncParsableCommand {
         return errors
     }
 
-    func waitUntilReady(_ issuer: String, browser: TestBrowser, server: Process) async throws {
+    /// TLS that accepts the development server's certificate, for the readiness check only (the
+    /// device rows then trust its CA file).
+    static var trustingAnyServer: TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        return tls
+    }
+
+    func waitUntilReady(_ issuer: String, browser: ScriptedBrowser, server: Process) async throws {
         for _ in 0..<200 {
             // A server that refused to start (a bad setting) is reported at once, not waited for.
             guard server.isRunning else { throw ValidationError("the server exited with status \(server.terminationStatus) before it was ready") }

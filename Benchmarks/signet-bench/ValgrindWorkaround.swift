@@ -1,9 +1,9 @@
 // Two faults of valgrind 3.19 (Debian 12's) that stop it from running `signet`, worked around for
-// `signet bench --callgrind` only. Nothing here runs in `signet serve`.
+// `signet-bench --callgrind` only. Nothing here runs in `signet serve`.
 import ArgumentParser
 import Foundation
 
-/// What `signet bench --callgrind` hands valgrind instead of the running executable.
+/// What `signet-bench --callgrind` hands valgrind instead of the `signet` executable.
 struct ValgrindWorkaround {
     /// A copy of this executable without its DWARF 5 debug sections, which valgrind 3.19's reader
     /// cannot parse ("unhandled dwarf2 abbrev form code 0x25", then it gives up). Symbols stay, so
@@ -15,10 +15,10 @@ struct ValgrindWorkaround {
     /// library's `sigsuspend` passes a copy on its stack to the same system call.
     let preload: String
 
-    /// Writes both into `folder` with the machine's `objcopy` and C compiler.
-    static func prepare(in folder: URL) throws -> ValgrindWorkaround {
+    /// Writes both into `folder` with the machine's `objcopy` and C compiler, the copy from `signet`.
+    static func prepare(in folder: URL, signet: URL) throws -> ValgrindWorkaround {
         let executable = folder.appendingPathComponent("signet-without-debug-info").path
-        try run("objcopy", ["--strip-debug", URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path, executable])
+        try run("objcopy", ["--strip-debug", signet.path, executable])
         let source = folder.appendingPathComponent("sigsuspend-copy.c")
         try sigsuspendCopy.write(to: source, atomically: true, encoding: .utf8)
         let preload = folder.appendingPathComponent("sigsuspend-copy.so").path

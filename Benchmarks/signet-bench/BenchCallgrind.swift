@@ -1,13 +1,13 @@
-// `signet bench --callgrind N`: the instructions one token request (or, with `--only flow`, one
+// `signet-bench --callgrind N`: the instructions one token request (or, with `--only flow`, one
 // full login flow) costs the server, counted by valgrind's callgrind — a figure that does not move
 // with machine noise.
 import ArgumentParser
 import Foundation
 import SignetCore
 import SignetRelyingParty
+import SignetScript
 import SignetServer
 import SignetStorage
-import SignetTesting
 
 extension Bench {
     /// What `--callgrind` counts: token requests, or with `--only flow` full login flows.
@@ -44,7 +44,7 @@ extension Bench {
         let port = try FreePort.find()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
-        let workaround = try ValgrindWorkaround.prepare(in: folder)
+        let workaround = try ValgrindWorkaround.prepare(in: folder, signet: try signetExecutable())
         var environment = ["LD_PRELOAD": workaround.preload]
         // The URL may hold a password: through the environment, never a flag (`ps` shows flags).
         if let database { environment["SIGNET_DATABASE"] = database }
@@ -60,11 +60,11 @@ extension Bench {
         defer { if server.isRunning { server.terminate() } }
         let issuer = "http://127.0.0.1:\(port)"
         for _ in 0..<600 {
-            if let response = try? await TestBrowser().get(issuer + "/.well-known/openid-configuration"), response.status == 200 { break }
+            if let response = try? await ScriptedBrowser().get(issuer + "/.well-known/openid-configuration"), response.status == 200 { break }
             try await Task.sleep(for: .milliseconds(200))
         }
         let seed = try DemoSeed.load(dataDirectory: folder)
-        let key = try DemoScript(seed: seed, issuer: issuer, narrator: Narrator()).loadKey()
+        let key = try seed.backendKey()
         let backend = RelyingParty(
             configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()

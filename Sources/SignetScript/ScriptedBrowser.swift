@@ -1,4 +1,4 @@
-// A minimal browser for tests: real HTTP, a cookie jar, no automatic redirects.
+// A minimal browser for programs that play a person: real HTTP, a cookie jar, no automatic redirects.
 import AsyncHTTPClient
 import NIOSSL
 import Foundation
@@ -7,8 +7,8 @@ import NIOHTTP1
 import SignetCore
 import Synchronization
 
-/// An HTTP answer as a test sees it.
-public struct TestResponse: Sendable {
+/// An HTTP answer as the scripted browser sees it.
+public struct ScriptedResponse: Sendable {
     public let status: Int
     public let headers: [(name: String, value: String)]
     public let body: String
@@ -31,8 +31,8 @@ public struct TestResponse: Sendable {
 }
 
 /// Sends requests like a browser would, keeping cookies between them.
-public final class TestBrowser: Sendable {
-    /// One client for all tests; redirects are never followed, so tests see each hop. Many
+public final class ScriptedBrowser: Sendable {
+    /// One client for all browsers; redirects are never followed, so tests see each hop. Many
     /// connections a host and a generous wait for one: tests fire 50 requests at once, and a busy
     /// machine must not turn waiting for a connection into a failure.
     static let client: HTTPClient = {
@@ -59,12 +59,12 @@ public final class TestBrowser: Sendable {
     /// Sets or removes a cookie by hand.
     public func setCookie(_ name: String, _ value: String?) { cookies.withLock { $0[name] = value } }
 
-    public func get(_ url: String, headers: [(String, String)] = []) async throws -> TestResponse {
+    public func get(_ url: String, headers: [(String, String)] = []) async throws -> ScriptedResponse {
         try await send("GET", url, body: nil, headers: headers)
     }
 
     /// POSTs a form (`application/x-www-form-urlencoded`) unless a content type is given.
-    public func post(_ url: String, form: [(String, String)], headers: [(String, String)] = []) async throws -> TestResponse {
+    public func post(_ url: String, form: [(String, String)], headers: [(String, String)] = []) async throws -> ScriptedResponse {
         let body = FormParameters(form.map { (name: $0.0, value: $0.1) }).encoded
         var headers = headers
         if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
@@ -74,7 +74,7 @@ public final class TestBrowser: Sendable {
     }
 
     /// Sends any request.
-    public func send(_ method: String, _ url: String, body: String?, headers: [(String, String)] = []) async throws -> TestResponse {
+    public func send(_ method: String, _ url: String, body: String?, headers: [(String, String)] = []) async throws -> ScriptedResponse {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         if url.hasPrefix("https://") { request.tlsConfiguration = tls ?? Self.defaultTLS }
@@ -87,7 +87,7 @@ public final class TestBrowser: Sendable {
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
         for setCookie in response.headers["Set-Cookie"] { remember(setCookie) }
-        return TestResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: buffer))
+        return ScriptedResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: buffer))
     }
 
     private func remember(_ setCookie: String) {
