@@ -207,14 +207,11 @@ public struct SignetClient: Sendable {
     /// POSTs `form` to one of the provider's endpoints, with a DPoP proof for it when the client
     /// has a key, retrying once when the provider asks for its nonce (RFC 9449 §8).
     func postForm(_ form: FormParameters, to endpoint: String) async throws -> HTTPTransportResponse {
-        func attempt() async throws -> HTTPTransportResponse {
-            var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
-            if let dpop { headers.append(("DPoP", try await dpop.proof(method: "POST", url: endpoint, now: now()))) }
-            return try await send(HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(form.encoded.utf8)))
-        }
-        let response = try await attempt()
-        if let dpop, dpop.asksForNonce(response, from: endpoint) { return try await attempt() }
-        return response
+        let request = HTTPTransportRequest(
+            method: "POST", url: endpoint, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+            body: Data(form.encoded.utf8))
+        guard let dpop else { return try await send(request) }
+        return try await send(request, via: dpop.transport(over: transport, now: now))
     }
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {

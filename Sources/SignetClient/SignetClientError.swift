@@ -163,6 +163,10 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
 
     static func wrap(_ error: any Error) -> SignetClientError {
         if let error = error as? SignetClientError { return error }
+        if let failure = error as? DPoPTransport.ProofFailure {
+            return failure.underlying as? SignetClientError
+                ?? SignetClientError(.keyUnavailable, isRetryable: false, reason: "the DPoP key could not sign", underlying: failure.underlying)
+        }
         if let error = error as? SignetError, error.code == .transportFailure {
             return SignetClientError(.transport, isRetryable: true, reason: error.reason, underlying: error)
         }

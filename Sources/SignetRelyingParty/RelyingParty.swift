@@ -22,8 +22,8 @@ public struct RelyingParty: Sendable {
     let now: @Sendable () -> Date
     let random: SecureRandom
     private let discoveryCache: DiscoveryCache
-    /// The provider's latest DPoP nonce (RFC 9449 §8), sent in later proofs.
-    let dpopNonce = DPoPNonceHolder()
+    /// The servers' latest DPoP nonces (RFC 9449 §8, §9), sent in later proofs.
+    let dpopNonces = DPoPNonces()
 
     /// A relying party for `configuration` that talks to the provider through `transport`.
     ///

@@ -155,13 +155,13 @@ struct RefusalAndRaceTests {
         }
     }
 
-    @Test("only real loopback addresses count as loopback")
+    @Test("the server's loopback rule is the SDK's (Loopback): an issuer on http://127.0.0.2 or localhost is development, a lookalike host needs TLS")
     func loopback() {
-        #expect(Loopback.isHost("127.0.0.1"))
-        #expect(Loopback.isHost("127.1.2.3"))
-        #expect(Loopback.isHost("::1"))
-        #expect(!Loopback.isHost("127.evil.example"))
-        #expect(!Loopback.isHost("127.0.0.1.evil.example"))
-        #expect(!Loopback.isHost("10.0.0.1"))
+        for issuer in ["http://127.0.0.2:8080", "http://localhost:8080", "http://[::1]:8080"] {
+            #expect(SignetConfiguration(issuer: issuer).problems().isEmpty, "\(issuer)")
+        }
+        for issuer in ["http://127.0.0.1.evil.example:8080", "http://127.evil.example", "http://10.0.0.1:8080"] {
+            #expect(SignetConfiguration(issuer: issuer).problems().contains { $0.contains("TLS is required outside loopback") }, "\(issuer)")
+        }
     }
 }

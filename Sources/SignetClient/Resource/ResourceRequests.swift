@@ -26,19 +26,13 @@ extension SignetClient {
     func send(_ request: HTTPTransportRequest, accessToken: String, tokenType: String, via transport: any HTTPTransport) async throws -> HTTPTransportResponse {
         let bound = tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
         guard !bound || dpop != nil else { throw SignetClientError(.misuse, isRetryable: false, reason: "a DPoP-bound token needs the client's DPoP key store") }
-        func attempt() async throws -> HTTPTransportResponse {
-            var outgoing = request
-            outgoing.headers.removeAll { ["authorization", "dpop"].contains($0.name.lowercased()) }
-            if bound, let dpop {
-                outgoing.headers.append(("Authorization", "DPoP " + accessToken))
-                outgoing.headers.append(("DPoP", try await dpop.proof(method: request.method, url: request.url, now: now(), accessToken: accessToken)))
-            } else {
-                outgoing.headers.append(("Authorization", "Bearer " + accessToken))
-            }
+        var outgoing = request
+        outgoing.headers.removeAll { ["authorization", "dpop"].contains($0.name.lowercased()) }
+        guard bound, let dpop else {
+            outgoing.headers.append(("Authorization", "Bearer " + accessToken))
             return try await send(outgoing, via: transport)
         }
-        let response = try await attempt()
-        if bound, let dpop, dpop.asksForNonce(response, from: request.url) { return try await attempt() }
-        return response
+        outgoing.headers.append(("Authorization", "DPoP " + accessToken))
+        return try await send(outgoing, via: dpop.transport(over: transport, now: now))
     }
 }

@@ -12,17 +12,9 @@ extension RelyingParty {
     ///
     /// - Throws: transport failures only.
     public func send(_ request: HTTPTransportRequest, accessToken: String) async throws -> HTTPTransportResponse {
-        func authorized() async throws -> HTTPTransportRequest {
-            var headers = request.headers.filter { !["authorization", "dpop"].contains($0.0.lowercased()) }
-            if let proof = try await dpopProof(method: request.method, url: request.url, accessToken: accessToken) {
-                headers += [("Authorization", "DPoP " + accessToken), ("DPoP", proof)]
-            } else {
-                headers.append(("Authorization", "Bearer " + accessToken))
-            }
-            return HTTPTransportRequest(method: request.method, url: request.url, headers: headers, body: request.body)
-        }
-        let response = try await send(try await authorized())
-        guard asksForDPoPNonce(response, from: request.url) else { return response }
-        return try await send(try await authorized())
+        var outgoing = request
+        outgoing.headers.removeAll { ["authorization", "dpop"].contains($0.name.lowercased()) }
+        outgoing.headers.append(("Authorization", (configuration.dpopKey == nil ? "Bearer " : "DPoP ") + accessToken))
+        return try await send(proveKey: true) { outgoing }
     }
 }

@@ -12,13 +12,12 @@ extension RelyingParty {
     ///   - endpoint: the URL, already checked by ``checkedEndpoint(_:name:)``.
     ///   - proveKey: send a DPoP proof of the configured key, when there is one (token and PAR requests).
     func postForm(_ parameters: FormParameters, to endpoint: String, proveKey: Bool = false) async throws -> HTTPTransportResponse {
-        let response = try await postFormOnce(parameters, to: endpoint, proveKey: proveKey)
-        // A provider that wants a server nonce says so once; the request is made anew (fresh assertion and proof).
-        if proveKey, asksForDPoPNonce(response, from: endpoint) { return try await postFormOnce(parameters, to: endpoint, proveKey: proveKey) }
-        return response
+        // A provider that wants a server nonce says so once; the request is then made anew (fresh assertion and proof).
+        try await send(proveKey: proveKey) { try await formRequest(parameters, to: endpoint) }
     }
 
-    private func postFormOnce(_ parameters: FormParameters, to endpoint: String, proveKey: Bool) async throws -> HTTPTransportResponse {
+    /// The POST of `parameters` to `endpoint` with this client's authentication (a fresh assertion each time).
+    private func formRequest(_ parameters: FormParameters, to endpoint: String) async throws -> HTTPTransportRequest {
         var parameters = parameters
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
@@ -39,9 +38,7 @@ extension RelyingParty {
         case .none:
             parameters.append(OAuthParameter.clientID, clientID)
         }
-        if proveKey, let proof = try await dpopProof(method: "POST", url: endpoint) { headers.append(("DPoP", proof)) }
-        let request = HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(parameters.encoded.utf8))
-        return try await send(request)
+        return HTTPTransportRequest(method: "POST", url: endpoint, headers: headers, body: Data(parameters.encoded.utf8))
     }
 
     /// The `Authorization` header value of client_secret_basic — RFC 6749 §2.3.1.

@@ -90,16 +90,10 @@ extension RelyingParty {
     public func userInfo(accessToken: String, expectedSubject: String? = nil) async throws -> UserInfo {
         let document = try await discover()
         let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
-        func request() async throws -> HTTPTransportRequest {
-            var headers = [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")]
-            // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
-            if let proof = try await dpopProof(method: "GET", url: endpoint, accessToken: accessToken) {
-                headers = [("Authorization", "DPoP " + accessToken), ("DPoP", proof), ("Accept", "application/json")]
-            }
-            return HTTPTransportRequest(method: "GET", url: endpoint, headers: headers)
-        }
-        var response = try await send(try await request())
-        if asksForDPoPNonce(response, from: endpoint) { response = try await send(try await request()) }
+        // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
+        let scheme = configuration.dpopKey == nil ? "Bearer " : "DPoP "
+        let request = HTTPTransportRequest(method: "GET", url: endpoint, headers: [("Authorization", scheme + accessToken), ("Accept", "application/json")])
+        let response = try await send(proveKey: true) { request }
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {
                 throw SignetError(.oauth, "the UserInfo endpoint refused the token (HTTP \(response.status))", oauthError: oauthError)
