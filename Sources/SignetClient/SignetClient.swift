@@ -35,7 +35,7 @@ public struct SignetClient: Sendable {
     let random: SecureRandom
     /// Set when the app proves a DPoP key (RFC 9449); `nil`: bearer tokens.
     let dpop: DPoPState?
-    private let discovery = DiscoveryHolder()
+    private let discovery = DiscoveryCache()
 
     /// - Parameters:
     ///   - transport: how requests travel (default `URLSession`).
@@ -59,11 +59,17 @@ public struct SignetClient: Sendable {
     public var usesDPoP: Bool { dpop != nil }
 
     /// The provider's metadata (cached); its `issuer` must be the configured one exactly.
+    ///
+    /// Concurrent first callers share one fetch (``SignetCore/DiscoveryCache``); a failed fetch is not kept.
     public func discover() async throws -> DiscoveryDocument {
-        if let cached = await discovery.document { return cached }
+        try await discovery.document { [self] in try await fetchDiscovery() }
+    }
+
+    /// The document fetched and checked: issuer and endpoints secure, the issuer the configured one.
+    private func fetchDiscovery() async throws -> DiscoveryDocument {
         try Self.requireSecure(configuration.issuer, name: "the issuer")
         let response = try await send(HTTPTransportRequest(method: "GET", url: configuration.issuer + "/.well-known/openid-configuration"))
-        guard response.isSuccess, let document = try? JSONDecoder().decode(DiscoveryDocument.self, from: response.body) else {
+        guard response.isSuccess, let document = try? DiscoveryDecoding.decode(response.body) else {
             throw response.isSuccess ? SignetClientError(.invalidResponse, isRetryable: false) : SignetClientError.from(response)
         }
         guard document.issuer == configuration.issuer else {
@@ -77,7 +83,6 @@ public struct SignetClient: Sendable {
         where !url.isEmpty {
             try Self.requireSecure(url, name: name)
         }
-        await discovery.store(document)
         return document
     }
 
@@ -85,14 +90,14 @@ public struct SignetClient: Sendable {
     /// and `dpop_jkt` (RFC 9449 §10) when the client proves a DPoP key, so the code is bound to it.
     ///
     /// ``signIn(agent:scope:acrValues:loginHint:prompt:nonce:)`` runs the whole flow; to drive the
-    /// browser yourself, open ``AuthorizationRequest/url`` and pass the redirect it returns to
+    /// browser yourself, open ``AppAuthorizationRequest/url`` and pass the redirect it returns to
     /// ``exchangeCode(redirect:request:)``.
     ///
     /// - Parameter nonce: nonce — OIDC Core §3.1.2.1; `nil` (the default) makes a fresh one. A
     ///   device activation passes its instance id (``DeviceEnrolment/authorizationRequest(for:scope:acrValues:loginHint:prompt:)``).
     public func makeAuthorizationRequest(
         scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil, nonce: String? = nil
-    ) async throws -> AuthorizationRequest {
+    ) async throws -> AppAuthorizationRequest {
         let document = try await discover()
         var parameters = AuthorizationParameters(
             clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, nonce: nonce, random: random)
@@ -103,12 +108,12 @@ public struct SignetClient: Sendable {
         guard let url = URL(string: query.appended(to: document.authorizationEndpoint)) else {
             throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the authorization_endpoint is not a URL")
         }
-        return AuthorizationRequest(url: url, parameters: parameters)
+        return AppAuthorizationRequest(url: url, parameters: parameters)
     }
 
     /// Checks a redirect (`state`, `iss`, `error`), redeems its code with the PKCE verifier, and
     /// validates the tokens (see ``redeem(redirect:request:)``).
-    public func exchangeCode(redirect: URL, request: AuthorizationRequest) async throws -> TokenResponse {
+    public func exchangeCode(redirect: URL, request: AppAuthorizationRequest) async throws -> TokenResponse {
         try await redeem(redirect: redirect, request: request).tokens
     }
 
@@ -116,7 +121,7 @@ public struct SignetClient: Sendable {
     /// request's `state` (RFC 6749 §10.12) and, when present, this issuer's `iss` (RFC 9207 §2.4);
     /// an `error` is thrown as ``SignetClientError/Code/server`` with the provider's words; the
     /// token response is then checked as ``exchangeCode(_:verifier:acrValues:nonce:)`` says.
-    public func redeem(redirect: URL, request: AuthorizationRequest) async throws -> AuthTokens {
+    public func redeem(redirect: URL, request: AppAuthorizationRequest) async throws -> AuthTokens {
         guard let query = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedQuery,
             let parameters = FormParameters(encoded: query)
         else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect has no query") }
@@ -231,10 +236,4 @@ extension SignetClient {
             throw SignetClientError(.misuse, isRetryable: false, reason: error.reason, underlying: error)
         }
     }
-}
-
-/// The cached discovery document, shared by copies of a client.
-actor DiscoveryHolder {
-    private(set) var document: DiscoveryDocument?
-    func store(_ document: DiscoveryDocument) { self.document = document }
 }

@@ -46,17 +46,9 @@ public struct RelyingParty: Sendable {
         self.random = random
         let discoveryCache = DiscoveryCache()
         self.discoveryCache = discoveryCache
-        self.keySet = JWKSCache(
-            transport: transport,
-            minimumRefetchInterval: configuration.keySetRefetchInterval,
-            maximumAge: configuration.keySetMaximumAge,
-            now: now
-        ) {
-            let document = try await discoveryCache.document {
-                try await Self.fetchDiscovery(configuration: configuration, transport: transport)
-            }
-            return try Self.checkedEndpoint(document.jwksURI, name: "jwks_uri")
-        }
+        self.keySet = JWKSCache.discovered(
+            issuer: configuration.issuer, discovery: discoveryCache, transport: transport, minimumRefetchInterval: configuration.keySetRefetchInterval,
+            maximumAge: configuration.keySetMaximumAge, now: now)
     }
 
     /// The provider's metadata, fetched once from `{issuer}/.well-known/openid-configuration`.
@@ -66,12 +58,12 @@ public struct RelyingParty: Sendable {
     /// The document is cached for the life of this value and its copies; a failed fetch is not.
     public func discover() async throws -> DiscoveryDocument {
         try await discoveryCache.document { [configuration, transport] in
-            try await Self.fetchDiscovery(configuration: configuration, transport: transport)
+            try await Self.fetchDiscovery(issuer: configuration.issuer, transport: transport)
         }
     }
 
-    static func fetchDiscovery(configuration: RelyingPartyConfiguration, transport: any HTTPTransport) async throws -> DiscoveryDocument {
-        let issuer = try checkedEndpoint(configuration.issuer, name: "issuer")
+    static func fetchDiscovery(issuer configured: String, transport: any HTTPTransport) async throws -> DiscoveryDocument {
+        let issuer = try checkedEndpoint(configured, name: "issuer")
         // OIDC Discovery §4.1: remove a terminating "/" before appending the well-known path.
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         let request = HTTPTransportRequest(
@@ -83,7 +75,7 @@ public struct RelyingParty: Sendable {
                 "the discovery document could not be fetched (HTTP \(response.status))")
         }
         let document = try DiscoveryDecoding.decode(response.body)
-        guard document.issuer == configuration.issuer else {
+        guard document.issuer == configured else {
             throw SignetError(.issuerMismatch, "the discovery document names a different issuer")
         }
         return document

@@ -41,7 +41,7 @@ struct DPoPProofMakerAcceptanceTests {
     @Test("with server nonces, a proof carrying the current nonce verifies and one without is refused with a nonce to use")
     func nonce() async throws {
         let clock = TestClock()
-        let nonces = DPoPNonces(key: .init(size: .bits256), clock: clock.signetClock, window: 300)
+        let nonces = DPoPNonceIssuer(key: .init(size: .bits256), clock: clock.signetClock, window: 300)
         var check = verifier(clock)
         check.nonces = nonces
         let maker = DPoPProofMaker(key: SoftwareDPoPKey())

@@ -74,7 +74,7 @@ public struct AuthorizationParameters: Sendable, Equatable, Codable {
 }
 
 /// A browser authorization request: the URL to open and the parameters to keep.
-public struct AuthorizationRequest: Sendable, Equatable {
+public struct AppAuthorizationRequest: Sendable, Equatable {
     public var url: URL
     public var parameters: AuthorizationParameters
 }

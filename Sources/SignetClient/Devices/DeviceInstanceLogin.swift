@@ -47,7 +47,7 @@ extension DeviceEnrolment {
     /// ``SignetClient/redeem(redirect:request:)``, which checks the ID token carries the nonce.
     public func authorizationRequest(
         for instance: DeviceInstance, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil
-    ) async throws -> AuthorizationRequest {
+    ) async throws -> AppAuthorizationRequest {
         try await client.makeAuthorizationRequest(
             scope: Self.scope(including: scope), acrValues: acrValues, loginHint: loginHint, prompt: prompt, nonce: instance.id)
     }

@@ -45,7 +45,7 @@ struct InitialCertificateAnswer: Decodable {
 }
 
 /// `{device}`.
-struct DeviceAnswer: Decodable {
+struct DeviceAnswerBody: Decodable {
     var device: RegisteredDevice
 }
 

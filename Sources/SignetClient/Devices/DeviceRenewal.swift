@@ -52,7 +52,7 @@ extension DeviceEnrolment {
         if response.status == 401, let error = Self.serverError(response), error.error == DeviceServerError.revoked {
             outcome = .alreadyRevoked(reason: error.errorDescription)
         } else {
-            outcome = .deactivated(try decode(DeviceAnswer.self, from: response).device)
+            outcome = .deactivated(try decode(DeviceAnswerBody.self, from: response).device)
         }
         try await store { try await keyStore.delete() }
         return outcome

@@ -17,7 +17,7 @@ extension DeviceEnrolment {
     public func rename(_ instanceID: String, to name: String, accessToken: String) async throws -> RegisteredDevice {
         try Self.check(name: name)
         return try await call(
-            "PATCH", try Self.path(instanceID), accessToken: accessToken, body: try Self.json(RenameRequestBody(name: name)), as: DeviceAnswer.self
+            "PATCH", try Self.path(instanceID), accessToken: accessToken, body: try Self.json(RenameRequestBody(name: name)), as: DeviceAnswerBody.self
         ).device
     }
 
@@ -25,14 +25,14 @@ extension DeviceEnrolment {
     /// The provider wants a login within the last 10 minutes.
     @discardableResult
     public func remove(_ instanceID: String, accessToken: String) async throws -> RegisteredDevice {
-        try await call("DELETE", try Self.path(instanceID), accessToken: accessToken, as: DeviceAnswer.self).device
+        try await call("DELETE", try Self.path(instanceID), accessToken: accessToken, as: DeviceAnswerBody.self).device
     }
 
     /// Locks a device (a lost phone; status `locked`, its certificate revoked):
     /// `POST /devices/{instance_id}/lock`. The provider wants a login within the last 10 minutes.
     @discardableResult
     public func lock(_ instanceID: String, accessToken: String) async throws -> RegisteredDevice {
-        try await call("POST", try Self.path(instanceID) + "/lock", accessToken: accessToken, as: DeviceAnswer.self).device
+        try await call("POST", try Self.path(instanceID) + "/lock", accessToken: accessToken, as: DeviceAnswerBody.self).device
     }
 
     private func call<Answer: Decodable>(_ method: String, _ path: String, accessToken: String, body: Data? = nil, as type: Answer.Type) async throws

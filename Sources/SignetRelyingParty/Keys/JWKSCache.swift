@@ -209,3 +209,18 @@ public actor JWKSCache {
         }
     }
 }
+
+extension JWKSCache {
+    /// The keys of the provider at `issuer`, read from the `jwks_uri` of its discovery document
+    /// (fetched through `discovery`, shared with whoever else reads the document): how the
+    /// relying party and the access-token verifier both find the provider's keys.
+    static func discovered(
+        issuer: String, discovery: DiscoveryCache, transport: any HTTPTransport, minimumRefetchInterval: TimeInterval, maximumAge: TimeInterval,
+        now: @escaping @Sendable () -> Date
+    ) -> JWKSCache {
+        JWKSCache(transport: transport, minimumRefetchInterval: minimumRefetchInterval, maximumAge: maximumAge, now: now) {
+            let document = try await discovery.document { try await RelyingParty.fetchDiscovery(issuer: issuer, transport: transport) }
+            return try RelyingParty.checkedEndpoint(document.jwksURI, name: "jwks_uri")
+        }
+    }
+}

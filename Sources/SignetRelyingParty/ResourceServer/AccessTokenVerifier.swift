@@ -56,17 +56,9 @@ public struct AccessTokenVerifier: Sendable {
         replayCache: any DPoPReplayCache = MemoryDPoPReplayCache(),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
-        // Discovery needs only the issuer; the client parts of this configuration are unused.
-        let discovery = RelyingPartyConfiguration(issuer: configuration.issuer, clientID: "", clientAuthentication: .none)
-        let discoveryCache = DiscoveryCache()
-        let keySet = JWKSCache(
-            transport: transport, minimumRefetchInterval: configuration.keySetRefetchInterval, maximumAge: configuration.keySetMaximumAge, now: now
-        ) {
-            let document = try await discoveryCache.document {
-                try await RelyingParty.fetchDiscovery(configuration: discovery, transport: transport)
-            }
-            return try RelyingParty.checkedEndpoint(document.jwksURI, name: "jwks_uri")
-        }
+        let keySet = JWKSCache.discovered(
+            issuer: configuration.issuer, discovery: DiscoveryCache(), transport: transport, minimumRefetchInterval: configuration.keySetRefetchInterval,
+            maximumAge: configuration.keySetMaximumAge, now: now)
         self.init(configuration: configuration, keySet: keySet, replayCache: replayCache, now: now)
     }
 
@@ -149,18 +141,22 @@ public struct AccessTokenVerifier: Sendable {
             return refuse(.insufficientACR, "the login behind the access token is weaker than this resource requires")
         }
 
-        // RFC 8705 §3: a certificate-bound token counts only with the certificate it names.
-        let certificateBound = claims.cnf?.x5tS256 != nil
-        if let thumbprint = claims.cnf?.x5tS256 {
-            guard let presented = request.clientCertificateThumbprint else {
-                return refuse(.certificateRequired, "the access token is bound to a client certificate: present it over mutual TLS")
-            }
-            guard ConstantTime.equals(presented, thumbprint) else { return refuse(.certificateMismatch, "the access token is bound to another client certificate") }
+        // RFC 8705 §3 and RFC 9449 §7, as the provider's own resources judge them (TokenBinding).
+        let binding = TokenBinding(dpopThumbprint: claims.cnf?.jkt, certificateThumbprint: claims.cnf?.x5tS256)
+        switch binding.refusal(scheme: scheme, certificate: request.clientCertificateThumbprint) {
+        case .certificateRequired?: return refuse(.certificateRequired, "the access token is bound to a client certificate: present it over mutual TLS")
+        case .certificateMismatch?: return refuse(.certificateMismatch, "the access token is bound to another client certificate")
+        case .boundTokenAsBearer?:
+            return .invalid(AccessTokenFailure(.boundTokenAsBearer, "the access token is DPoP-bound: send it with the DPoP scheme and a proof", concernsDPoP: true))
+        case .unboundTokenAsDPoP?:
+            return .invalid(AccessTokenFailure(.unboundTokenAsDPoP, "the access token is not DPoP-bound: the DPoP scheme needs a bound token", concernsDPoP: true))
+        case nil: break
         }
-        // A certificate-bound bearer token is sender-constrained already; anything DPoP is checked as DPoP.
-        if !(certificateBound && claims.cnf?.jkt == nil && scheme == .bearer),
-            let failure = try await bindingFailure(of: token, jkt: claims.cnf?.jkt, scheme: scheme, request: request)
-        {
+        // A certificate-bound token is sender-constrained already.
+        if binding.dpopThumbprint == nil, binding.certificateThumbprint == nil, configuration.requireSenderConstrained {
+            return .invalid(AccessTokenFailure(.senderConstraintRequired, "this resource accepts only DPoP-bound access tokens", concernsDPoP: true))
+        }
+        if binding.needsProof, let failure = try await proofFailure(of: token, binding: binding, request: request) {
             return .invalid(failure)
         }
         return .valid(
@@ -205,19 +201,13 @@ public struct AccessTokenVerifier: Sendable {
         return .success(claims)
     }
 
-    /// Why the sender constraint fails, or `nil` when it holds — RFC 9449 §7.1, FAPI 2.0 Security Profile §5.3.4.
+    /// Why the proof of a DPoP-bound token fails, or `nil` when it holds — RFC 9449 §7.1, FAPI 2.0 Security Profile §5.3.4.
     ///
     /// The proof's `jti` is recorded last, so only a request that passes everything spends its proof.
-    func bindingFailure(of token: String, jkt: String?, scheme: AuthorizationCredentials.Scheme, request: ProtectedResourceRequest) async throws -> AccessTokenFailure? {
+    func proofFailure(of token: String, binding: TokenBinding, request: ProtectedResourceRequest) async throws -> AccessTokenFailure? {
         func refuse(_ reason: AccessTokenFailure.Reason, _ description: String) -> AccessTokenFailure {
             AccessTokenFailure(reason, description, concernsDPoP: true)
         }
-        guard let jkt else {
-            if scheme == .dpop { return refuse(.unboundTokenAsDPoP, "the access token is not DPoP-bound: the DPoP scheme needs a bound token") }
-            if configuration.requireSenderConstrained { return refuse(.senderConstraintRequired, "this resource accepts only DPoP-bound access tokens") }
-            return nil
-        }
-        guard scheme == .dpop else { return refuse(.boundTokenAsBearer, "the access token is DPoP-bound: send it with the DPoP scheme and a proof") }
         let check = DPoPProofCheck(
             lifetime: configuration.dpopProofLifetime, skew: TimeInterval(configuration.clockSkew), algorithms: configuration.acceptedAlgorithms, keys: proofKeys)
         let now = now()
@@ -230,7 +220,7 @@ public struct AccessTokenVerifier: Sendable {
         } catch let refusal as DPoPProofRefusal {
             return refuse(.invalidProof, refusal.description)
         }
-        guard ConstantTime.equals(proof.jkt, jkt) else { return refuse(.proofKeyMismatch, "the DPoP proof is made with another key than the access token is bound to") }
+        guard binding.proofMatches(proof.jkt) else { return refuse(.proofKeyMismatch, "the DPoP proof is made with another key than the access token is bound to") }
         switch try await replayCache.recordFirstUse(jti: proof.jti, jkt: proof.jkt, expiry: check.replayHorizon(of: proof), now: now) {
         case .firstUse: return nil
         case .replayed: return refuse(.replayedProof, "the DPoP proof was already used")

@@ -158,7 +158,7 @@ struct SignetRoutes: Sendable {
             ownTokens: ownTokens, validator: validator, pushedRequests: PushedRequests(server: server, pushedRequests: store), requestObjects: requestObjects)
         let dpop = DPoPProofVerifier(
             replay: store, clock: server.clock, lifetime: settings.dpopProofLifetime, skew: settings.clockSkew,
-            nonces: settings.dpopNonces ? DPoPNonces(key: keys.csrf, clock: server.clock, window: 300) : nil)
+            nonces: settings.dpopNonces ? DPoPNonceIssuer(key: keys.csrf, clock: server.clock, window: 300) : nil)
         let pushed = PushedAuthorizationEndpoint(
             server: server, pushedRequests: store, pushedRequestLifetime: settings.pushedRequestLifetime, maxBodySize: maxBodySize,
             authenticator: authenticator, dpop: dpop, requests: requests)

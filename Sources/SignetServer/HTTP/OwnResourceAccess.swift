@@ -19,7 +19,7 @@ struct OwnResourceAccess: Sendable {
     /// The verified access token `request` carries to the resource at `path`: Bearer, or the DPoP
     /// scheme with a proof of the bound key (RFC 9449 §7); for `/userinfo` also in a form body
     /// (RFC 6750 §2.2) when `formBody` is true. Refusals are thrown as RFC 6750 §3 challenges.
-    func verify(_ request: Request, context: SignetRequestContext, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedAccessToken {
+    func verify(_ request: Request, context: SignetRequestContext, path: String, formBody: Bool) async throws -> OwnTokenVerifier.VerifiedOwnToken {
         var token: String?
         var usedDPoPScheme = false
         switch AuthorizationCredentials.read(request.headers[values: .authorization]) {
@@ -50,11 +50,24 @@ struct OwnResourceAccess: Sendable {
             throw Self.challenge(.invalidToken, "the access token is invalid, expired or revoked", status: .unauthorized, dpop: usedDPoPScheme)
         }
         let claims = verified.claims
-        // RFC 9449 §7: a DPoP-bound token only with the DPoP scheme and a proof of its key.
-        if let jkt = claims.cnf?.jkt {
-            guard usedDPoPScheme else {
-                throw Self.challenge(.invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
-            }
+        // RFC 8705 §3 and RFC 9449 §7, as the kit's AccessTokenVerifier judges them (TokenBinding).
+        let binding = TokenBinding(claims.cnf)
+        var certificate: String?
+        if binding.certificateThumbprint != nil, case .device(let device) = try await devices.identify(request, context: context) {
+            certificate = device.thumbprint  // a device not revoked
+        }
+        switch binding.refusal(scheme: usedDPoPScheme ? .dpop : .bearer, certificate: certificate) {
+        case .certificateRequired?, .certificateMismatch?:
+            throw Self.challenge(
+                .invalidToken, "this access token is bound to a device certificate: present that certificate, of a device not revoked",
+                status: .unauthorized, dpop: usedDPoPScheme)
+        case .boundTokenAsBearer?:
+            throw Self.challenge(.invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
+        case .unboundTokenAsDPoP?:
+            throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
+        case nil: break
+        }
+        if binding.needsProof {
             let proof: DPoPProof?
             do {
                 proof = try await dpop.verify(
@@ -66,22 +79,12 @@ struct OwnResourceAccess: Sendable {
                 headers[.dpopNonce] = nonce
                 throw OAuthHTTPError(error.status, error.error, headers: headers)
             }
-            guard let proof, proof.jkt == jkt else {
+            guard let proof, binding.proofMatches(proof.jkt) else {
                 throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
             }
             // FAPI 2.0 §5.4 holds for every proof of a FAPI 2.0 client (the client is read only then).
             if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await clients.client(id: claims.clientID), client.fapi2 {
                 throw Self.challenge(.invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
-            }
-        } else if usedDPoPScheme {
-            throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
-        }
-        // RFC 8705 §3: a certificate-bound token only with that certificate, of a device not revoked.
-        if let thumbprint = claims.cnf?.x5tS256 {
-            guard case .device(let device) = try await devices.identify(request, context: context), ConstantTime.equals(device.thumbprint, thumbprint) else {
-                throw Self.challenge(
-                    .invalidToken, "this access token is bound to a device certificate: present that certificate, of a device not revoked",
-                    status: .unauthorized, dpop: usedDPoPScheme)
             }
         }
         return verified

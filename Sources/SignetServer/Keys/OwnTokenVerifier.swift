@@ -13,7 +13,7 @@ struct OwnTokenVerifier: Sendable {
     let server: ServerContext
 
     /// A live access token issued here, with its user.
-    struct VerifiedAccessToken: Sendable {
+    struct VerifiedOwnToken: Sendable {
         let claims: AccessTokenClaims
         let user: UserRecord
     }
@@ -21,7 +21,7 @@ struct OwnTokenVerifier: Sendable {
     /// The claims of a live access token issued here (RFC 9068 §4) and its user, or `nil`:
     /// signature, `typ` at+jwt, issuer, audience, expiry, a grant that has not been revoked, and
     /// a user who is not locked and has not changed password since the grant was made.
-    func accessToken(_ token: String) async throws -> VerifiedAccessToken? {
+    func accessToken(_ token: String) async throws -> VerifiedOwnToken? {
         let issuer = server.issuer
         guard token.utf8.count <= 8192,
             let claims = await keys.verifyOwn(token, as: AccessTokenClaims.self, expectedType: "at+jwt"),
@@ -31,7 +31,7 @@ struct OwnTokenVerifier: Sendable {
         guard let grant = try await grants.grant(id: claims.grantID), grant.revokedAt == nil,
             let user = try await users.user(id: grant.userID), !user.locked, user.securityStamp == grant.userStamp
         else { return nil }
-        return VerifiedAccessToken(claims: claims, user: user)
+        return VerifiedOwnToken(claims: claims, user: user)
     }
 
     /// The claims of an ID token this provider issued, for `id_token_hint` (OIDC Core §3.1.2.1):

@@ -23,7 +23,7 @@ struct DPoPProofVerifier: Sendable {
     let lifetime: TimeInterval
     let skew: TimeInterval
     /// Server-provided nonces, when the provider asks for them (RFC 9449 §8).
-    var nonces: DPoPNonces? = nil
+    var nonces: DPoPNonceIssuer? = nil
     /// The apps' DPoP keys already made, for their next proof.
     let proofKeys = JWKSignature()
 

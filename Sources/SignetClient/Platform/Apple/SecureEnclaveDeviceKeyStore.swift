@@ -115,7 +115,7 @@ public actor SecureEnclaveDeviceKeyStore: DeviceKeyStore {
     }
 
     /// The Keychain identity (key and certificate) for `credential`, with its intermediates, for `URLSession`.
-    func identity(for credential: DeviceCredential) throws -> DeviceIdentity {
+    func identity(for credential: DeviceCredential) throws -> KeychainDeviceIdentity {
         let leaf = try Self.der(credential.certificate)
         let query: [String: Any] = [
             kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
@@ -137,7 +137,7 @@ public actor SecureEnclaveDeviceKeyStore: DeviceKeyStore {
                     }
                     return made
                 }
-                return DeviceIdentity(identity: identity, intermediates: intermediates)
+                return KeychainDeviceIdentity(identity: identity, intermediates: intermediates)
             }
         }
         throw Self.failure("the Keychain pairs no key with the device certificate", nil)
@@ -271,7 +271,7 @@ struct KeychainDeviceKey: DeviceKey, @unchecked Sendable {
 }
 
 /// A Keychain identity and the intermediates to send with it.
-struct DeviceIdentity: @unchecked Sendable {
+struct KeychainDeviceIdentity: @unchecked Sendable {
     // SecIdentity and SecCertificate are immutable, thread-safe Core Foundation objects.
     let identity: SecIdentity
     let intermediates: [SecCertificate]

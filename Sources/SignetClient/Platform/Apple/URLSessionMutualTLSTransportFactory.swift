@@ -36,9 +36,9 @@ public struct URLSessionMutualTLSTransportFactory: MutualTLSTransportFactory {
 
 /// Answers client-certificate challenges with one identity; leaves the rest to the system.
 final class ClientCertificateDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let identity: DeviceIdentity
+    private let identity: KeychainDeviceIdentity
 
-    init(identity: DeviceIdentity) { self.identity = identity }
+    init(identity: KeychainDeviceIdentity) { self.identity = identity }
 
     func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async -> (
         URLSession.AuthChallengeDisposition, URLCredential?

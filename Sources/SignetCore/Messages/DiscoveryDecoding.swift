@@ -1,45 +1,18 @@
-// Fetching and caching the provider's metadata (OpenID Connect Discovery 1.0 §4).
+// Reading a provider's metadata leniently (OpenID Connect Discovery 1.0 §3), for the SDK and the kit.
 import Foundation
-import SignetCore
-
-/// Holds the provider's discovery document once fetched, so it is fetched once per process.
-///
-/// Concurrent first callers share one fetch; a failed fetch is not cached, so the
-/// next call tries again.
-actor DiscoveryCache {
-    private var document: DiscoveryDocument?
-    private var inFlight: Task<DiscoveryDocument, any Error>?
-
-    /// The cached document, or the result of `fetch` shared by everyone who asks meanwhile.
-    func document(fetch: @escaping @Sendable () async throws -> DiscoveryDocument) async throws -> DiscoveryDocument {
-        if let document { return document }
-        if let inFlight { return try await inFlight.value }
-        let task = Task { try await fetch() }
-        inFlight = task
-        do {
-            let fetched = try await task.value
-            document = fetched
-            inFlight = nil
-            return fetched
-        } catch {
-            inFlight = nil
-            throw error
-        }
-    }
-}
 
 /// Reads provider metadata leniently, filling members a provider may omit with their defaults.
 ///
-/// ``SignetCore/DiscoveryDocument`` declares every member, but OIDC Discovery §3 makes most
-/// optional; a provider other than Signet may leave them out. The members this kit cannot
-/// work without must be present.
-enum DiscoveryDecoding {
-    /// Members the kit needs: Discovery §3 REQUIRED plus jwks_uri and token_endpoint, which the code flow needs.
-    static let required = ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"]
+/// ``DiscoveryDocument`` declares every member, but OIDC Discovery §3 makes most
+/// optional; a provider other than Signet may leave them out. The members the SDK and the kit
+/// cannot work without must be present.
+public enum DiscoveryDecoding {
+    /// Members the SDK and the kit need: Discovery §3 REQUIRED plus jwks_uri and token_endpoint, which the code flow needs.
+    public static let required = ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"]
 
     /// The defaults of OIDC Discovery §3, RFC 8414 §2 and RFC 9207 §3 for members left out.
     /// An endpoint left out is the empty string: the provider does not offer it.
-    static var defaults: [String: Any] { [
+    public static var defaults: [String: Any] { [
         "userinfo_endpoint": "",
         "revocation_endpoint": "",
         "end_session_endpoint": "",
@@ -63,7 +36,10 @@ enum DiscoveryDecoding {
         "request_uri_parameter_supported": true,
     ] }
 
-    static func decode(_ data: Data) throws -> DiscoveryDocument {
+    /// The document in `data`, with the defaults filled in.
+    ///
+    /// - Throws: `malformed_message` when it is not a JSON object, lacks a required member, or has a member of the wrong type.
+    public static func decode(_ data: Data) throws -> DiscoveryDocument {
         guard let object = try? JSONSerialization.jsonObject(with: data), var members = object as? [String: Any] else {
             throw SignetError(.malformedMessage, "the discovery document is not a JSON object")
         }

@@ -10,7 +10,7 @@ import SignetStore
 /// Stateless: a nonce is an HMAC of the current time window under a key the provider keeps in
 /// the store, so every instance makes and accepts the same ones. The current and the previous
 /// window are accepted, so a nonce lives between one and two windows.
-struct DPoPNonces: Sendable {
+struct DPoPNonceIssuer: Sendable {
     let key: SymmetricKey
     let clock: SignetClock
     /// The length of a window. Default 5 minutes.
