@@ -32,7 +32,7 @@ extension SQLStore: AuthenticatorStore {
         for slot in 1...max(1, maximumPerDevice) {
             var record = authenticator
             record.slot = slot
-            let inserted = try await database.raw(
+            let inserted = try await writes.raw(
                 """
                 INSERT INTO signet_authenticators (id, user_id, instance_id, aaid, key_id, slot, sign_counter, pin_key, pin_failures, data)
                 VALUES (\(bind: record.id), \(bind: record.userID), \(bind: record.instanceID), \(bind: record.aaid), \(bind: record.keyID), \(bind: Int64(slot)),
@@ -50,51 +50,51 @@ extension SQLStore: AuthenticatorStore {
     }
 
     private func hasAAID(_ authenticator: AuthenticatorRecord) async throws -> Bool {
-        try await database.raw(
+        try await lookUps.raw(
             "SELECT id FROM signet_authenticators WHERE instance_id = \(bind: authenticator.instanceID) AND aaid = \(bind: authenticator.aaid)"
         ).first() != nil
     }
 
     public func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? {
         try authenticator(
-            from: try await database.raw(
+            from: try await lookUps.raw(
                 "SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE user_id = \(bind: userID) AND key_id = \(bind: keyID)"
             ).first())
     }
 
     public func authenticator(id: String) async throws -> AuthenticatorRecord? {
-        try authenticator(from: try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
+        try authenticator(from: try await lookUps.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
     }
 
     public func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] {
         // Cast for the reason `withGrant` (SQLStore+Grants.swift) gives: with a bare parameter SQLite prepared
         // this statement again at every call (an index scan ordered by its second column).
-        try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot").all()
+        try await listings.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot").all()
             .compactMap { try authenticator(from: $0) }
     }
 
     public func authenticators(userID: String) async throws -> [AuthenticatorRecord] {
-        try await database.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE user_id = \(bind: userID)").all()
+        try await lookUps.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE user_id = \(bind: userID)").all()
             .compactMap { try authenticator(from: $0) }.sorted { ($0.createdAt, $0.slot) < ($1.createdAt, $1.slot) }
     }
 
     public func deleteAuthenticator(id: String) async throws -> AuthenticatorRecord? {
         try authenticator(
-            from: try await database.raw("DELETE FROM signet_authenticators WHERE id = \(bind: id) RETURNING \(Self.authenticatorColumns)").first())
+            from: try await writes.raw("DELETE FROM signet_authenticators WHERE id = \(bind: id) RETURNING \(Self.authenticatorColumns)").first())
     }
 
     public func recordAuthenticatorUse(id: String, signCounter: UInt32, at date: Date) async throws -> CounterUpdate {
         let counter = Int64(signCounter)
         // Zero is what authenticators without a counter send (Nevis'), accepted only while the stored
         // one is zero too (a clone cannot reset a real counter with it); any other value must grow.
-        let updated = try await database.raw(
+        let updated = try await writes.raw(
             """
             UPDATE signet_authenticators SET sign_counter = \(bind: counter), last_used_at = \(bind: Self.millis(date))
             WHERE id = \(bind: id) AND clone_suspected_at IS NULL AND ((\(bind: counter) = 0 AND sign_counter = 0) OR sign_counter < \(bind: counter)) RETURNING id
             """
         ).first()
         if updated != nil { return .accepted }
-        let flagged = try await database.raw(
+        let flagged = try await writes.raw(
             "UPDATE signet_authenticators SET clone_suspected_at = COALESCE(clone_suspected_at, \(bind: Self.millis(date))) WHERE id = \(bind: id) RETURNING id"
         ).first()
         return flagged == nil ? .unknown : .regressed
@@ -114,7 +114,7 @@ extension SQLStore: AuthenticatorStore {
             }
             schedule.appendLiteral(" ELSE NULL END")
         }
-        let row = try await database.raw(
+        let row = try await writes.raw(
             """
             UPDATE signet_authenticators SET pin_failures = pin_failures + 1, pin_blocked_until = \(schedule)
             WHERE id = \(bind: id) AND pin_key = \(bind: pinKey) AND (pin_blocked_until IS NULL OR pin_blocked_until <= \(bind: nowMillis))
@@ -130,7 +130,7 @@ extension SQLStore: AuthenticatorStore {
     }
 
     public func acceptPIN(id: String, pinKey: String, at now: Date, maximumFailures: Int) async throws -> Bool {
-        try await database.raw(
+        try await writes.raw(
             """
             UPDATE signet_authenticators SET pin_failures = 0, pin_blocked_until = NULL
             WHERE id = \(bind: id) AND pin_key = \(bind: pinKey) AND pin_failures < \(bind: Int64(maximumFailures))
@@ -140,7 +140,7 @@ extension SQLStore: AuthenticatorStore {
     }
 
     public func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool {
-        try await database.raw(
+        try await writes.raw(
             "UPDATE signet_authenticators SET pin_key = \(bind: new), pin_failures = 0, pin_blocked_until = NULL WHERE id = \(bind: id) AND pin_key = \(bind: old) RETURNING id"
         ).first() != nil
     }

@@ -11,7 +11,7 @@ extension SQLStore {
     ///
     /// - Throws: `invalidConfiguration` for PostgreSQL or when `path` exists; `storageFailure` when SQLite fails.
     public func backup(to path: String) async throws {
-        guard sqlite != nil else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
+        guard let sqlite else { throw SignetError(.invalidConfiguration, "back a PostgreSQL store up with pg_dump (docs/operations.md)") }
         // The copy holds every secret of the store: owner-only before its first byte is written,
         // and made by this process (a file someone else made there first is refused).
         do { try PrivateFile.createEmpty(at: path) } catch let error as PrivateFileError where error.exists {
@@ -21,7 +21,8 @@ extension SQLStore {
         }
         do {
             try await writeQueuedAuditEvents()
-            try await database.raw("VACUUM INTO \(bind: path)").run()
+            // No transaction may hold it: alone, after the open batch's commit.
+            try await sqlite.routed(.alone).raw("VACUUM INTO \(bind: path)").run()
         } catch {
             unlink(path)
             throw SignetError(.storageFailure, "the backup failed: \(String(reflecting: error))")

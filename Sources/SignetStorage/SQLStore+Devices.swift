@@ -6,7 +6,7 @@ import SignetStore
 
 extension SQLStore: DeviceStore {
     public func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws {
-        try await database.raw(
+        try await writes.raw(
             """
             INSERT INTO signet_device_instances (id, client_id, expires_at, data)
             VALUES (\(bind: instance.id), \(bind: instance.clientID), \(bind: Self.millis(instance.expiresAt)), \(bind: try Self.json(instance)))
@@ -18,7 +18,7 @@ extension SQLStore: DeviceStore {
         guard var instance = try await deviceInstance(id: id), instance.expiresAt > now else { return false }
         instance.userID = userID
         // One statement decides between concurrent logins of two users: the first user_id written stays.
-        return try await database.raw(
+        return try await writes.raw(
             """
             UPDATE signet_device_instances SET user_id = \(bind: userID), data = \(bind: try Self.json(instance))
             WHERE id = \(bind: id) AND expires_at > \(bind: Self.millis(now)) AND (user_id IS NULL OR user_id = \(bind: userID)) RETURNING id
@@ -27,11 +27,11 @@ extension SQLStore: DeviceStore {
     }
 
     public func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? {
-        try record(DeviceInstanceRecord.self, from: try await database.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
+        try record(DeviceInstanceRecord.self, from: try await writes.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
     }
 
     public func insertDevice(_ device: DeviceRecord) async throws {
-        let inserted = try await database.raw(
+        let inserted = try await writes.raw(
             """
             INSERT INTO signet_devices (instance_id, user_id, thumbprint, serial, data)
             VALUES (\(bind: device.instanceID), \(bind: device.userID), \(bind: device.certificateThumbprint), \(bind: device.certificateSerial), \(bind: try Self.json(device)))
@@ -54,21 +54,21 @@ extension SQLStore: DeviceStore {
     }
 
     public func device(instanceID: String) async throws -> DeviceRecord? {
-        try device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
+        try device(from: try await lookUps.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE instance_id = \(bind: instanceID)").first())
     }
 
     public func device(serial: String) async throws -> DeviceRecord? {
-        try device(from: try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE serial = \(bind: serial)").first())
+        try device(from: try await lookUps.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE serial = \(bind: serial)").first())
     }
 
     public func devices(userID: String) async throws -> [DeviceRecord] {
-        try await database.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE user_id = \(bind: userID)").all()
+        try await lookUps.raw("SELECT \(Self.deviceColumns) FROM signet_devices WHERE user_id = \(bind: userID)").all()
             .compactMap { try device(from: $0) }.sorted { $0.createdAt < $1.createdAt }
     }
 
     public func touchDevice(instanceID: String, at date: Date) async throws {
         let now = Self.millis(date)
-        try await database.raw(
+        try await writes.raw(
             "UPDATE signet_devices SET last_used_at = \(bind: now) WHERE instance_id = \(bind: instanceID) AND (last_used_at IS NULL OR last_used_at <= \(bind: now - 60_000))"
         ).run()
     }
@@ -78,7 +78,7 @@ extension SQLStore: DeviceStore {
         device.name = name
         // Only the name changes in `data`; the revocation columns decide, so a lock in between stands.
         return try self.device(
-            from: try await database.raw(
+            from: try await writes.raw(
                 """
                 UPDATE signet_devices SET data = \(bind: try Self.json(device)) WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL
                 RETURNING \(Self.deviceColumns)
@@ -92,14 +92,14 @@ extension SQLStore: DeviceStore {
         // in between leaves a device that is still activated, to be revoked again, never a revoked
         // device whose grants live on. A grant bound after this point is refused anyway: refreshes
         // and the token endpoint's binding check the device.
-        try await database.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE device_id = \(bind: instanceID)").run()
-        try await database.raw(
+        try await writes.raw("UPDATE signet_grants SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE device_id = \(bind: instanceID)").run()
+        try await writes.raw(
             "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE device_id = \(bind: instanceID))"
         ).run()
         // One statement decides between concurrent revocations: the first one's reason stands.
         guard
             let revoked = try device(
-                from: try await database.raw(
+                from: try await writes.raw(
                     """
                     UPDATE signet_devices SET revoked_at = \(bind: now), revocation_reason = \(bind: reason.rawValue), replaced_by = \(bind: replacedBy)
                     WHERE instance_id = \(bind: instanceID) AND revoked_at IS NULL RETURNING \(Self.deviceColumns)
@@ -110,15 +110,15 @@ extension SQLStore: DeviceStore {
         // same keys); only the revocation that won moves them. Left behind by a failure here, they
         // are useless: every authenticator request needs the device's live certificate.
         if reason == .replaced, let replacedBy {
-            try await database.raw("UPDATE signet_authenticators SET instance_id = \(bind: replacedBy) WHERE instance_id = \(bind: instanceID)").run()
+            try await writes.raw("UPDATE signet_authenticators SET instance_id = \(bind: replacedBy) WHERE instance_id = \(bind: instanceID)").run()
         } else {
-            try await database.raw("DELETE FROM signet_authenticators WHERE instance_id = \(bind: instanceID)").run()
+            try await writes.raw("DELETE FROM signet_authenticators WHERE instance_id = \(bind: instanceID)").run()
         }
         return revoked
     }
 
     public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) async throws -> Bool {
-        try await database.raw(
+        try await writes.raw(
             """
             UPDATE signet_grants SET device_id = \(bind: instanceID)
             WHERE id = \(bind: id) AND (device_id IS NULL OR device_id = \(bind: instanceID) OR device_id = \(bind: previous ?? instanceID)) RETURNING id
@@ -127,17 +127,17 @@ extension SQLStore: DeviceStore {
     }
 
     public func insertDeviceCA(_ authority: DeviceCARecord) async throws {
-        try await database.raw(
+        try await writes.raw(
             "INSERT INTO signet_device_cas (id, created_at, data) VALUES (\(bind: authority.id), \(bind: Self.millis(authority.createdAt)), \(bind: try Self.json(authority)))"
         ).run()
     }
 
     public func deviceCAs() async throws -> [DeviceCARecord] {
-        try await database.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap { try record(DeviceCARecord.self, from: $0) }
+        try await listings.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap { try record(DeviceCARecord.self, from: $0) }
     }
 
     public func deviceInstance(id: String) async throws -> DeviceInstanceRecord? {
-        try record(DeviceInstanceRecord.self, from: try await database.raw("SELECT data FROM signet_device_instances WHERE id = \(bind: id)").first())
+        try record(DeviceInstanceRecord.self, from: try await lookUps.raw("SELECT data FROM signet_device_instances WHERE id = \(bind: id)").first())
     }
 }
 
@@ -153,7 +153,7 @@ extension SQLStore: AuditStore {
         if let sqlite {
             try await sqlite.writeDeferred(insert)
         } else {
-            try await database.raw(insert).run()
+            try await writes.raw(insert).run()
         }
     }
 
@@ -183,7 +183,7 @@ extension SQLStore: AuditStore {
         sql.appendInterpolation(unsafeRaw: " ORDER BY at DESC, seq DESC LIMIT CAST(")
         sql.appendInterpolation(bind: query.limit)
         sql.appendInterpolation(unsafeRaw: " AS BIGINT)")
-        return try await database.raw(sql).all().compactMap { try record(AuditEventRecord.self, from: $0) }
+        return try await listings.raw(sql).all().compactMap { try record(AuditEventRecord.self, from: $0) }
     }
 
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
@@ -192,7 +192,7 @@ extension SQLStore: AuditStore {
         try await writeQueuedAuditEvents()
         var purged = 0
         while true {
-            let rows = try await database.raw(
+            let rows = try await writes.raw(
                 """
                 DELETE FROM signet_audit_events WHERE seq IN
                 (SELECT seq FROM signet_audit_events WHERE at < \(bind: Self.millis(cutoff)) LIMIT \(bind: Self.purgeBatch)) RETURNING seq

@@ -8,20 +8,20 @@ extension SQLStore: GrantStore {
     public func insertLoginSession(_ session: LoginSessionRecord) async throws {
         // Not binding (WriteBinding): a login just begun.
         try await WriteBinding.notBinding {
-            try await database.raw(
+            try await writes.raw(
                 "INSERT INTO signet_login_sessions (id, version, expires_at, data) VALUES (\(bind: session.id), \(bind: Int64(session.version)), \(bind: Self.millis(session.expiresAt)), \(bind: try Self.json(session)))"
             ).run()
         }
     }
 
     public func loginSession(id: String) async throws -> LoginSessionRecord? {
-        try record(LoginSessionRecord.self, from: try await database.raw("SELECT data FROM signet_login_sessions WHERE id = \(bind: id)").first())
+        try record(LoginSessionRecord.self, from: try await lookUps.raw("SELECT data FROM signet_login_sessions WHERE id = \(bind: id)").first())
     }
 
     public func replaceLoginSession(_ session: LoginSessionRecord, expectedVersion: Int) async throws -> Bool {
         // Not binding (WriteBinding): a login's step; the checks it records bind elsewhere.
         return try await WriteBinding.notBinding {
-            try await database.raw(
+            try await writes.raw(
                 "UPDATE signet_login_sessions SET version = \(bind: Int64(session.version)), expires_at = \(bind: Self.millis(session.expiresAt)), data = \(bind: try Self.json(session)) WHERE id = \(bind: session.id) AND version = \(bind: Int64(expectedVersion)) RETURNING id"
             ).first() != nil
         }
@@ -31,21 +31,21 @@ extension SQLStore: GrantStore {
         // Not binding (WriteBinding): a login ended. Lost, it is lost with what its end made (a
         // code); the checks that end a login early (failures, locks) bind on their own.
         return try await WriteBinding.notBinding {
-            try record(LoginSessionRecord.self, from: try await database.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
+            try record(LoginSessionRecord.self, from: try await writes.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
         }
     }
 
     public func insertGrant(_ grant: GrantRecord) async throws {
         // Not binding (WriteBinding): a new grant, usable only through a code or token that binds.
         try await WriteBinding.notBinding {
-            try await database.raw(
+            try await writes.raw(
                 "INSERT INTO signet_grants (id, user_id, device_id, expires_at, revoked_at, data) VALUES (\(bind: grant.id), \(bind: grant.userID), \(bind: grant.deviceID), \(bind: Self.millis(grant.expiresAt)), \(bind: grant.revokedAt.map(Self.millis)), \(bind: try Self.json(grant)))"
             ).run()
         }
     }
 
     public func grant(id: String) async throws -> GrantRecord? {
-        try Self.grant(from: try await database.raw("SELECT data AS grant_data, revoked_at, device_id FROM signet_grants WHERE id = \(bind: id)").first())
+        try Self.grant(from: try await lookUps.raw("SELECT data AS grant_data, revoked_at, device_id FROM signet_grants WHERE id = \(bind: id)").first())
     }
 
     /// A grant from the columns `grant_data`, `revoked_at` and `device_id` (the columns a grant's
@@ -61,17 +61,17 @@ extension SQLStore: GrantStore {
     @discardableResult
     public func revokeGrant(id: String, at date: Date) async throws -> Bool {
         let now = Self.millis(date)
-        let revoked = try await database.raw("UPDATE signet_grants SET revoked_at = \(bind: now) WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id").first()
-        try await database.raw("UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE grant_id = \(bind: id) AND used_at IS NULL").run()
+        let revoked = try await writes.raw("UPDATE signet_grants SET revoked_at = \(bind: now) WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id").first()
+        try await writes.raw("UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE grant_id = \(bind: id) AND used_at IS NULL").run()
         return revoked != nil
     }
 
     public func revokeGrants(userID: String, at date: Date) async throws -> Int {
         let now = Self.millis(date)
-        let revoked = try await database.raw(
+        let revoked = try await writes.raw(
             "UPDATE signet_grants SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id"
         ).all()
-        try await database.raw(
+        try await writes.raw(
             "UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE used_at IS NULL AND grant_id IN (SELECT id FROM signet_grants WHERE user_id = \(bind: userID))"
         ).run()
         return revoked.count
@@ -80,14 +80,14 @@ extension SQLStore: GrantStore {
     public func insertCode(_ code: AuthorizationCodeRecord) async throws {
         // Not binding (WriteBinding): a new code; its redemption binds.
         try await WriteBinding.notBinding {
-            try await database.raw(
+            try await writes.raw(
                 "INSERT INTO signet_codes (code_hash, grant_id, expires_at, redeemed_at, data) VALUES (\(bind: code.codeHash), \(bind: code.grantID), \(bind: Self.millis(code.expiresAt)), NULL, \(bind: try Self.json(code)))"
             ).run()
         }
     }
 
     public func code(hash: String) async throws -> AuthorizationCodeRecord? {
-        guard let row = try await database.raw("SELECT data, redeemed_at FROM signet_codes WHERE code_hash = \(bind: hash)").first(),
+        guard let row = try await lookUps.raw("SELECT data, redeemed_at FROM signet_codes WHERE code_hash = \(bind: hash)").first(),
             var code = try record(AuthorizationCodeRecord.self, from: row)
         else { return nil }
         code.redeemedAt = try row.decode(column: "redeemed_at", as: Int64?.self).map(Self.date)
@@ -107,13 +107,13 @@ extension SQLStore: GrantStore {
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        try await database.raw(
+        try await writes.raw(
             "INSERT INTO signet_refresh_tokens (token_hash, grant_id, client_id, expires_at, used_at, data) VALUES (\(bind: token.tokenHash), \(bind: token.grantID), \(bind: token.clientID), \(bind: Self.millis(token.expiresAt)), NULL, \(bind: try Self.json(token)))"
         ).run()
     }
 
     public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
-        guard let row = try await database.raw("SELECT data, used_at FROM signet_refresh_tokens WHERE token_hash = \(bind: hash)").first(),
+        guard let row = try await lookUps.raw("SELECT data, used_at FROM signet_refresh_tokens WHERE token_hash = \(bind: hash)").first(),
             var token = try record(RefreshTokenRecord.self, from: row)
         else { return nil }
         token.usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
@@ -144,7 +144,7 @@ extension SQLStore: GrantStore {
     private func withGrant<Record: Decodable & Sendable>(
         _ type: Record.Type, _ select: String, key: String
     ) async throws -> (record: Record, usedAt: Date?, grant: GrantRecord?)? {
-        guard let row = try await database.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try record(Record.self, from: row)
+        guard let row = try await lookUps.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try record(Record.self, from: row)
         else { return nil }
         let usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
         // A spent row's grant is not decoded: it is not needed, and a grant that could not be read
@@ -172,14 +172,14 @@ extension SQLStore: GrantStore {
         table: String, key: (column: String, value: String), usedColumn: String, usedAt: WritableKeyPath<Record, Date?>, at date: Date,
         returning: String
     ) async throws -> Spend<Record> {
-        let won = try await database.raw(
+        let won = try await writes.raw(
             "UPDATE \(unsafeRaw: table) SET \(unsafeRaw: usedColumn) = \(bind: Self.millis(date)) WHERE \(unsafeRaw: key.column) = \(bind: key.value) AND \(unsafeRaw: usedColumn) IS NULL RETURNING \(unsafeRaw: returning)"
         ).first()
         if var record = try record(Record.self, from: won) {
             record[keyPath: usedAt] = date
             return Spend(.redeemed(record), grant: try Self.grant(from: won), user: try Self.user(from: won))
         }
-        guard let row = try await database.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
+        guard let row = try await lookUps.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
             return Spend(.unknown)
         }
         return Spend(.alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self)))

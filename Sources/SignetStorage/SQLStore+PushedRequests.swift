@@ -5,7 +5,7 @@ import SignetStore
 
 extension SQLStore: PushedRequestStore {
     public func insertPushedRequest(_ request: PushedRequestRecord) async throws {
-        try await database.raw(
+        try await writes.raw(
             """
             INSERT INTO signet_pushed_requests (uri_hash, client_id, expires_at, data)
             VALUES (\(bind: request.uriHash), \(bind: request.clientID), \(bind: Self.millis(request.expiresAt)), \(bind: try Self.json(request)))
@@ -14,10 +14,10 @@ extension SQLStore: PushedRequestStore {
     }
 
     public func pushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try record(PushedRequestRecord.self, from: try await database.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
+        try record(PushedRequestRecord.self, from: try await lookUps.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
     }
 
     public func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try record(PushedRequestRecord.self, from: try await database.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
+        try record(PushedRequestRecord.self, from: try await writes.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
     }
 }

@@ -16,7 +16,14 @@ import SignetStore
 /// concurrency and across processes sharing one PostgreSQL. Times are stored as epoch
 /// milliseconds and lists as JSON text, so both dialects read the same columns.
 public final class SQLStore: Sendable {
+    /// The database, for statements sent without a route (migrations' checks, tests).
     let database: any SQLDatabase
+    /// Where each store method sends its statements, as it knows them: reads of a few rows,
+    /// reads that may go through many (on SQLite never holding the writer), and writes.
+    /// On PostgreSQL all three are the connection pool.
+    let lookUps: any SQLDatabase
+    let listings: any SQLDatabase
+    let writes: any SQLDatabase
     /// The embedded SQLite database, `nil` on PostgreSQL: what only SQLite has (flushes per
     /// answer, deferred audit events, backups), looked up once rather than cast per request.
     let sqlite: InlineSQLiteDatabase?
@@ -27,7 +34,11 @@ public final class SQLStore: Sendable {
 
     init(database: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
         self.database = database
-        sqlite = database as? InlineSQLiteDatabase
+        let sqlite = database as? InlineSQLiteDatabase
+        self.sqlite = sqlite
+        lookUps = sqlite?.routed(.lookUp) ?? database
+        listings = sqlite?.routed(.listing) ?? database
+        writes = sqlite?.routed(.write) ?? database
         self.shutdown = shutdown
     }
 
@@ -171,7 +182,7 @@ extension SQLStore: ReadinessStore {
     public func unreadiness() async -> String? {
         if let failure = sqlite?.flushFailure { return failure }
         do {
-            let row = try await database.raw("SELECT MAX(version) AS version FROM signet_schema_migrations").first()
+            let row = try await lookUps.raw("SELECT MAX(version) AS version FROM signet_schema_migrations").first()
             let version = try row?.decode(column: "version", as: Int64?.self) ?? 0
             guard version == Int64(SchemaMigrations.all.count) else {
                 return "the schema is at version \(version); this build needs \(SchemaMigrations.all.count)"

@@ -299,27 +299,28 @@ struct SQLiteDurabilityTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is only text")
     }
 
-    @Test("listings (ORDER BY) are told from look-ups, which alone may run on the writer")
-    func listings() {
-        #expect(InlineSQLiteDatabase.isListing("SELECT data FROM signet_clients ORDER BY id"))
-        #expect(InlineSQLiteDatabase.isListing("ORDER BY"))
-        #expect(!InlineSQLiteDatabase.isListing("SELECT data FROM signet_clients WHERE id = $1"))
-        #expect(!InlineSQLiteDatabase.isListing("SELECT ORDER"))
-        #expect(!InlineSQLiteDatabase.isListing(""))
-    }
-
-    @Test("a statement's first word is read up to a space, a control character or a bracket, uppercased; a long word is none")
-    func firstWords() {
-        #expect(InlineSQLiteDatabase.firstWord(of: "insert into t values (1)") == "INSERT")
-        #expect(InlineSQLiteDatabase.firstWord(of: "UpDaTe t SET a = 1") == "UPDATE")
-        #expect(InlineSQLiteDatabase.firstWord(of: "DELETE\nFROM t") == "DELETE")
-        #expect(InlineSQLiteDatabase.firstWord(of: "Savepoint\tx") == "SAVEPOINT")
-        #expect(InlineSQLiteDatabase.firstWord(of: "pragma(x)") == "PRAGMA")
-        #expect(InlineSQLiteDatabase.firstWord(of: "SELECT 1") == "SELECT")
-        #expect(InlineSQLiteDatabase.firstWord(of: "SELECTIVELY") == "")
-        #expect(InlineSQLiteDatabase.firstWord(of: "INSERTED") == "INSERTED")
-        #expect(InlineSQLiteDatabase.firstWord(of: " INSERT") == "")
-        #expect(InlineSQLiteDatabase.firstWord(of: "") == "")
-        #expect(InlineSQLiteDatabase.firstWord(of: "éinsert") == "éINSERT")
+    @Test("each statement runs where its route says; a statement that is not what its route says is refused before it runs, and stored data is left as it was")
+    func routes() async throws {
+        let path = try TestFolder.make("routes", create: false).path
+        let store = try await SQLStore.sqlite(path: path)
+        let database = try #require(store.sqlite)
+        _ = try await store.writes.raw("INSERT INTO signet_secrets (name, value) VALUES ('route-test', 'kept')").run()
+        // A write sent as a read, a read sent as a write, and transaction control either way: refused.
+        for (view, sql) in [
+            (store.lookUps, "UPDATE signet_secrets SET value = 'changed' WHERE name = 'route-test'"),
+            (store.listings, "DELETE FROM signet_secrets WHERE name = 'route-test'"),
+            (store.writes, "SELECT value FROM signet_secrets WHERE name = 'route-test'"),
+            (store.writes, "COMMIT"), (store.lookUps, "BEGIN"), (store.listings, "ROLLBACK"), (database, "SAVEPOINT x"),
+        ] {
+            await #expect(throws: SQLiteFailure.self, "\(sql)") { _ = try await view.raw(SQLQueryString(sql)).all() }
+        }
+        let value = try await store.lookUps.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(column: "value", as: String.self)
+        #expect(value == "kept")
+        #expect(try await store.listings.raw("SELECT name FROM signet_secrets ORDER BY name").all().count >= 1)
+        // Without a route, SQLite's verdict places it: a query reads, a write writes.
+        _ = try await database.raw("UPDATE signet_secrets SET value = 'again' WHERE name = 'route-test'").run()
+        #expect(try await database.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(column: "value", as: String.self) == "again")
+        try await store.close()
+        for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

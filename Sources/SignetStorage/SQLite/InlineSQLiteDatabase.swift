@@ -194,18 +194,52 @@ final class InlineSQLiteDatabase: SQLDatabase {
         eventLoop.makeFutureWithTask { try await self.execute(sql: query, onRow) }
     }
 
+    /// Where a statement runs, as the store method that sends it says (``SQLStore/lookUps``,
+    /// ``SQLStore/listings``, ``SQLStore/writes``); SQLite's verdict on the prepared statement
+    /// only confirms it, and a statement that is not what its route says is refused.
+    enum Route: Sendable {
+        /// A read of a few rows: on the writer when it is free (its page cache survives its own
+        /// commits), else a reader.
+        case lookUp
+        /// A read that may go through many rows: on a reader, so it never holds the writer (on the
+        /// writer only for a request that wrote into the open batch, the one connection that sees it).
+        case listing
+        /// A write: on the writer, in the open batch when answers wait for the disk.
+        case write
+        /// A write no transaction may hold (`VACUUM INTO`): alone, after the open batch's commit.
+        case alone
+    }
+
+    /// A view of this database whose every statement takes `route`.
+    func routed(_ route: Route) -> any SQLDatabase { RoutedSession(database: self, route: route) }
+
+    /// A statement sent without a route (administrative and test code): a query runs as a
+    /// look-up, a write as a write, by SQLite's verdict on the prepared statement.
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await execute(query, route: nil, onRow)
+    }
+
+    fileprivate func execute(_ query: any SQLExpression, route: Route?, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
         let values = try binds.map(SQLiteBinding.value(of:))
-        if try Self.writes(sql) {
-            deliver(try await write(sql, values), to: onRow)
-        } else if let read = try readIfReadOnly(sql, values) {
+        switch route {
+        case .write?: deliver(try await write(sql, values, expecting: .write), to: onRow)
+        case .alone?: deliver(try await write(sql, values, alone: true), to: onRow)
+        case .lookUp?, .listing?:
+            guard let read = try read(sql, values, listing: route == .listing) else { throw Self.misrouted(sql, as: "a read") }
             deliver(read, to: onRow)
-        } else {
-            // Written, by SQLite's verdict, yet not an `INSERT`, `UPDATE` or `DELETE`: `VACUUM INTO`,
-            // say, which no transaction may hold. Run alone, after the open batch's commit.
-            deliver(try await write(sql, values, alone: true), to: onRow)
+        case nil:
+            if let read = try read(sql, values, listing: false) {
+                deliver(read, to: onRow)
+            } else {
+                deliver(try await write(sql, values, expecting: .write), to: onRow)
+            }
         }
+    }
+
+    /// The refusal of a statement that is not what its route says (a programming error).
+    static func misrouted(_ sql: String, as route: String) -> SQLiteFailure {
+        SQLiteFailure(code: SQLITE_MISUSE, message: "a statement sent as \(route) is not one, by SQLite's verdict; transactions and settings are not run through the shared database")
     }
 
     fileprivate func executeOnWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
@@ -222,7 +256,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         let (sql, binds) = serialize(query)
         let values = try binds.map(SQLiteBinding.value(of:))
         guard waitsForDisk, WriteBinding.isBinding, let scope = DurabilityScope.current else {
-            _ = try await write(sql, values)
+            _ = try await write(sql, values, expecting: .write)
             return
         }
         // Once a flush has failed nothing is queued: no flush would come to write it.
@@ -304,7 +338,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// - Parameter alone: whether it runs outside the open batch (``WriteBatch``), after its
     ///   commit: a migration's transaction control, or a statement no transaction may hold.
-    private func write(_ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false) async throws -> SQLiteResult {
+    /// - Parameter expecting: when `.write`, a statement SQLite does not call a write is refused
+    ///   before it runs (a query or transaction control sent as a write).
+    private func write(
+        _ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false, expecting: SQLiteConnectionHandle.StatementKind? = nil
+    ) async throws -> SQLiteResult {
         var (result, commit): (SQLiteResult, Int)
         var busy = BusyWait()
         var queued = false
@@ -312,6 +350,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         while true {
             do {
                 (result, commit) = try writer.connection.withLock { connection in
+                    if let expecting, try connection.kind(of: sql) != expecting { throw Self.misrouted(sql, as: "a write") }
                     if waitsForDisk {
                         guard alone else { return try flusher.runInBatch(sql, values, on: connection, mayGiveWay: !queued) }
                         try flusher.commitBatch(on: connection)
@@ -395,18 +434,19 @@ final class InlineSQLiteDatabase: SQLDatabase {
         for values in result.rows { onRow(InlineSQLiteRow(columns: result.columns, values: values)) }
     }
 
-    /// Runs `sql` on the writer or a reader when SQLite says it only reads; `nil` when it writes.
-    private func readIfReadOnly(_ sql: String, _ values: [SQLiteValue]) throws -> SQLiteResult? {
+    /// Runs the query `sql` on the writer or a reader (a listing only on a reader, unless its
+    /// request wrote into the open batch); `nil` when SQLite says it writes.
+    private func read(_ sql: String, _ values: [SQLiteValue], listing: Bool) throws -> SQLiteResult? {
         let scope = DurabilityScope.current
         let attempt: WriterRead?
         if let scope, scope.latestCommit > flusher.commitCounter.load(ordering: .acquiring) {
             // A request that wrote into or read from the open batch (``WriteBatch``) reads on the
             // writer, the one connection that sees it before its commit, listings included.
             attempt = try writer.connection.withLock { try readOnWriter(sql, values, $0, for: scope) }
-        } else if !Self.isListing(sql) {
+        } else if !listing {
             // Look-ups on the writer first when it is free: its page cache survives its own
             // commits, while every commit makes a reader reread the pages it uses (20 fewer reads
-            // of the file per token request). Not listings (`ORDER BY`), which may hold it for many
+            // of the file per token request). Not listings, which may hold it for many
             // rows, and not while it is closed or inside a migration's transaction. Then a free
             // reader, else the next reader in turn. A read meeting another process's lock on the
             // writer, which does not wait for those, goes to a reader, which does.
@@ -463,7 +503,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
     static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle, insideBatch: Bool = false) throws -> WriterRead {
         guard writer.isOpen, writer.isAutocommit || insideBatch else { return .elsewhere }
         do {
-            guard try writer.isReadOnly(sql) else { return .writes }
+            switch try writer.kind(of: sql) {
+            case .write: return .writes
+            case .control: throw misrouted(sql, as: "a read")
+            case .query: break
+            }
             return .rows(try writer.run(sql, binds: values, mayOpenTransaction: insideBatch))
         } catch let failure as SQLiteFailure where failure.isBusy {
             return .elsewhere
@@ -471,65 +515,14 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     private static func read(_ sql: String, _ values: [SQLiteValue], on connection: SQLiteConnectionHandle) throws -> SQLiteResult? {
-        guard try connection.isReadOnly(sql) else { return nil }
-        return try connection.run(sql, binds: values)
-    }
-
-    /// Whether `sql` orders its rows (`ORDER BY`), as the store's listings do. By bytes: `String`'s
-    /// `contains` cost more than the look-up it guards.
-    static func isListing(_ sql: String) -> Bool {
-        var sql = sql
-        let pattern = orderBy
-        return sql.withUTF8 { bytes in
-            guard bytes.count >= pattern.count else { return false }
-            for start in 0...(bytes.count - pattern.count) where bytes[start] == pattern[0] {
-                if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return true }
-            }
-            return false
-        }
-    }
-
-    private static let orderBy = Array("ORDER BY".utf8)
-
-    /// Whether `sql` writes by its first word (the rest SQLite itself classifies). Transaction
-    /// control is refused: a caller's `BEGIN` would be shared by other callers' statements.
-    private static func writes(_ sql: String) throws -> Bool {
-        switch firstWord(of: sql) {
-        case "INSERT", "UPDATE", "DELETE", "REPLACE": return true
-        case "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE":
-            throw SQLiteFailure(code: SQLITE_MISUSE, message: "transactions are not run through the shared database: use migrationSession")
-        case "PRAGMA", "ATTACH", "DETACH":
-            // SQLite calls these read-only, yet they change the connection they run on.
-            throw SQLiteFailure(code: SQLITE_MISUSE, message: "connection settings are not changed through the shared database")
-        default: return false
-        }
-    }
-
-    /// The statement's first word, ASCII letters uppercased; by bytes over the text's own storage
-    /// (Character tests and generic `UTF8View` walks cost more than the statement's look-up).
-    /// Words longer than any keyword are not spelled out: they are none of them.
-    static func firstWord(of sql: String) -> String {
-        var sql = sql
-        return sql.withUTF8 { bytes in
-            var length = 0
-            while length < bytes.count {
-                let byte = bytes[length]
-                if byte == UInt8(ascii: "(") || byte == UInt8(ascii: " ") || (UInt8(ascii: "\t")...UInt8(ascii: "\r")).contains(byte) { break }
-                length += 1
-            }
-            guard length <= 9 else { return "" }
-            return String(unsafeUninitializedCapacity: length) { word in
-                for offset in 0..<length {
-                    let byte = bytes[offset]
-                    word[offset] = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte
-                }
-                return length
-            }
+        switch try connection.kind(of: sql) {
+        case .write: return nil
+        case .control: throw misrouted(sql, as: "a read")
+        case .query: return try connection.run(sql, binds: values)
         }
     }
 }
 
-/// ``InlineSQLiteDatabase/migrationSession``.
 private struct WriterSession: SQLDatabase {
     let database: InlineSQLiteDatabase
     var logger: Logger { database.logger }
@@ -543,5 +536,23 @@ private struct WriterSession: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         try await database.executeOnWriter(query, onRow)
+    }
+}
+
+/// A view of the database whose every statement takes one ``InlineSQLiteDatabase/Route``.
+private struct RoutedSession: SQLDatabase {
+    let database: InlineSQLiteDatabase
+    let route: InlineSQLiteDatabase.Route
+    var logger: Logger { database.logger }
+    var eventLoop: any EventLoop { database.eventLoop }
+    var dialect: any SQLDialect { database.dialect }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        eventLoop.makeFutureWithTask { try await database.execute(query, route: route, onRow) }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await database.execute(query, route: route, onRow)
     }
 }

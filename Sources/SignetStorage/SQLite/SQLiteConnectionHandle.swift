@@ -136,6 +136,24 @@ final class SQLiteConnectionHandle {
         try prepared(sql).isReadOnly
     }
 
+    /// What `sql` is, by SQLite's verdict on the prepared statement (not by its text).
+    enum StatementKind {
+        /// Only reads and answers columns: a query, safe on any connection.
+        case query
+        /// Writes (`INSERT`, `UPDATE`, `DELETE`, with or without `RETURNING`).
+        case write
+        /// Only reads by SQLite's verdict yet answers no column: transaction control, `ATTACH`,
+        /// a setting. Never run through the shared database.
+        case control
+    }
+
+    /// The ``StatementKind`` of `sql`.
+    func kind(of sql: String) throws -> StatementKind {
+        let statement = try prepared(sql)
+        guard statement.isReadOnly else { return .write }
+        return statement.columns.names.isEmpty ? .control : .query
+    }
+
     /// Runs one statement with `binds` and returns its rows.
     ///
     /// - Parameter mayOpenTransaction: whether the statement may leave a transaction open (a
