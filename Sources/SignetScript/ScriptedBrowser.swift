@@ -75,6 +75,11 @@ public final class ScriptedBrowser: Sendable {
 
     /// Sends any request.
     public func send(_ method: String, _ url: String, body: String?, headers: [(String, String)] = []) async throws -> ScriptedResponse {
+        try await send(method, url, bytes: body.map { Array($0.utf8) }, headers: headers)
+    }
+
+    /// Sends any request with a body of raw bytes (which need not be UTF-8).
+    public func send(_ method: String, _ url: String, bytes body: [UInt8]?, headers: [(String, String)] = []) async throws -> ScriptedResponse {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         if url.hasPrefix("https://") { request.tlsConfiguration = tls ?? Self.defaultTLS }
@@ -83,7 +88,7 @@ public final class ScriptedBrowser: Sendable {
         if !jar.isEmpty, !headers.contains(where: { $0.0.lowercased() == "cookie" }) {
             request.headers.add(name: "Cookie", value: jar.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
         for setCookie in response.headers["Set-Cookie"] { remember(setCookie) }

@@ -46,3 +46,15 @@ struct QueryAppendTests {
         #expect(FormParameters().appended(to: "https://rp.example/cb?") == "https://rp.example/cb?", "no parameters: the URL as it is")
     }
 }
+
+@Suite("Loopback redirect ports")
+struct LoopbackRedirectPortTests {
+    @Test("a loopback redirect matches on a port a socket can listen on (1–65535), never 0 or beyond")
+    func ports() {
+        #expect(RedirectURI.matches("http://127.0.0.1:1/cb", registered: ["http://127.0.0.1/cb"]))
+        #expect(RedirectURI.matches("http://127.0.0.1:65535/cb", registered: ["http://127.0.0.1/cb"]))
+        for port in ["0", "65536", "99999"] {
+            #expect(!RedirectURI.matches("http://127.0.0.1:\(port)/cb", registered: ["http://127.0.0.1/cb"]), "\(port)")
+        }
+    }
+}

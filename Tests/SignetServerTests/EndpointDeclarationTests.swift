@@ -12,7 +12,7 @@ struct EndpointDeclarationTests {
     @Test("an OAuth path answers other methods (OPTIONS and HEAD too) with OAuth JSON; a path with a parameter too")
     func oauthDialect() async throws {
         try await withTestProvider { provider in
-            for (method, path, allow) in [("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"), ("PUT", "/devices/ca.pem", "GET")] {
+            for (method, path, allow) in [("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"), ("PUT", "/devices/ca.pem", "GET, HEAD")] {
                 let response = try await ScriptedBrowser().send(method, provider.url(path), body: nil)
                 #expect(response.status == 405, "\(method) \(path)")
                 #expect(response.header("Allow") == allow, "\(method) \(path)")
@@ -40,8 +40,24 @@ struct EndpointDeclarationTests {
         try await withTestProvider { provider in
             let response = try await ScriptedBrowser().send("DELETE", provider.url("/logout"), body: nil)
             #expect(response.status == 405)
-            #expect(response.header("Allow") == "GET, POST")
+            #expect(response.header("Allow") == "GET, HEAD, POST", "a GET path answers HEAD too")
             #expect(response.oauthError == nil)
+        }
+    }
+
+    @Test("every GET endpoint answers HEAD as GET without content (RFC 9110 §9.3.2), and its Allow names HEAD")
+    func headFollowsGet() async throws {
+        try await withTestProvider { provider in
+            for path in ["/jwks", "/.well-known/openid-configuration", "/authorize", "/health", "/logout", "/userinfo"] {
+                let get = try await ScriptedBrowser().get(provider.url(path))
+                let head = try await ScriptedBrowser().send("HEAD", provider.url(path), body: nil)
+                #expect(head.status == get.status, "\(path)")
+                #expect(head.body.isEmpty, "\(path)")
+                #expect(head.header("Content-Type") == get.header("Content-Type"), "\(path)")
+            }
+            let wrong = try await ScriptedBrowser().send("DELETE", provider.url("/jwks"), body: nil)
+            #expect(wrong.status == 405)
+            #expect(wrong.header("Allow") == "GET, HEAD")
         }
     }
 }

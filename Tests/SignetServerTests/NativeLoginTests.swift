@@ -85,6 +85,17 @@ struct NativeLoginTests {
             #expect(wrongType.status == 415)
             let malformed = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: "{not json", headers: [("Content-Type", "application/json")])
             #expect(malformed.status == 400)
+            // A byte-order mark before the text: JSONDecoder would skip it and keep one of two
+            // client_id members the strict reader never saw; it is refused as not JSON.
+            let body = #"{"client_id":"app","redirect_uri":"x","client_id":"nope"}"#
+            let marked = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: "\u{FEFF}" + body, headers: [("Content-Type", "application/json")])
+            #expect(marked.status == 400)
+            #expect(marked.json["error_description"] as? String == "the body must be one JSON object")
+            let plain = try await app.start()
+            let bommed = try await ScriptedBrowser().send(
+                "POST", provider.url("/login/native/start"), body: "\u{FEFF}" + String(decoding: try JSONSerialization.data(withJSONObject: app.authorization.parameters().reduce(into: [String: String]()) { $0[$1.0] = $1.1 }), as: UTF8.self),
+                headers: [("Content-Type", "application/json")])
+            #expect(plain.status == 201 && bommed.status == 400, "a mark before even a well-formed body is refused")
         }
     }
 

@@ -85,6 +85,10 @@ struct OAuthEndpointErrorTests {
                 expectOAuthJSONError(repeated, status: 400, "repeated parameters at \(path)")
                 let malformed = try await browser.send("POST", provider.url(path), body: "token=%zz", headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 expectOAuthJSONError(malformed, status: 400, "bad percent-encoding at \(path)")
+                // A raw byte that is not UTF-8 is refused as %ff is, never read as U+FFFD.
+                let raw = try await browser.send("POST", provider.url(path), bytes: Array("grant_type=".utf8) + [0xFF], headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                expectOAuthJSONError(raw, status: 400, "a raw byte that is not UTF-8 at \(path)")
+                #expect(raw.json["error_description"] as? String == "the body is not UTF-8", "\(path)")
             }
             // An empty value counts as absent.
             expectOAuthJSONError(try await browser.post(provider.url("/token"), form: [("grant_type", ""), ("client_id", "app")]), status: 400, "empty grant_type")

@@ -50,7 +50,9 @@ public enum RedirectURI {
         guard case .success(.loopback) = classify(registered), case .success(.loopback) = classify(requested),
             let want = URLComponents(string: registered), let got = URLComponents(string: requested)
         else { return false }
-        // RFC 8252 §7.3: everything but the port must match exactly.
+        // RFC 8252 §7.3: everything but the port must match exactly, and the port must be one a
+        // socket can listen on (1–65535), when given.
+        if let port = got.port, !(1...65_535).contains(port) { return false }
         return got.scheme == want.scheme && got.host == want.host && got.percentEncodedPath == want.percentEncodedPath
             && got.percentEncodedQuery == want.percentEncodedQuery
     }

@@ -156,6 +156,8 @@ public struct AuthorizationRequestValidator: Sendable {
             acrValues: (parameters[OAuthParameter.acrValues] ?? "").split(separator: " ").map(String.init),
             uiLocales: (parameters[OAuthParameter.uiLocales] ?? "").split(separator: " ").map(String.init)
         )
+        // OIDC Core §5.5.1.1: an acr asked for as essential in `claims` must be met, as acr_values are here.
+        if let essential = Self.essentialACR(in: parameters[OAuthParameter.claims]) { request.acrValues = essential }
         // The client's own minimum holds whatever the (editable) request asks for.
         request.minimumACR = client.minimumACR
         // Singpass's native-app parameters.
@@ -189,6 +191,18 @@ public struct AuthorizationRequestValidator: Sendable {
             request.appLaunchURL = launch
         }
         return .valid(request, client)
+    }
+
+    /// The `acr` values the `claims` parameter asks for as essential in the ID token (OIDC Core
+    /// §5.5.1.1: `{"id_token":{"acr":{"essential":true,"values":[…]}}}`, or one `value`), or `nil`
+    /// when it asks for none: a voluntary `acr` claim asks for nothing. Malformed `claims` are
+    /// refused by ``instanceBinding(_:scopes:client:)``.
+    static func essentialACR(in claims: String?) -> [String]? {
+        guard let claims, let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any],
+            let acr = (object["id_token"] as? [String: Any])?["acr"] as? [String: Any], acr["essential"] as? Bool == true
+        else { return nil }
+        let values = (acr["values"] as? [Any] ?? []).compactMap { $0 as? String } + [acr["value"] as? String].compactMap { $0 }
+        return values.isEmpty ? nil : values
     }
 
     /// Why a request cannot be refused on its face for its device part.

@@ -35,8 +35,10 @@ struct PushedRequests: Sendable {
         }
         guard uri.utf8.count <= 128 else { return .refused(OAuthError(.invalidRequestURI, "request_uri was not issued by this provider")) }
         let uriHash = SecretDigest.hex(String(uri.dropFirst(Self.uriPrefix.count)))
-        // Read first and spent only when the request is usable: the record under a uri never
-        // changes, so what is checked here is what the consume below returns.
+        // Read first, so that a request whose parameters differ from the pushed ones spends
+        // nothing (the record under a uri never changes, so what is checked here is what the
+        // consume below returns). A request naming another client does spend it: a request_uri
+        // seen with the wrong client_id has leaked, and is not left for anyone to use.
         guard let seen = try await pushedRequests.pushedRequest(uriHash: uriHash) else {
             return .refused(OAuthError(.invalidRequestURI, "request_uri is unknown, expired or already used"))
         }

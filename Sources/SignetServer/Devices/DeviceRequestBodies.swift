@@ -54,7 +54,7 @@ struct EnrolmentBody: Sendable {
     /// A JSON object of a small body, refusing anything else with `invalid_request`.
     static func decodeJSON<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
         let data = Data(buffer: body)
-        do { try JSONRequestBody.check(data, objectOnly: true) } catch { throw error.oauthError }
+        do { try JSONRequestBody.check(data) } catch { throw error.oauthError }
         do { return try JSONDecoder().decode(T.self, from: data) } catch {
             throw OAuthHTTPError.invalidRequest("the body must be a JSON object with the documented members (docs/devices.md)")
         }

@@ -47,6 +47,16 @@ struct Endpoint: Sendable {
     ) {
         (self.method, self.path, self.body, self.dialect, self.handler) = (method, path, body, dialect, handler)
     }
+
+    /// HEAD for this GET endpoint (RFC 9110 §9.3.2: a server that answers GET answers HEAD): the
+    /// same answer, status and fields, without content.
+    var head: Endpoint {
+        // The OAuth rules strip the content of every HEAD answer themselves, errors included.
+        guard dialect != .oauth else { return Endpoint(.head, path, body: body, dialect: dialect, handler) }
+        return Endpoint(.head, path, body: body, dialect: dialect) { [handler] request, context in
+            try await handler(request, context).createHeadResponse()
+        }
+    }
 }
 
 /// A capability's endpoints, declared in its own folder beside the component that answers them.

@@ -56,15 +56,20 @@ enum JSONRequestBody {
         return data
     }
 
-    /// Refuses an empty body (when `required`), U+0000 and a repeated member name; with
-    /// `objectOnly`, anything but one JSON object too (else the caller's decoder words that).
-    static func check(_ data: Data, required: Bool = true, objectOnly: Bool = false) throws(Refusal) {
-        if required, data.isEmpty { throw .empty }
+    /// Refuses an empty body (when `required`), U+0000, a repeated member name, and anything
+    /// the strict scanner cannot read as JSON: what it cannot read is never left to
+    /// `JSONDecoder`, which reads more (a byte-order mark before the text, say) and so could
+    /// keep one of two members the scanner never saw (RFC 8259 §4, §8.1).
+    static func check(_ data: Data, required: Bool = true) throws(Refusal) {
+        if data.isEmpty {
+            if required { throw .empty }
+            return
+        }
         if NULCharacter.isEncoded(inJSON: data) { throw .nul }
         switch JSONMemberNames(scanning: data) {
         case .unique: return
         case .repeated(let name): throw .repeated(name)
-        case .malformed: if objectOnly { throw .notJSON }
+        case .malformed: throw .notJSON
         }
     }
 }

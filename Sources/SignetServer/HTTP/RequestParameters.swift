@@ -30,7 +30,11 @@ public enum RequestParameters {
             throw OAuthHTTPError(.unsupportedMediaType, .invalidRequest, "the body must be application/x-www-form-urlencoded")
         }
         let buffer = try await request.body.collect(upTo: maxBodySize)
-        return try parse(String(buffer: buffer))
+        // A raw byte that is not UTF-8 is refused, as `%ff` is by the decoder: never read as U+FFFD.
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+            throw OAuthHTTPError.invalidRequest("the body is not UTF-8")
+        }
+        return try parse(text)
     }
 
     static func parse(_ text: String) throws -> FormParameters {

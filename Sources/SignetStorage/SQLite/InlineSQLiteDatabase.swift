@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
+import SignetCore
 import SignetStore
 import SQLiteKit
 import Synchronization
@@ -220,6 +221,15 @@ final class InlineSQLiteDatabase: SQLDatabase {
     }
 
     fileprivate func execute(_ query: any SQLExpression, route: Route?, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        do { try await run(query, route: route, onRow) } catch let failure as SQLiteFailure where failure.isBusy {
+            // Another process held the file's lock through the whole wait: the store cannot be
+            // written (or read) now, but nothing was done, and the same request later can work —
+            // an outage (503 with Retry-After), not a failure of the statement.
+            throw SignetError(.storageUnavailable, "the SQLite store stayed locked by another process; try again shortly")
+        }
+    }
+
+    private func run(_ query: any SQLExpression, route: Route?, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
         let values = try binds.map(SQLiteBinding.value(of:))
         switch route {

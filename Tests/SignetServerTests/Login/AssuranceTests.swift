@@ -204,4 +204,23 @@ struct AssuranceTests {
             #expect(try await provider.store.deleteRememberTokens(userID: fixture.user.id) == 0)
         }
     }
+
+    @Test("an acr asked for as essential in the claims parameter is a requirement (OIDC Core §5.5.1.1): a one-factor session does not meet loa:2, silently or on the page")
+    func essentialACRInClaims() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = ScriptedBrowser()
+            _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
+            let essential = #"{"id_token":{"acr":{"essential":true,"values":["urn:signet:loa:2"]}}}"#
+            let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", essential)]))
+            #expect(silent.locationParameters?["error"] == "login_required")
+            let page = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("claims", essential)]))
+            #expect(page.status == 200 && LoginForm.fields(in: page.body) != nil, "the login is asked for again")
+            // A voluntary acr, or an essential one the session meets, asks for nothing more.
+            for claims in [#"{"id_token":{"acr":{"values":["urn:signet:loa:2"]}}}"#, #"{"id_token":{"acr":{"essential":true,"value":"urn:signet:loa:1"}}}"#] {
+                let answered = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", claims)]))
+                #expect(answered.locationParameters?["code"] != nil, "\(claims): \(answered.status) \(answered.header("Location") ?? "")")
+            }
+        }
+    }
 }
