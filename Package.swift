@@ -3,7 +3,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -302,7 +302,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "SignetTesting", "SignetScript", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "SignetClient", "signet", "signet-bench",
+                "SignetTesting", "SignetScript", "SignetStore", "SignetServer", "SignetStorage", "SignetRelyingParty", "SignetCore", "SignetClient",
+                "signet", "signet-bench",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

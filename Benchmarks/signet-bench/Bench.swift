@@ -36,25 +36,38 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "bcrypt cost the server uses for the benchmark user's password.") var passwordHashCost = 12
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(parsing: .upToNextOption, help: "Concurrency levels.") var concurrency: [Int] = [1, 8, 32]
-    @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite: an empty database, which the run seeds and leaves filled.") var database: String?
-    @Flag(inversion: .prefixedNo, help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh, device login.")
+    @Option(help: "A postgres:// URL to benchmark PostgreSQL instead of SQLite: an empty database, which the run seeds and leaves filled.")
+    var database: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Also measure devices over mutual TLS (a second server with --dev-tls): activation, a device request, a bound refresh, device login.")
     var devices = true
-    @Flag(name: .customLong("device"), help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
+    @Flag(
+        name: .customLong("device"),
+        help: "Measure only the device rows (activation, mutual TLS request, bound refresh, device login with a PIN authenticator).")
     var deviceOnly = false
 
     @Option(parsing: .upToNextOption, help: "Only these rows: flow, native, code, prepared, refresh, dpop (default: all).")
     var only: [BenchRow] = BenchRow.allCases
 
-    @Flag(help: "Run the server on CPUs of its own (whole cores, at least half of the online CPUs this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset; a PostgreSQL server is not placed).")
+    @Flag(
+        help:
+            "Run the server on CPUs of its own (whole cores, at least half of the online CPUs this command may use) and the load on the others, as when its clients are on other machines (Linux, with util-linux's taskset; a PostgreSQL server is not placed)."
+    )
     var isolate = false
 
-    @Option(help: "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind.")
+    @Option(
+        help:
+            "Instead of the table: count the server's instructions for N token requests (or, with --only flow, N full login flows) under valgrind's callgrind."
+    )
     var callgrind: Int?
 
     func validate() throws {
         guard !concurrency.isEmpty, concurrency.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--concurrency takes levels of 1 or more") }
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be more than 0") }
-        if isolate, callgrind != nil { throw ValidationError("--isolate and --callgrind do not go together: an instruction count does not depend on the CPUs") }
+        if isolate, callgrind != nil {
+            throw ValidationError("--isolate and --callgrind do not go together: an instruction count does not depend on the CPUs")
+        }
     }
 
     func run() async throws {
@@ -74,7 +87,9 @@ struct Bench: AsyncParsableCommand {
         for user in users { try await admin.addUser(username: user.username, password: user.password) }
         try await seedStore.close()
         let port = try FreePort.find()
-        let arguments = ["serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error"]
+        let arguments = [
+            "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error",
+        ]
         let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
 
@@ -83,12 +98,15 @@ struct Bench: AsyncParsableCommand {
         let seed = try DemoSeed.load(dataDirectory: folder)
         let key = try seed.backendKey()
         let backend = RelyingParty(
-            configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
+            configuration: RelyingPartyConfiguration(
+                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()
         let flow = FlowRunner(seed: seed, backend: backend)
 
         let placement = try isolation.map { ", " + (try $0.confirmed(serverPID: server.processIdentifier)) } ?? ", server and load sharing them"
-        print("Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores\(placement), bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row")
+        print(
+            "Signet benchmark: loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores\(placement), bcrypt cost \(passwordHashCost), \(database == nil ? "SQLite" : "PostgreSQL"), \(seconds) s per row"
+        )
         print("| path | concurrency | requests/s | p50 ms | p99 ms | server CPU ms/request | errors |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         var totalErrors = 0
@@ -114,13 +132,17 @@ struct Bench: AsyncParsableCommand {
             return
         }
         for level in concurrency where only.contains(.flow) {
-            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await flow.fullFlow(as: users[worker]) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await flow.fullFlow(as: users[worker])
+            }
             record(result, "full login flow", level)
         }
         let app = SignetClient(configuration: .init(issuer: issuer, clientID: seed.nativeClientID, redirectURI: seed.nativeRedirectURI))
         _ = try await app.discover()
         for level in concurrency where only.contains(.native) {
-            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker]) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await NativeFlowRunner(seed: seed, client: app).passwordLogin(as: users[worker])
+            }
             record(result, "native login (API, password) + token", level)
         }
         for level in concurrency where only.contains(.code) {
@@ -145,7 +167,9 @@ struct Bench: AsyncParsableCommand {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await flow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
-            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: backend) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await holders[worker].refresh(with: backend)
+            }
             record(result, "token endpoint (refresh, private_key_jwt)", level)
         }
         // The same with a DPoP proof on every request (RFC 9449): the cost of sender-constrained tokens.
@@ -159,7 +183,9 @@ struct Bench: AsyncParsableCommand {
             var chains: [String] = []
             for worker in 0..<level { chains.append(try await dpopFlow.fullFlow(as: users[worker]).tokens.refreshToken ?? "") }
             let holders = chains.map(RefreshChain.init)
-            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await holders[worker].refresh(with: dpopBackend) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await holders[worker].refresh(with: dpopBackend)
+            }
             record(result, "token endpoint (refresh, private_key_jwt + DPoP)", level)
         }
         let httpPeak = ProcessMemory.peak(pid: server.processIdentifier)
@@ -167,7 +193,9 @@ struct Bench: AsyncParsableCommand {
         server.waitUntilExit()
         if devices { totalErrors += try await deviceRows(folder: folder, seed: seed, users: users, isolation: isolation) }
         print("server peak memory: \(httpPeak.map { "\($0 / 1024) MiB" } ?? "unknown")")
-        if !resident.isEmpty { print("server resident memory after each row: \(resident.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")) MiB") }
+        if !resident.isEmpty {
+            print("server resident memory after each row: \(resident.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ")) MiB")
+        }
         print("errors: \(totalErrors)")
         if totalErrors > 0 { throw ExitCode.failure }
     }
@@ -199,7 +227,8 @@ struct Bench: AsyncParsableCommand {
     func deviceRows(folder: URL, seed: DemoSeed, users: [BenchUser], isolation: CPUIsolation?) async throws -> Int {
         let port = try FreePort.find()
         let arguments = [
-            "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error", "--dev-tls",
+            "serve", "--data-dir", folder.path, "--port", String(port), "--password-hash-cost", String(passwordHashCost), "--log-level", "error",
+            "--dev-tls",
         ]
         let server = try startServer(arguments, on: isolation)
         defer { server.terminate() }
@@ -211,7 +240,9 @@ struct Bench: AsyncParsableCommand {
             trustRoots: [try String(contentsOfFile: caFile, encoding: .utf8)], facetID: seed.facetID ?? DemoSeed.demoFacetID)
         var errors = 0
         for level in concurrency {
-            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await bench.activate(as: users[worker]) }
+            let result = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await bench.activate(as: users[worker])
+            }
             errors += result.report("device activation (instance id, native login, CSR → certificate; new TLS connections)", level)
         }
         for level in concurrency {
@@ -224,7 +255,9 @@ struct Bench: AsyncParsableCommand {
             errors += refresh.report("token endpoint (refresh, certificate-bound, mutual TLS)", level)
             let login = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLogin() }
             errors += login.report("device login (start, UAF assertion with PIN proof, finish → code)", level)
-            let full = try await measure(concurrency: level, server: server.processIdentifier) { worker in try await workers[worker].deviceLoginToTokens() }
+            let full = try await measure(concurrency: level, server: server.processIdentifier) { worker in
+                try await workers[worker].deviceLoginToTokens()
+            }
             errors += full.report("device login to tokens (the above and /token with PKCE over mutual TLS)", level)
             for device in workers { await device.shutdown() }
         }
@@ -251,7 +284,9 @@ struct Bench: AsyncParsableCommand {
     }
 
     /// Runs `work` on `concurrency` workers for `seconds`, timing each call and the server's CPU time.
-    func measure(concurrency: Int, server serverPID: Int32, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws -> Measurement {
+    func measure(concurrency: Int, server serverPID: Int32, _ work: @escaping @Sendable (Int) async throws -> some Sendable) async throws
+        -> Measurement
+    {
         try await measureWorkers(concurrency: concurrency, server: serverPID) { worker, deadline, firstError in
             var timing = WorkerTiming(reportingFirstErrorTo: firstError)
             // At least one call, however late the worker starts; then until the deadline or
@@ -275,7 +310,8 @@ struct Bench: AsyncParsableCommand {
     /// Runs `runWorker` for each of `concurrency` workers, given the row's deadline and where to
     /// report the row's first error, and measures the server's CPU time over them all.
     func measureWorkers(
-        concurrency: Int, server serverPID: Int32, _ runWorker: @escaping @Sendable (Int, ContinuousClock.Instant, FirstErrorReport) async -> WorkerTiming
+        concurrency: Int, server serverPID: Int32,
+        _ runWorker: @escaping @Sendable (Int, ContinuousClock.Instant, FirstErrorReport) async -> WorkerTiming
     ) async throws -> Measurement {
         let cpuBefore = ProcessCPU.seconds(pid: serverPID)
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -361,7 +397,8 @@ struct Measurement {
     func row(_ name: String, _ concurrency: Int) -> String {
         let rate = Double(latencies.count) / seconds
         let cpu = serverCPUSeconds.flatMap { latencies.isEmpty ? nil : String(format: "%.2f", $0 * 1000 / Double(latencies.count)) } ?? "n/a"
-        return "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(cpu) | \(countedErrors) |"
+        return
+            "| \(name) | \(concurrency) | \(String(format: "%.1f", rate)) | \(String(format: "%.1f", percentile(0.5))) | \(String(format: "%.1f", percentile(0.99))) | \(cpu) | \(countedErrors) |"
     }
 }
 

@@ -115,7 +115,8 @@ struct CPUIsolation: Equatable {
             try taskset.run()
             taskset.waitUntilExit()
             guard taskset.terminationStatus == 0 else {
-                throw ValidationError("taskset could not move this process to CPU \(Self.list(load)) (exit \(taskset.terminationStatus); its message is above)")
+                throw ValidationError(
+                    "taskset could not move this process to CPU \(Self.list(load)) (exit \(taskset.terminationStatus); its message is above)")
             }
             if try Self.strayThread(of: "self", from: load) == nil { return }
         }
@@ -124,7 +125,9 @@ struct CPUIsolation: Equatable {
 
     /// Checks that `taskset` is there before anything starts.
     static func checkTaskset() throws {
-        guard FileManager.default.isExecutableFile(atPath: taskset) else { throw ValidationError("--isolate needs util-linux's taskset at \(taskset)") }
+        guard FileManager.default.isExecutableFile(atPath: taskset) else {
+            throw ValidationError("--isolate needs util-linux's taskset at \(taskset)")
+        }
     }
 
     /// Checks that every thread of the server (`serverPID`) and of this process runs where it

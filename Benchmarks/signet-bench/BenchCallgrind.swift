@@ -66,14 +66,16 @@ extension Bench {
         let seed = try DemoSeed.load(dataDirectory: folder)
         let key = try seed.backendKey()
         let backend = RelyingParty(
-            configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
+            configuration: RelyingPartyConfiguration(
+                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
         _ = try await backend.discover()
         let warmUp = 30
         let one: () async throws -> Void
         switch subject {
         case .tokenRequest:
             let queue = try await PreparedCodes.make(
-                location: location, clientID: seed.backendClientID, redirectURI: seed.backendRedirectURIs[0], users: [user], perWorker: warmUp + requests)[0]
+                location: location, clientID: seed.backendClientID, redirectURI: seed.backendRedirectURIs[0], users: [user],
+                perWorker: warmUp + requests)[0]
             one = { _ = try await backend.exchangeCode(queue.next()!, pending: queue.pending) }
         case .loginFlow:
             let flow = FlowRunner(seed: seed, backend: backend)

@@ -36,18 +36,21 @@ struct PreparedCodes: Sendable {
         }
     }
 
-    private static func write(into store: SQLStore, clientID: String, redirectURI: String, users: [BenchUser], perWorker: Int) async throws -> [Queue] {
+    private static func write(into store: SQLStore, clientID: String, redirectURI: String, users: [BenchUser], perWorker: Int) async throws -> [Queue]
+    {
         let now = Date()
         var queues: [Queue] = []
         for user in users {
             guard let record = try await store.user(username: user.username) else { throw SignetError(.notFound, "no bench user \(user.username)") }
             let verifier = SecureRandom().token(byteCount: 32)
-            let pending = PendingAuthorization(state: "bench", nonce: SecureRandom().token(byteCount: 16), codeVerifier: verifier, redirectURI: redirectURI)
+            let pending = PendingAuthorization(
+                state: "bench", nonce: SecureRandom().token(byteCount: 16), codeVerifier: verifier, redirectURI: redirectURI)
             var codes: [String] = []
             for _ in 0..<perWorker {
                 var grant = GrantRecord(
                     id: SecureRandom().token(byteCount: 16), clientID: clientID, userID: record.id, scope: "openid profile", authTime: now,
-                    acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(86_400))
+                    acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: nil, createdAt: now,
+                    expiresAt: now.addingTimeInterval(86_400))
                 grant.userStamp = record.securityStamp
                 try await store.insertGrant(grant)
                 let code = SecureRandom().token(byteCount: 32)

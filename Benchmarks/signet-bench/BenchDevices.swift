@@ -23,7 +23,9 @@ struct DeviceBench: Sendable {
     /// One whole activation of a fresh installation: instance id, native login with it as the
     /// nonce, a new key and its certificate; new TLS connections, as a newly installed app makes.
     func activate(as user: BenchUser, keyStore: any DeviceKeyStore = MemoryDeviceKeyStore()) async throws -> DeviceCredential {
-        try await Installation.with(client: client, keyStore: keyStore, trustRoots: trustRoots, username: user.username, password: user.password, codes: NoCodes()) {
+        try await Installation.with(
+            client: client, keyStore: keyStore, trustRoots: trustRoots, username: user.username, password: user.password, codes: NoCodes()
+        ) {
             installation in
             _ = try await installation.activate()
             guard let credential = try await keyStore.load() else { throw SignetError(.malformedMessage, "the key store kept nothing") }
@@ -95,7 +97,8 @@ final class BenchDevice: @unchecked Sendable {
 
     /// `GET /devices/status` over mutual TLS: the certificate checked against the CAs and the store.
     func status() async throws -> Bool {
-        let response = try await NIOHTTPTransport(client: http).send(HTTPTransportRequest(method: "GET", url: client.configuration.issuer + "/devices/status"))
+        let response = try await NIOHTTPTransport(client: http).send(
+            HTTPTransportRequest(method: "GET", url: client.configuration.issuer + "/devices/status"))
         guard response.status == 200 else { throw SignetError(.malformedMessage, "status answered \(response.status)") }
         return true
     }
@@ -116,7 +119,9 @@ final class BenchDevice: @unchecked Sendable {
 struct KeptConnection: MutualTLSTransportFactory {
     let transport: NIOHTTPTransport
 
-    func withTransport<Result: Sendable>(presenting credential: DeviceCredential, _ body: (any HTTPTransport) async throws -> Result) async throws -> Result {
+    func withTransport<Result: Sendable>(presenting credential: DeviceCredential, _ body: (any HTTPTransport) async throws -> Result) async throws
+        -> Result
+    {
         try await body(transport)
     }
 }

@@ -5,9 +5,9 @@ import SignetRelyingParty
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Token requests made before the row and sent as bytes, so the load generator's own work per
@@ -74,7 +74,9 @@ enum PreparedTokenRequests {
                         if answer.status == 200, isTokenResponse(answer.body) {
                             timing.succeeded(since: begin)
                         } else {
-                            timing.failed(SignetError(.malformedMessage, "status \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))"))
+                            timing.failed(
+                                SignetError(.malformedMessage, "status \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+                            )
                         }
                     } while timing.goesOn(until: deadline)
                 } catch {
@@ -117,7 +119,8 @@ enum PreparedTokenRequests {
         func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
             guard request.url == tokenEndpoint else { return try await next.send(request) }
             kept.withLock { $0 = request }
-            return HTTPTransportResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(#"{"access_token":"kept","token_type":"Bearer"}"#.utf8))
+            return HTTPTransportResponse(
+                status: 200, headers: [("Content-Type", "application/json")], body: Data(#"{"access_token":"kept","token_type":"Bearer"}"#.utf8))
         }
 
         /// The request kept since the last call, if any.
@@ -142,9 +145,9 @@ final class BlockingHTTPConnection {
     /// Connects to `127.0.0.1:port`.
     init(port: Int) throws {
         #if canImport(Glibc)
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+            socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         let failure = errno
         guard socket >= 0 else { throw SignetError(.transportFailure, "socket() failed (errno \(failure))") }
@@ -154,8 +157,8 @@ final class BlockingHTTPConnection {
         _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
-        // A write to a connection the server reset must be an error, not SIGPIPE (Linux: MSG_NOSIGNAL).
-        _ = setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            // A write to a connection the server reset must be an error, not SIGPIPE (Linux: MSG_NOSIGNAL).
+            _ = setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -194,9 +197,9 @@ final class BlockingHTTPConnection {
 
     private func sendAll(_ bytes: [UInt8]) throws {
         #if canImport(Glibc)
-        let flags = Int32(MSG_NOSIGNAL)
+            let flags = Int32(MSG_NOSIGNAL)
         #else
-        let flags: Int32 = 0
+            let flags: Int32 = 0
         #endif
         try bytes.withUnsafeBytes { raw in
             var sent = 0
@@ -204,7 +207,9 @@ final class BlockingHTTPConnection {
                 let count = send(socket, raw.baseAddress! + sent, raw.count - sent, flags)
                 let failure = errno
                 if count < 0, failure == EINTR { continue }
-                guard count > 0 else { throw SignetError(.transportFailure, count == 0 ? "the connection took no bytes" : "send() failed (errno \(failure))") }
+                guard count > 0 else {
+                    throw SignetError(.transportFailure, count == 0 ? "the connection took no bytes" : "send() failed (errno \(failure))")
+                }
                 sent += count
             }
         }
@@ -219,7 +224,9 @@ final class BlockingHTTPConnection {
                 where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 { return index }
                 searchFrom = buffer.count - 3
             }
-            guard buffer.count <= Self.largestHead else { throw SignetError(.malformedMessage, "an answer's head longer than \(Self.largestHead) bytes") }
+            guard buffer.count <= Self.largestHead else {
+                throw SignetError(.malformedMessage, "an answer's head longer than \(Self.largestHead) bytes")
+            }
             try readMore()
         }
     }
@@ -231,7 +238,10 @@ final class BlockingHTTPConnection {
             let failure = errno
             if count < 0, failure == EINTR { continue }
             guard count > 0 else {
-                throw SignetError(.transportFailure, count == 0 ? "the server closed the connection" : "recv() failed (errno \(failure)\(failure == EAGAIN ? ": no answer in 30 s" : ""))")
+                throw SignetError(
+                    .transportFailure,
+                    count == 0
+                        ? "the server closed the connection" : "recv() failed (errno \(failure)\(failure == EAGAIN ? ": no answer in 30 s" : ""))")
             }
             buffer += chunk[..<count]
             return

@@ -45,7 +45,8 @@ struct ValgrindWorkaround {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ValidationError("\(tool) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus)); --callgrind needs objcopy and a C compiler")
+            throw ValidationError(
+                "\(tool) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus)); --callgrind needs objcopy and a C compiler")
         }
     }
 }

@@ -35,7 +35,9 @@ struct ProtectedAPIConfiguration: Sendable {
         publicURL = try required("API_PUBLIC_URL")
         if let host = environment["API_HOST"] { self.host = host }
         if let port = environment["API_PORT"] {
-            guard let number = Int(port), (0...65_535).contains(number) else { throw SignetError(.invalidConfiguration, "API_PORT must be a port number") }
+            guard let number = Int(port), (0...65_535).contains(number) else {
+                throw SignetError(.invalidConfiguration, "API_PORT must be a port number")
+            }
             self.port = number
         }
         if let scope = environment["API_ACCOUNTS_SCOPE"], !scope.isEmpty { accountsScope = scope }
@@ -70,7 +72,10 @@ func buildRouter(configuration: ProtectedAPIConfiguration, verifier: AccessToken
     let router = Router(context: BasicAccessTokenRequestContext.self)
     router.get("health") { _, _ in "ok" }
     router.group("accounts")
-        .add(middleware: AccessTokenMiddleware(verifier: verifier, publicBaseURL: configuration.publicURL, requiredScopes: [configuration.accountsScope]))
+        .add(
+            middleware: AccessTokenMiddleware(
+                verifier: verifier, publicBaseURL: configuration.publicURL, requiredScopes: [configuration.accountsScope])
+        )
         .get { _, context in
             let token = try context.requireAccessToken()
             return AccountsResponse(sub: token.subject, clientID: token.clientID, accounts: ["everyday", "savings"])

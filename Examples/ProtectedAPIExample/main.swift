@@ -17,7 +17,8 @@ import SignetCore
 
 do {
     let configuration = try ProtectedAPIConfiguration(environment: ProcessInfo.processInfo.environment)
-    let application = buildApplication(configuration: configuration, onServerRunning: { port in print("ProtectedAPIExample listening on port \(port)") })
+    let application = buildApplication(
+        configuration: configuration, onServerRunning: { port in print("ProtectedAPIExample listening on port \(port)") })
     try await application.runService()
 } catch let error as SignetError {
     print("ProtectedAPIExample: \(error.reason)")

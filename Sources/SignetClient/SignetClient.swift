@@ -79,7 +79,10 @@ public struct SignetClient: Sendable {
         // checked because it comes straight from the token endpoint (OIDC Core §3.1.3.7 item 6).
         try Self.requireSecure(document.authorizationEndpoint, name: "authorization_endpoint")
         try Self.requireSecure(document.tokenEndpoint, name: "token_endpoint")
-        for (url, name) in [(document.userinfoEndpoint, "userinfo_endpoint"), (document.revocationEndpoint, "revocation_endpoint"), (document.endSessionEndpoint, "end_session_endpoint")]
+        for (url, name) in [
+            (document.userinfoEndpoint, "userinfo_endpoint"), (document.revocationEndpoint, "revocation_endpoint"),
+            (document.endSessionEndpoint, "end_session_endpoint"),
+        ]
         where !url.isEmpty {
             try Self.requireSecure(url, name: name)
         }
@@ -100,7 +103,8 @@ public struct SignetClient: Sendable {
     ) async throws -> AppAuthorizationRequest {
         let document = try await discover()
         var parameters = AuthorizationParameters(
-            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, nonce: nonce, random: random)
+            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: scope, acrValues: acrValues, nonce: nonce, random: random
+        )
         if let dpop { parameters.dpopJKT = try await dpop.key().thumbprint }
         var query = parameters.formParameters
         query.append(OAuthParameter.loginHint, loginHint)
@@ -140,10 +144,15 @@ public struct SignetClient: Sendable {
             throw SignetClientError(.responseMismatch, isRetryable: false, reason: "the redirect has no iss though the provider sends one (RFC 9207)")
         }
         if let error = parameters[OAuthParameter.error] {
-            throw SignetClientError(.server, serverError: OAuthError(OAuthError.Code(rawValue: error), parameters[OAuthParameter.errorDescription]), isRetryable: false)
+            throw SignetClientError(
+                .server, serverError: OAuthError(OAuthError.Code(rawValue: error), parameters[OAuthParameter.errorDescription]), isRetryable: false)
         }
-        guard let code = parameters[OAuthParameter.code] else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect has no code") }
-        guard let verifier = request.parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier") }
+        guard let code = parameters[OAuthParameter.code] else {
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the redirect has no code")
+        }
+        guard let verifier = request.parameters.codeVerifier else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier")
+        }
         return try await redeem(code: code, verifier: verifier, parameters: request.parameters)
     }
 
@@ -160,7 +169,8 @@ public struct SignetClient: Sendable {
     ///   - nonce: the nonce the authorization request sent; the ID token must carry it.
     public func exchangeCode(_ code: String, verifier: String, acrValues: String? = nil, nonce: String? = nil) async throws -> TokenResponse {
         let parameters = AuthorizationParameters(
-            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: "", state: "", nonce: nonce, codeChallenge: "", acrValues: acrValues)
+            clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: "", state: "", nonce: nonce, codeChallenge: "",
+            acrValues: acrValues)
         return try await redeem(code: code, verifier: verifier, parameters: parameters, requiresIDToken: false).tokens
     }
 
@@ -174,7 +184,8 @@ public struct SignetClient: Sendable {
         let tokens = try await tokenRequest(form)
         let openid = parameters.scope.split(separator: " ").contains("openid")
         return try check.check(
-            tokens, .init(nonce: parameters.nonce, acrValues: parameters.acrValues, requiresIDToken: requiresIDToken ?? openid, previous: nil), now: now())
+            tokens, .init(nonce: parameters.nonce, acrValues: parameters.acrValues, requiresIDToken: requiresIDToken ?? openid, previous: nil),
+            now: now())
     }
 
     /// Refreshes (RFC 6749 §6) with a DPoP proof when the client proves a key; the answer carries

@@ -136,7 +136,8 @@ public struct SignetClientError: Error, Sendable, Equatable, CustomStringConvert
         case .deviceKeyUnavailable: summary = "This device's key or certificate is unavailable."
         case .deviceNotActivated: summary = "This device is not activated."
         case .authenticatorNotRegistered: summary = "This way of signing in is not registered on this device. Set it up again."
-        case .authenticatorInvalidated: summary = "This way of signing in was reset by the phone (lock screen or biometrics changed). Set it up again."
+        case .authenticatorInvalidated:
+            summary = "This way of signing in was reset by the phone (lock screen or biometrics changed). Set it up again."
         case .wrongPIN: summary = "The PIN was wrong."
         case .pinCoolingDown: summary = "Too many wrong PINs. Wait before trying again."
         case .pinLockedOut: summary = "Too many wrong PINs: the PIN was removed. Set it up again."

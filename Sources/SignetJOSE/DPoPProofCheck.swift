@@ -40,13 +40,14 @@ public struct DPoPProofCheck: Sendable {
 
     /// - Parameter keys: the owner's cache of the proofs' keys; keep one check (or one cache) for
     ///   every request, so an app's key is made once.
-    public init(lifetime: TimeInterval, skew: TimeInterval, algorithms: Set<String> = JOSEHeader.acceptedAlgorithms, keys: JWKSignature = JWKSignature()) {
+    public init(
+        lifetime: TimeInterval, skew: TimeInterval, algorithms: Set<String> = JOSEHeader.acceptedAlgorithms, keys: JWKSignature = JWKSignature()
+    ) {
         self.lifetime = lifetime
         self.skew = skew
         self.algorithms = algorithms
         self.keys = keys
     }
-
 
     /// The proof among `values` (the request's `DPoP` header values), or `nil` when there is none.
     ///
@@ -75,7 +76,9 @@ public struct DPoPProofCheck: Sendable {
             throw DPoPProofRefusal("the DPoP proof's signature does not verify with its jwk")
         }
 
-        guard let claims = try? JSONDecoder().decode(DPoPProofClaims.self, from: jwt.claims) else { throw DPoPProofRefusal("the DPoP proof's claims are malformed") }
+        guard let claims = try? JSONDecoder().decode(DPoPProofClaims.self, from: jwt.claims) else {
+            throw DPoPProofRefusal("the DPoP proof's claims are malformed")
+        }
         guard claims.htm == method else { throw DPoPProofRefusal("the DPoP proof's htm is not this request's method") }
         guard !Self.hasQueryOrFragment(claims.htu) else { throw DPoPProofRefusal("the DPoP proof's htu must have no query or fragment") }
         guard Self.sameURL(claims.htu, url) else { throw DPoPProofRefusal("the DPoP proof's htu is not this endpoint") }
@@ -85,7 +88,9 @@ public struct DPoPProofCheck: Sendable {
         }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw DPoPProofRefusal("the DPoP proof has no jti") }
         if let accessToken {
-            guard let ath = claims.ath, ConstantTime.equals(ath, DPoPProofMaker.accessTokenHash(accessToken)) else { throw DPoPProofRefusal("the DPoP proof's ath does not match the access token") }
+            guard let ath = claims.ath, ConstantTime.equals(ath, DPoPProofMaker.accessTokenHash(accessToken)) else {
+                throw DPoPProofRefusal("the DPoP proof's ath does not match the access token")
+            }
         }
         return CheckedDPoPProof(jkt: jkt, jti: claims.jti, iat: claims.iat, nonce: claims.nonce, alg: jwt.header.alg)
     }

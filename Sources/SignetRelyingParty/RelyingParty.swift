@@ -47,7 +47,8 @@ public struct RelyingParty: Sendable {
         let discoveryCache = DiscoveryCache()
         self.discoveryCache = discoveryCache
         self.keySet = JWKSCache.discovered(
-            issuer: configuration.issuer, discovery: discoveryCache, transport: transport, minimumRefetchInterval: configuration.keySetRefetchInterval,
+            issuer: configuration.issuer, discovery: discoveryCache, transport: transport,
+            minimumRefetchInterval: configuration.keySetRefetchInterval,
             maximumAge: configuration.keySetMaximumAge, now: now)
     }
 

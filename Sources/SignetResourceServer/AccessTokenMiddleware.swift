@@ -63,8 +63,11 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
         do {
             verification = try await verifier.verify(described, requiredScopes: requiredScopes)
         } catch {
-            context.logger.error("access token not judged: the issuer's keys or the DPoP replay cache could not be reached", metadata: ["error": "\(type(of: error))"])
-            return Self.response(status: .serviceUnavailable, error: OAuthError(.temporarilyUnavailable, "the access token cannot be checked right now"), challenges: [])
+            context.logger.error(
+                "access token not judged: the issuer's keys or the DPoP replay cache could not be reached", metadata: ["error": "\(type(of: error))"])
+            return Self.response(
+                status: .serviceUnavailable, error: OAuthError(.temporarilyUnavailable, "the access token cannot be checked right now"),
+                challenges: [])
         }
         switch verification {
         case .valid(let token):
@@ -74,7 +77,8 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
         case .invalid(let failure):
             context.logger.debug("access token refused", metadata: ["reason": "\(failure.reason)"])
             return Self.response(
-                status: HTTPResponse.Status(code: failure.status), error: failure.error, challenges: failure.challenges(configuration: verifier.configuration))
+                status: HTTPResponse.Status(code: failure.status), error: failure.error,
+                challenges: failure.challenges(configuration: verifier.configuration))
         }
     }
 

@@ -100,7 +100,6 @@ public struct Installation: Sendable {
     }
 }
 
-
 /// A refusal by a scripted party (an app installation), with its reason for the person who ran it.
 public struct ScriptError: Error, Sendable, CustomStringConvertible {
     public let description: String

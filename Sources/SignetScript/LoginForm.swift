@@ -29,7 +29,8 @@ extension LoginForm {
             login.path = String(login.path.dropLast("authorize".count)) + "login"
             login.query = nil
             response = try await browser.post(
-                login.string ?? "", form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+                login.string ?? "",
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
         }
         guard [302, 303].contains(response.status), let location = response.header("Location"), let redirect = URL(string: location) else {
             throw SignetError(.malformedMessage, "the provider did not redirect: \(response.status) \(response.body.prefix(300))")

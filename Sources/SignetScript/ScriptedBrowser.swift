@@ -92,7 +92,8 @@ public final class ScriptedBrowser: Sendable {
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
         for setCookie in response.headers["Set-Cookie"] { remember(setCookie) }
-        return ScriptedResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: buffer))
+        return ScriptedResponse(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: String(buffer: buffer))
     }
 
     private func remember(_ setCookie: String) {

@@ -25,7 +25,8 @@ extension SQLStore: ClientStore, UserStore, SigningKeyStore {
     }
 
     public func replaceClient(_ client: ClientRecord) async throws -> Bool {
-        try await writes.raw("UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) RETURNING id").first() != nil
+        try await writes.raw("UPDATE signet_clients SET data = \(bind: try Self.json(client)) WHERE id = \(bind: client.id) RETURNING id").first()
+            != nil
     }
 
     public func clientForChange(id: String) async throws -> (client: ClientRecord, version: String)? {

@@ -63,13 +63,16 @@ extension SQLStore: AuthenticatorStore {
     }
 
     public func authenticator(id: String) async throws -> AuthenticatorRecord? {
-        try authenticator(from: try await lookUps.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
+        try authenticator(
+            from: try await lookUps.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE id = \(bind: id)").first())
     }
 
     public func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] {
         // Cast for the reason `withGrant` (SQLStore+Grants.swift) gives: with a bare parameter SQLite prepared
         // this statement again at every call (an index scan ordered by its second column).
-        try await listings.raw("SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot").all()
+        try await listings.raw(
+            "SELECT \(Self.authenticatorColumns) FROM signet_authenticators WHERE instance_id = CAST(\(bind: instanceID) AS TEXT) ORDER BY slot"
+        ).all()
             .compactMap { try authenticator(from: $0) }
     }
 

@@ -63,8 +63,11 @@ extension SQLStore {
             try PrivateFile.copy(from: path, to: staging)
             // Opening migrates and proves it is a Signet store: its tables answer.
             let store: SQLStore
-            do { store = try await SQLStore.sqlite(path: staging, synchronous: .full, laterFlush: InlineSQLiteDatabase.laterFlush, locking: false) } catch {
-                throw SignetError(.storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
+            do {
+                store = try await SQLStore.sqlite(path: staging, synchronous: .full, laterFlush: InlineSQLiteDatabase.laterFlush, locking: false)
+            } catch {
+                throw SignetError(
+                    .storageFailure, "\(path) is not a Signet SQLite store: \((error as? SignetError)?.reason ?? String(reflecting: error))")
             }
             let unready = await store.unreadiness()
             do {
@@ -73,7 +76,8 @@ extension SQLStore {
                 // megabytes): the file is moved into place without it, so it must hold everything.
                 guard let database = store.sqlite else { throw SignetError(.storageFailure, "not an SQLite store") }
                 do { try await database.copyLogIntoDatabaseCompletely() } catch {
-                    throw SignetError(.storageFailure, "the restored store could not be written out whole (a full disk, or another process using it): \(error)")
+                    throw SignetError(
+                        .storageFailure, "the restored store could not be written out whole (a full disk, or another process using it): \(error)")
                 }
             } catch {
                 try? await store.close()
@@ -85,7 +89,9 @@ extension SQLStore {
             for suffix in companionSuffixes { try? FileManager.default.removeItem(atPath: staging + suffix) }
             // On disk before it is in place, and its new name on disk before the restore says done.
             try Self.sync(staging)
-            guard rename(staging, destination) == 0 else { throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))") }
+            guard rename(staging, destination) == 0 else {
+                throw SignetError(.storageFailure, "cannot move the restored store into place (errno \(errno))")
+            }
             try Self.sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
         } catch let error as SignetError {
             removeStaging()

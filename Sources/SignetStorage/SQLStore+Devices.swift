@@ -27,7 +27,9 @@ extension SQLStore: DeviceStore {
     }
 
     public func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? {
-        try record(DeviceInstanceRecord.self, from: try await writes.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first())
+        try record(
+            DeviceInstanceRecord.self, from: try await writes.raw("DELETE FROM signet_device_instances WHERE id = \(bind: id) RETURNING data").first()
+        )
     }
 
     public func insertDevice(_ device: DeviceRecord) async throws {
@@ -133,7 +135,9 @@ extension SQLStore: DeviceStore {
     }
 
     public func deviceCAs() async throws -> [DeviceCARecord] {
-        try await listings.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap { try record(DeviceCARecord.self, from: $0) }
+        try await listings.raw("SELECT data FROM signet_device_cas ORDER BY created_at DESC").all().compactMap {
+            try record(DeviceCARecord.self, from: $0)
+        }
     }
 
     public func deviceInstance(id: String) async throws -> DeviceInstanceRecord? {

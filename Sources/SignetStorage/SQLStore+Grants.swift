@@ -31,7 +31,9 @@ extension SQLStore: GrantStore {
         // Not binding (WriteBinding): a login ended. Lost, it is lost with what its end made (a
         // code); the checks that end a login early (failures, locks) bind on their own.
         return try await WriteBinding.notBinding {
-            try record(LoginSessionRecord.self, from: try await writes.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first())
+            try record(
+                LoginSessionRecord.self, from: try await writes.raw("DELETE FROM signet_login_sessions WHERE id = \(bind: id) RETURNING data").first()
+            )
         }
     }
 
@@ -45,7 +47,8 @@ extension SQLStore: GrantStore {
     }
 
     public func grant(id: String) async throws -> GrantRecord? {
-        try Self.grant(from: try await lookUps.raw("SELECT data AS grant_data, revoked_at, device_id FROM signet_grants WHERE id = \(bind: id)").first())
+        try Self.grant(
+            from: try await lookUps.raw("SELECT data AS grant_data, revoked_at, device_id FROM signet_grants WHERE id = \(bind: id)").first())
     }
 
     /// A grant from the columns `grant_data`, `revoked_at` and `device_id` (the columns a grant's
@@ -61,7 +64,9 @@ extension SQLStore: GrantStore {
     @discardableResult
     public func revokeGrant(id: String, at date: Date) async throws -> Bool {
         let now = Self.millis(date)
-        let revoked = try await writes.raw("UPDATE signet_grants SET revoked_at = \(bind: now) WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id").first()
+        let revoked = try await writes.raw(
+            "UPDATE signet_grants SET revoked_at = \(bind: now) WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id"
+        ).first()
         try await writes.raw("UPDATE signet_refresh_tokens SET used_at = \(bind: now) WHERE grant_id = \(bind: id) AND used_at IS NULL").run()
         return revoked != nil
     }
@@ -103,7 +108,8 @@ extension SQLStore: GrantStore {
 
     public func redeemCodeWithGrant(hash: String, at date: Date) async throws -> Spend<AuthorizationCodeRecord> {
         try await redeemOnce(
-            table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date, returning: Self.returningCodeWithGrant)
+            table: "signet_codes", key: ("code_hash", hash), usedColumn: "redeemed_at", usedAt: \.redeemedAt, at: date,
+            returning: Self.returningCodeWithGrant)
     }
 
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
@@ -144,7 +150,8 @@ extension SQLStore: GrantStore {
     private func withGrant<Record: Decodable & Sendable>(
         _ type: Record.Type, _ select: String, key: String
     ) async throws -> (record: Record, usedAt: Date?, grant: GrantRecord?)? {
-        guard let row = try await lookUps.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(), let record = try record(Record.self, from: row)
+        guard let row = try await lookUps.raw("\(unsafeRaw: select) = CAST(\(bind: key) AS TEXT)").first(),
+            let record = try record(Record.self, from: row)
         else { return nil }
         let usedAt = try row.decode(column: "used_at", as: Int64?.self).map(Self.date)
         // A spent row's grant is not decoded: it is not needed, and a grant that could not be read
@@ -179,7 +186,8 @@ extension SQLStore: GrantStore {
             record[keyPath: usedAt] = date
             return Spend(.redeemed(record), grant: try Self.grant(from: won), user: try Self.user(from: won))
         }
-        guard let row = try await lookUps.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first() else {
+        guard let row = try await lookUps.raw("SELECT grant_id FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key.column) = \(bind: key.value)").first()
+        else {
             return Spend(.unknown)
         }
         return Spend(.alreadyUsed(grantID: try row.decode(column: "grant_id", as: String.self)))
@@ -194,7 +202,8 @@ extension SQLStore: GrantStore {
     /// user again).
     private static func returningWithGrant(table: String) -> String {
         let grant = "FROM signet_grants g WHERE g.id = \(table).grant_id"
-        return "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id, "
+        return
+            "data, (SELECT g.data \(grant)) AS grant_data, (SELECT g.revoked_at \(grant)) AS revoked_at, (SELECT g.device_id \(grant)) AS device_id, "
             + "(SELECT u.data FROM signet_users u WHERE u.id = (SELECT g.user_id \(grant))) AS user_data"
     }
 

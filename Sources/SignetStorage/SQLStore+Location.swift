@@ -27,7 +27,8 @@ extension SQLStore {
             let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
             let atSigns = (authority: rest[..<authorityEnd].filter { $0 == "@" }.count, after: rest[authorityEnd...].filter { $0 == "@" }.count)
             guard atSigns.authority > 1 || (atSigns.authority == 1 && atSigns.after > 0) else { return nil }
-            return "a URL whose user information cannot be told from the rest for sure (percent-encode @ / ? and # in the password and the query, or give the password in SIGNET_DATABASE_PASSWORD)"
+            return
+                "a URL whose user information cannot be told from the rest for sure (percent-encode @ / ? and # in the password and the query, or give the password in SIGNET_DATABASE_PASSWORD)"
         }
         // Shaped like a URL or credentials, yet no URL Signet reads (`jdbc:postgresql://…`,
         // `postgres:/user:password@…`, a stray space before it): never taken for a file path,

@@ -14,10 +14,14 @@ extension SQLStore: PushedRequestStore {
     }
 
     public func pushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try record(PushedRequestRecord.self, from: try await lookUps.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first())
+        try record(
+            PushedRequestRecord.self, from: try await lookUps.raw("SELECT data FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash)").first()
+        )
     }
 
     public func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord? {
-        try record(PushedRequestRecord.self, from: try await writes.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
+        try record(
+            PushedRequestRecord.self,
+            from: try await writes.raw("DELETE FROM signet_pushed_requests WHERE uri_hash = \(bind: uriHash) RETURNING data").first())
     }
 }

@@ -12,7 +12,8 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
     }
 
     public func rememberToken(hash: String) async throws -> RememberTokenRecord? {
-        try record(RememberTokenRecord.self, from: try await lookUps.raw("SELECT data FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").first())
+        try record(
+            RememberTokenRecord.self, from: try await lookUps.raw("SELECT data FROM signet_remember_tokens WHERE token_hash = \(bind: hash)").first())
     }
 
     public func deleteRememberToken(hash: String) async throws {

@@ -119,7 +119,8 @@ public final class SQLStore: Sendable {
     /// - Parameter schema: a schema to keep Signet's tables in (created if missing), so one
     ///   database can hold several deployments; default the database's search path.
     public static func postgres(
-        url: String, schema: String? = nil, maxConnections: Int = 8, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
+        url: String, schema: String? = nil, maxConnections: Int = 8, migrations: MigrationPolicy = .upgrade,
+        logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
         var configuration: SQLPostgresConfiguration
         do { configuration = try SQLPostgresConfiguration(url: url) } catch {
@@ -135,7 +136,8 @@ public final class SQLStore: Sendable {
         // Migrate on one dedicated connection, so the advisory lock and the DDL share a session.
         let migrationConnection: PostgresConnection
         do {
-            migrationConnection = try await PostgresConnection.connect(on: group.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
+            migrationConnection = try await PostgresConnection.connect(
+                on: group.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
         } catch {
             throw SignetError(.storageFailure, "cannot connect to PostgreSQL: \(String(reflecting: error))")
         }
@@ -163,7 +165,9 @@ public final class SQLStore: Sendable {
         _ location: String, synchronous: Synchronous = .full, migrations: MigrationPolicy = .upgrade, logger: Logger = Logger(label: "signet.storage")
     ) async throws -> SQLStore {
         if let problem = locationProblem(location) { throw SignetError(.invalidConfiguration, "the database is \(problem)") }
-        guard let path = sqlitePath(of: location) else { return try await postgres(url: lowercasingScheme(location), migrations: migrations, logger: logger) }
+        guard let path = sqlitePath(of: location) else {
+            return try await postgres(url: lowercasingScheme(location), migrations: migrations, logger: logger)
+        }
         return try await sqlite(path: path, synchronous: synchronous, migrations: migrations, logger: logger)
     }
 
@@ -188,7 +192,7 @@ extension SQLStore: ReadinessStore {
                 return "the schema is at version \(version); this build needs \(SchemaMigrations.all.count)"
             }
             return nil
-        } catch where GuardedPostgres.isOutage(error) || (error as? SignetError)?.code == .storageUnavailable {
+        } catch  where GuardedPostgres.isOutage(error) || (error as? SignetError)?.code == .storageUnavailable {
             return "the database cannot be reached"
         } catch {
             return "the database does not answer"

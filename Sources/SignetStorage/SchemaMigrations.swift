@@ -65,7 +65,7 @@ enum SchemaMigrations {
         ],
         [
             // Pushed authorization requests (RFC 9126), used once.
-            "CREATE TABLE signet_pushed_requests (uri_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE TABLE signet_pushed_requests (uri_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)"
         ],
         [
             // App installations' instance ids before activation (issue 8).
@@ -91,8 +91,12 @@ enum SchemaMigrations {
             "CREATE INDEX signet_grants_device ON signet_grants (device_id)",
             // The audit trail (device events now; the operations issue adds the rest).
             // `seq` orders events of the same millisecond as they were written.
-            .sqlite("CREATE TABLE signet_audit_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"),
-            .postgres("CREATE TABLE signet_audit_events (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"),
+            .sqlite(
+                "CREATE TABLE signet_audit_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"
+            ),
+            .postgres(
+                "CREATE TABLE signet_audit_events (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL)"
+            ),
             "CREATE INDEX signet_audit_events_user ON signet_audit_events (user_id, at)",
         ],
         [
@@ -129,8 +133,12 @@ enum SchemaMigrations {
             // nothing looks up (ids are random UUIDs). `seq` stays the row id: it still grows with
             // every insert (a new row id is one more than the largest). Rebuilding holds the first
             // start after the upgrade for about 8 s per million events (the development machine).
-            .sqlite("CREATE TABLE signet_audit_events_new (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL, client_id TEXT)"),
-            .sqlite("INSERT INTO signet_audit_events_new (seq, id, at, user_id, kind, data, client_id) SELECT seq, id, at, user_id, kind, data, client_id FROM signet_audit_events ORDER BY seq"),
+            .sqlite(
+                "CREATE TABLE signet_audit_events_new (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at BIGINT NOT NULL, user_id TEXT, kind TEXT NOT NULL, data TEXT NOT NULL, client_id TEXT)"
+            ),
+            .sqlite(
+                "INSERT INTO signet_audit_events_new (seq, id, at, user_id, kind, data, client_id) SELECT seq, id, at, user_id, kind, data, client_id FROM signet_audit_events ORDER BY seq"
+            ),
             .sqlite("DROP TABLE signet_audit_events"),
             .sqlite("ALTER TABLE signet_audit_events_new RENAME TO signet_audit_events"),
             .sqlite("CREATE INDEX signet_audit_events_user ON signet_audit_events (user_id, at)"),
@@ -141,7 +149,9 @@ enum SchemaMigrations {
             // A password check's slot is a row of its own with its own expiry, so a slot left by a
             // process that died mid-check stops counting on time even while other checks keep
             // coming; the counters under `…-checking:` keys, which other checks kept alive, go.
-            .sqlite("CREATE TABLE signet_throttle_slots (key TEXT NOT NULL, id TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (key, id)) WITHOUT ROWID"),
+            .sqlite(
+                "CREATE TABLE signet_throttle_slots (key TEXT NOT NULL, id TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (key, id)) WITHOUT ROWID"
+            ),
             .postgres("CREATE TABLE signet_throttle_slots (key TEXT NOT NULL, id TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (key, id))"),
             "CREATE INDEX signet_throttle_slots_expiry ON signet_throttle_slots (expires_at)",
             "DELETE FROM signet_throttle WHERE key LIKE 'address-checking:%' OR key LIKE 'account-checking:%'",
@@ -154,7 +164,9 @@ enum SchemaMigrations {
     /// ``SQLStore/MigrationPolicy/requireCurrent`` refuses one whose version is not this build's, and
     /// ``SQLStore/MigrationPolicy/asItIs`` leaves it as it is. Decided with the lock held, from the
     /// versions recorded, so a store another process is creating meanwhile is seen as it is.
-    static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count, policy: SQLStore.MigrationPolicy = .upgrade) async throws {
+    static func run(on database: any SQLDatabase, lock: Bool, through version: Int = all.count, policy: SQLStore.MigrationPolicy = .upgrade)
+        async throws
+    {
         do {
             // Session-level lock, released when the dedicated migration connection closes.
             if lock { try await database.raw("SELECT pg_advisory_lock(7212031)").run() }

@@ -39,7 +39,9 @@ public struct TestAuthorization: Sendable {
 
 extension TestProvider {
     /// Opens `/authorize` and submits the login form; returns the final response (a 303 on success).
-    public func submitLogin(_ authorization: TestAuthorization, browser: ScriptedBrowser, username: String, password: String, extra: [(String, String)] = []) async throws -> ScriptedResponse {
+    public func submitLogin(
+        _ authorization: TestAuthorization, browser: ScriptedBrowser, username: String, password: String, extra: [(String, String)] = []
+    ) async throws -> ScriptedResponse {
         try await submitLogin(at: authorization.url(issuer: issuer, extra: extra), browser: browser, username: username, password: password)
     }
 
@@ -56,19 +58,26 @@ extension TestProvider {
     /// Signs in through the hosted page and returns the authorization code.
     /// Signs in with two factors (`acr_values` `urn:signet:loa:2`): the password, then the SMS
     /// code read from the test outbox; returns the authorization code.
-    public func signInTwoFactor(_ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String) async throws -> String {
-        let page = try await submitLogin(authorization, browser: browser, username: username, password: password, extra: [("acr_values", "urn:signet:loa:2")])
+    public func signInTwoFactor(_ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String)
+        async throws -> String
+    {
+        let page = try await submitLogin(
+            authorization, browser: browser, username: username, password: password, extra: [("acr_values", "urn:signet:loa:2")])
         guard page.status == 200, let fields = LoginForm.fields(in: page.body),
             let text = await outbox.messages.last(where: { $0.purpose == "login_otp" })?.body, let sms = text.split(separator: "#").last
         else { throw SignetError(.malformedMessage, "no SMS step: \(page.status) \(page.header("Location") ?? "") \(page.body.prefix(300))") }
-        let response = try await browser.post(url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", String(sms))])
+        let response = try await browser.post(
+            url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", String(sms))])
         guard response.status == 303, let code = response.locationParameters?["code"] else {
             throw SignetError(.malformedMessage, "the SMS step did not redirect with a code: \(response.status) \(response.body.prefix(300))")
         }
         return code
     }
 
-    public func signIn(_ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String, extra: [(String, String)] = []) async throws -> String {
+    public func signIn(
+        _ authorization: TestAuthorization, browser: ScriptedBrowser = ScriptedBrowser(), username: String, password: String,
+        extra: [(String, String)] = []
+    ) async throws -> String {
         let response = try await submitLogin(authorization, browser: browser, username: username, password: password, extra: extra)
         guard response.status == 303, let parameters = response.locationParameters, let code = parameters["code"] else {
             throw SignetError(.malformedMessage, "login did not redirect with a code: \(response.status) \(response.body.prefix(300))")
@@ -79,11 +88,15 @@ extension TestProvider {
     /// Redeems a code at the token endpoint with the given client authentication parameters
     /// (by `browser`: e.g. a device's, which presents its client certificate).
     public func redeem(
-        _ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = [], browser: ScriptedBrowser = ScriptedBrowser()
+        _ code: String, _ authorization: TestAuthorization, clientAuth: [(String, String)], headers: [(String, String)] = [],
+        browser: ScriptedBrowser = ScriptedBrowser()
     ) async throws -> ScriptedResponse {
         try await browser.post(
             url("/token"),
-            form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier)]
+            form: [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI),
+                ("code_verifier", authorization.verifier),
+            ]
                 + clientAuth, headers: headers)
     }
 }

@@ -6,9 +6,9 @@
 // after this toolchain). swift-subprocess does it soundly but is asynchronous only, and the
 // command tests run commands synchronously.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import Synchronization
@@ -64,7 +64,9 @@ public final class ChildProcess: Sendable {
         defer { if let errorFile { unlink(errorFile) } }
         let child: ChildProcess
         do {
-            child = try spawn(executable, arguments, environment: environment, base: nil, input: inputPipe[0], output: .descriptor(output[1]), errors: errorDestination)
+            child = try spawn(
+                executable, arguments, environment: environment, base: nil, input: inputPipe[0], output: .descriptor(output[1]),
+                errors: errorDestination)
         } catch {
             for fd in output + inputPipe { close(fd) }
             throw error
@@ -150,7 +152,8 @@ public final class ChildProcess: Sendable {
     }
 
     private static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String], base: [String: String]?, input: Int32?, output: Output, errors: Destination
+        _ executable: String, _ arguments: [String], environment: [String: String], base: [String: String]?, input: Int32?, output: Output,
+        errors: Destination
     ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

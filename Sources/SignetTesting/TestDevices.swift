@@ -33,7 +33,9 @@ public struct TestDevice: Sendable {
 extension TestProvider {
     /// Activates a new installation of a public client allowed the scope `device`: an instance
     /// id, a hosted-page login with it as the nonce, and the activation with a fresh key.
-    public func activateDevice(clientID: String, redirectURI: String, username: String, password: String, name: String? = nil) async throws -> TestDevice {
+    public func activateDevice(clientID: String, redirectURI: String, username: String, password: String, name: String? = nil) async throws
+        -> TestDevice
+    {
         let instances = try await ScriptedBrowser().post(url("/devices/instances"), form: [("client_id", clientID)])
         guard instances.status == 201, let instanceID = instances.json["instance_id"] as? String else {
             throw SignetError(.malformedMessage, "no instance id: \(instances.status) \(instances.body.prefix(300))")
@@ -52,6 +54,7 @@ extension TestProvider {
             throw SignetError(.malformedMessage, "activation failed: \(answer.status) \(answer.body.prefix(300))")
         }
         return TestDevice(
-            instanceID: instanceID, key: key, chain: chain, browser: ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key)), activationAccessToken: token)
+            instanceID: instanceID, key: key, chain: chain, browser: ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key)),
+            activationAccessToken: token)
     }
 }

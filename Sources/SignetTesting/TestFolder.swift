@@ -2,9 +2,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where tests put their files: a server's data folder, an SQLite file, a key, a TLS certificate.

@@ -35,13 +35,17 @@ public enum TestJWS {
     }
 
     /// The claims of a client assertion (RFC 7523 §3) for `clientID`, valid at `now` unless changed.
-    public static func assertionClaims(clientID: String, audience: String, now: Date, lifetime: TimeInterval = 60, jti: String = UUID().uuidString) -> [String: Any] {
+    public static func assertionClaims(clientID: String, audience: String, now: Date, lifetime: TimeInterval = 60, jti: String = UUID().uuidString)
+        -> [String: Any]
+    {
         let issuedAt = Int(now.timeIntervalSince1970)
         return ["iss": clientID, "sub": clientID, "aud": audience, "iat": issuedAt, "exp": issuedAt + Int(lifetime), "jti": jti]
     }
 
     /// A correct client assertion signed with the client's key.
-    public static func clientAssertion(_ keyPair: ClientKeyPair, clientID: String, audience: String, now: Date, lifetime: TimeInterval = 60, jti: String = UUID().uuidString) throws -> String {
+    public static func clientAssertion(
+        _ keyPair: ClientKeyPair, clientID: String, audience: String, now: Date, lifetime: TimeInterval = 60, jti: String = UUID().uuidString
+    ) throws -> String {
         try es256(
             header: ["alg": "ES256", "kid": keyPair.keyID, "typ": "JWT"],
             claims: assertionClaims(clientID: clientID, audience: audience, now: now, lifetime: lifetime, jti: jti), key: keyPair.privateKey)

@@ -1,6 +1,6 @@
 // `signet serve`: glibc's allocator keeps a thread's freed memory for the next request instead of returning it at once.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Logging
@@ -61,7 +61,9 @@ enum AllocatorTuning {
     }
 
     /// glibc's tunables (`GLIBC_TUNABLES=name=value:…`) that set what these settings set.
-    private static let tunables: Set<String> = ["glibc.malloc.trim_threshold", "glibc.malloc.mmap_threshold", "glibc.malloc.top_pad", "glibc.malloc.mmap_max"]
+    private static let tunables: Set<String> = [
+        "glibc.malloc.trim_threshold", "glibc.malloc.mmap_threshold", "glibc.malloc.top_pad", "glibc.malloc.mmap_max",
+    ]
     /// The same settings' older environment variables.
     private static let variables: Set<String> = ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"]
 
@@ -94,13 +96,13 @@ enum AllocatorTuning {
         let named = environmentSettings(in: environment)
         guard named.isEmpty else { return .leftToEnvironment(named) }
         #if canImport(Glibc)
-        guard let mallopt = glibcMallopt else { return .unavailable("this C library has no mallopt") }
-        // <malloc.h>: M_TRIM_THRESHOLD is -1 and M_MMAP_THRESHOLD -3; `mallopt` returns 1 on success.
-        guard mallopt(-1, trimThreshold) == 1 else { return .unavailable("mallopt refused the trim threshold") }
-        guard mallopt(-3, mapThreshold) == 1 else { return .unavailable("mallopt refused the mapping threshold (the trim threshold is set)") }
-        return .applied
+            guard let mallopt = glibcMallopt else { return .unavailable("this C library has no mallopt") }
+            // <malloc.h>: M_TRIM_THRESHOLD is -1 and M_MMAP_THRESHOLD -3; `mallopt` returns 1 on success.
+            guard mallopt(-1, trimThreshold) == 1 else { return .unavailable("mallopt refused the trim threshold") }
+            guard mallopt(-3, mapThreshold) == 1 else { return .unavailable("mallopt refused the mapping threshold (the trim threshold is set)") }
+            return .applied
         #else
-        return .unavailable("not glibc")
+            return .unavailable("not glibc")
         #endif
     }
 
@@ -112,25 +114,28 @@ enum AllocatorTuning {
             logger.info(
                 "glibc's allocator keeps freed memory for reuse",
                 metadata: [
-                    "event": "allocator.tuned", "trim_threshold_bytes": .stringConvertible(trimThreshold), "map_threshold_bytes": .stringConvertible(mapThreshold),
+                    "event": "allocator.tuned", "trim_threshold_bytes": .stringConvertible(trimThreshold),
+                    "map_threshold_bytes": .stringConvertible(mapThreshold),
                 ])
         case .leftToEnvironment(let names):
             logger.info(
-                "glibc's allocator thresholds are left to the environment", metadata: ["event": "allocator.left_to_environment", "settings": .string(names.joined(separator: ","))])
+                "glibc's allocator thresholds are left to the environment",
+                metadata: ["event": "allocator.left_to_environment", "settings": .string(names.joined(separator: ","))])
         case .unavailable(let reason):
             logger.warning("glibc's allocator thresholds are unchanged", metadata: ["event": "allocator.unchanged", "reason": .string(reason)])
         case nil:
-            logger.warning("glibc's allocator thresholds are unchanged", metadata: ["event": "allocator.unchanged", "reason": "not applied at start"])
+            logger.warning(
+                "glibc's allocator thresholds are unchanged", metadata: ["event": "allocator.unchanged", "reason": "not applied at start"])
         }
     }
 
     #if canImport(Glibc)
-    private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
 
-    /// glibc's `mallopt`, or `nil` with another C library.
-    private static let glibcMallopt: Mallopt? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
-        return unsafeBitCast(symbol, to: Mallopt.self)
-    }()
+        /// glibc's `mallopt`, or `nil` with another C library.
+        private static let glibcMallopt: Mallopt? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
+            return unsafeBitCast(symbol, to: Mallopt.self)
+        }()
     #endif
 }

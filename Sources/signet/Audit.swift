@@ -51,7 +51,8 @@ struct Audit: AsyncParsableCommand {
             let formatter = ISO8601DateFormatter()
             for event in events {
                 let fields = [
-                    formatter.string(from: event.at), event.kind, "actor=\(event.actor)", event.userID.map { "user=\($0)" }, event.clientID.map { "client=\($0)" },
+                    formatter.string(from: event.at), event.kind, "actor=\(event.actor)", event.userID.map { "user=\($0)" },
+                    event.clientID.map { "client=\($0)" },
                     event.target.map { "target=\($0)" }, event.reason.map { "reason=\($0)" },
                 ]
                 print(Self.printable(fields.compactMap { $0 }.joined(separator: "  ")))

@@ -8,7 +8,8 @@ import SignetScript
 struct AuthenticatorApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authenticator",
-        abstract: "Play the authenticator app on an activated installation (signet device activate): enroll a PIN, log in with it, list, remove, change the PIN.",
+        abstract:
+            "Play the authenticator app on an activated installation (signet device activate): enroll a PIN, log in with it, list, remove, change the PIN.",
         discussion: """
             Software keys (P-256) are kept sealed in the installation's folder (authenticators.sealed, under the same sealing key as \
             the device key). The PIN is proved to the provider with every use, which counts wrong ones: the 3rd waits 60 s, the 4th \
@@ -17,7 +18,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
         subcommands: [Enroll.self, Login.self, List.self, Remove.self, ChangePIN.self])
 
     struct Enroll: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register an authenticator after a fresh login of the installation's user (default: the iOS PIN authenticator).")
+        static let configuration = CommandConfiguration(
+            abstract: "Register an authenticator after a fresh login of the installation's user (default: the iOS PIN authenticator).")
         @OptionGroup var options: AuthenticatorOptionsGroup
         @Option(help: "The AAID (F1D0#1001 iOS PIN, F1D0#0001 Android PIN; the biometric ones need an OS that verifies the user).")
         var aaid = "F1D0#1001"
@@ -38,7 +40,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
     }
 
     struct Login: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Log in without a password: the provider's challenge signed by the authenticator (and the PIN).")
+        static let configuration = CommandConfiguration(
+            abstract: "Log in without a password: the provider's challenge signed by the authenticator (and the PIN).")
         @OptionGroup var options: AuthenticatorOptionsGroup
         @Option(help: "A transaction text to confirm with the login.") var transaction: String?
 
@@ -47,7 +50,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
                 let parameters = AuthorizationParameters(
                     clientID: installation.client.configuration.clientID, redirectURI: installation.client.configuration.redirectURI)
                 do {
-                    let challenge = try await authenticators.login.challenge(for: DeviceLoginInput(parameters: parameters, transactionText: transaction))
+                    let challenge = try await authenticators.login.challenge(
+                        for: DeviceLoginInput(parameters: parameters, transactionText: transaction))
                     if let text = challenge.transactionText { print("Confirming: \(text)") }
                     guard let chosen = challenge.authenticators.first else { throw ValidationError("no authenticator on this installation") }
                     let pin = chosen.pin == nil ? nil : try options.readPIN(prompt: "PIN")
@@ -64,7 +68,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the authenticators kept here, with their PIN state, and what the provider says.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the authenticators kept here, with their PIN state, and what the provider says.")
         @OptionGroup var options: AuthenticatorOptionsGroup
 
         func run() async throws {
@@ -83,7 +88,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Deregister an authenticator (or all): the provider forgets it, then this installation.")
+        static let configuration = CommandConfiguration(
+            abstract: "Deregister an authenticator (or all): the provider forgets it, then this installation.")
         @OptionGroup var options: AuthenticatorOptionsGroup
         @Option(name: .customLong("key-id"), help: "The KeyID; default all.") var keyID: String?
 
@@ -96,7 +102,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
     }
 
     struct ChangePIN: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "change-pin", abstract: "Change the PIN: the old one is proved to the provider first.")
+        static let configuration = CommandConfiguration(
+            commandName: "change-pin", abstract: "Change the PIN: the old one is proved to the provider first.")
         @OptionGroup var options: AuthenticatorOptionsGroup
         @Option(name: .customLong("new-pin"), help: "The new PIN (else the second line of standard input with --pin-stdin, or asked for).")
         var newPIN: String?
@@ -122,7 +129,8 @@ struct AuthenticatorApp: AsyncParsableCommand {
     static func describe(_ status: PINStatus) -> String {
         switch status {
         case .unlocked: return "unlocked"
-        case .lastAttemptFailed(let remaining, let coolDown): return "last attempt failed: \(remaining) tries left" + (coolDown > 0 ? ", wait \(Int(coolDown.rounded(.up))) s" : "")
+        case .lastAttemptFailed(let remaining, let coolDown):
+            return "last attempt failed: \(remaining) tries left" + (coolDown > 0 ? ", wait \(Int(coolDown.rounded(.up))) s" : "")
         case .lockedOut: return "locked out"
         }
     }
@@ -130,10 +138,13 @@ struct AuthenticatorApp: AsyncParsableCommand {
     /// A sentence for the refusals a user can act on.
     static func explain(_ error: SignetClientError) -> String {
         switch error.code {
-        case .wrongPIN: return "Wrong PIN: \(error.attemptsLeft.map(String.init) ?? "?") tries left" + (error.retryAfter.map { ", wait \($0) s before the next." } ?? ".")
+        case .wrongPIN:
+            return "Wrong PIN: \(error.attemptsLeft.map(String.init) ?? "?") tries left"
+                + (error.retryAfter.map { ", wait \($0) s before the next." } ?? ".")
         case .pinCoolingDown: return "Too many wrong PINs: wait \(error.retryAfter.map(String.init) ?? "?") s; the PIN was not checked."
         case .pinLockedOut: return "Too many wrong PINs: the PIN authenticator was removed. Enroll again."
-        case .authenticatorNotRegistered, .authenticatorInvalidated, .authenticatorRevoked: return "\(error.errorDescription ?? error.description) (signet authenticator enroll)"
+        case .authenticatorNotRegistered, .authenticatorInvalidated, .authenticatorRevoked:
+            return "\(error.errorDescription ?? error.description) (signet authenticator enroll)"
         default: return error.errorDescription ?? error.description
         }
     }
@@ -142,7 +153,9 @@ struct AuthenticatorApp: AsyncParsableCommand {
 /// The installation, the facet and how the PIN is given.
 struct AuthenticatorOptionsGroup: ParsableArguments {
     @OptionGroup var installation: InstallationOptions
-    @Option(name: .customLong("facet-id"), help: "The app's facet id, which the client must trust. Default: demo.json's, else ios:bundle-id:dev.signet.demo.app")
+    @Option(
+        name: .customLong("facet-id"),
+        help: "The app's facet id, which the client must trust. Default: demo.json's, else ios:bundle-id:dev.signet.demo.app")
     var facetID: String?
     @Option(help: "The PIN (visible to other users of this machine; prefer --pin-stdin).") var pin: String?
     @Flag(help: "Read the PIN (and for change-pin the new PIN) from standard input, one a line, after the password if --password-stdin.")

@@ -26,7 +26,8 @@ struct Authenticators: AsyncParsableCommand {
                 let pin = authenticator.pinKey == nil ? "" : "\tPIN failures \(authenticator.pinFailures)"
                 let clone = authenticator.cloneSuspectedAt == nil ? "" : "\tREFUSED: counter went backwards (possibly cloned)"
                 print(
-                    "\(authenticator.keyID)\t\(authenticator.aaid) \(kind)\tdevice \(authenticator.instanceID)\tlast used \(authenticator.lastUsedAt.map { formatter.string(from: $0) } ?? "never")\(pin)\(clone)")
+                    "\(authenticator.keyID)\t\(authenticator.aaid) \(kind)\tdevice \(authenticator.instanceID)\tlast used \(authenticator.lastUsedAt.map { formatter.string(from: $0) } ?? "never")\(pin)\(clone)"
+                )
             }
         }
     }

@@ -35,7 +35,9 @@ struct Restore: AsyncParsableCommand {
 
     func run() async throws {
         let location = try await store.location()
-        guard let destination = SQLStore.sqlitePath(of: location.databaseLocation) else { throw ValidationError("restore a PostgreSQL store with pg_restore or psql") }
+        guard let destination = SQLStore.sqlitePath(of: location.databaseLocation) else {
+            throw ValidationError("restore a PostgreSQL store with pg_restore or psql")
+        }
         try FileManager.default.createDirectory(at: location.dataURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try await SQLStore.restore(from: URL(fileURLWithPath: from).standardizedFileURL.path, to: destination)
         print("Restored \(from) as \(location.databaseDescription).")

@@ -7,7 +7,8 @@ import SignetStore
 
 struct Clients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register, update, list and remove OAuth clients.", subcommands: [Add.self, Update.self, List.self, Show.self, Remove.self, Import.self, Export.self, Keygen.self])
+        abstract: "Register, update, list and remove OAuth clients.",
+        subcommands: [Add.self, Update.self, List.self, Show.self, Remove.self, Import.self, Export.self, Keygen.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -32,7 +33,9 @@ struct Clients: AsyncParsableCommand {
         @Flag(name: .customLong("require-signed-request-object"), help: "Accept only signed request objects from this client (RFC 9101).")
         var requireSignedRequestObject = false
         @Flag(name: .customLong("require-dpop"), help: "Issue this client only DPoP-bound tokens (RFC 9449).") var requireDPoP = false
-        @Option(name: .customLong("resource"), help: "A resource (API) the client may ask tokens for (RFC 8707; repeatable; the first is its default audience).")
+        @Option(
+            name: .customLong("resource"),
+            help: "A resource (API) the client may ask tokens for (RFC 8707; repeatable; the first is its default audience).")
         var resources: [String] = []
         @Option(name: .customLong("app-launch-url"), help: "An app_launch_url the client may send (Singpass; https; repeatable).")
         var appLaunchURLs: [String] = []
@@ -40,9 +43,15 @@ struct Clients: AsyncParsableCommand {
         var apiScopes: [String] = []
         @Option(name: .customLong("facet-id"), help: "A trusted UAF facet id of the app: ios:bundle-id:ID or android:apk-key-hash:HASH (repeatable).")
         var facetIDs: [String] = []
-        @Option(name: .customLong("aaid"), help: "An authenticator AAID the client's users may register (repeatable; default every one, see docs/authenticators.md).")
+        @Option(
+            name: .customLong("aaid"),
+            help: "An authenticator AAID the client's users may register (repeatable; default every one, see docs/authenticators.md).")
         var aaids: [String] = []
-        @Flag(name: .customLong("fapi2"), help: "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md).")
+        @Flag(
+            name: .customLong("fapi2"),
+            help:
+                "Hold this client to the FAPI 2.0 Security Profile: private_key_jwt, https redirects, PAR, DPoP, PS256/ES256/EdDSA, assertion aud = issuer, no refresh token rotation (docs/fapi2.md)."
+        )
         var fapi2 = false
         @OptionGroup var lifetimes: ClientLifetimeOptions
 
@@ -70,7 +79,8 @@ struct Clients: AsyncParsableCommand {
             new.accessTokenLifetime = try lifetimes.seconds(lifetimes.accessTokenLifetime, "--access-token-lifetime") ?? nil
             new.idTokenLifetime = try lifetimes.seconds(lifetimes.idTokenLifetime, "--id-token-lifetime") ?? nil
             new.refreshTokenIdleLifetime = try lifetimes.seconds(lifetimes.refreshTokenIdleLifetime, "--refresh-token-idle-lifetime") ?? nil
-            new.refreshTokenAbsoluteLifetime = try lifetimes.seconds(lifetimes.refreshTokenAbsoluteLifetime, "--refresh-token-absolute-lifetime") ?? nil
+            new.refreshTokenAbsoluteLifetime =
+                try lifetimes.seconds(lifetimes.refreshTokenAbsoluteLifetime, "--refresh-token-absolute-lifetime") ?? nil
             new.codeLifetime = try lifetimes.seconds(lifetimes.codeLifetime, "--code-lifetime") ?? nil
             let (client, secret) = try await store.withStore { store in
                 try await SignetAdmin(store: store, passwordHashCost: 4).addClient(new)
@@ -81,7 +91,8 @@ struct Clients: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a client's settings: name, minimum assurance, native login, PAR, DPoP, resources, scopes, facets, authenticators.")
+        static let configuration = CommandConfiguration(
+            abstract: "Change a client's settings: name, minimum assurance, native login, PAR, DPoP, resources, scopes, facets, authenticators.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The client_id.") var id: String
@@ -91,13 +102,17 @@ struct Clients: AsyncParsableCommand {
         @Flag(inversion: .prefixedNo, help: "Allow or forbid the native login API for this client.") var nativeLogin: Bool?
         @Flag(name: .customLong("require-par"), inversion: .prefixedNo, help: "Require (or stop requiring) pushed authorization requests (RFC 9126).")
         var requirePAR: Bool?
-        @Flag(name: .customLong("require-signed-request-object"), inversion: .prefixedNo, help: "Require (or stop requiring) signed request objects (RFC 9101).")
+        @Flag(
+            name: .customLong("require-signed-request-object"), inversion: .prefixedNo,
+            help: "Require (or stop requiring) signed request objects (RFC 9101).")
         var requireSignedRequestObject: Bool?
         @Flag(name: .customLong("require-dpop"), inversion: .prefixedNo, help: "Require (or stop requiring) DPoP-bound tokens (RFC 9449).")
         var requireDPoP: Bool?
         @Option(name: .customLong("resource"), help: "Replace the client's resources (RFC 8707; repeatable; the first is its default audience).")
         var resources: [String] = []
-        @Flag(name: .customLong("fapi2"), inversion: .prefixedNo, help: "Hold (or stop holding) this client to the FAPI 2.0 Security Profile (docs/fapi2.md).")
+        @Flag(
+            name: .customLong("fapi2"), inversion: .prefixedNo,
+            help: "Hold (or stop holding) this client to the FAPI 2.0 Security Profile (docs/fapi2.md).")
         var fapi2: Bool?
         @Option(name: .customLong("scope"), help: "Replace the client's API scopes (repeatable; --scope none removes them all).")
         var apiScopes: [String] = []
@@ -109,8 +124,10 @@ struct Clients: AsyncParsableCommand {
 
         func run() async throws {
             var change = SignetAdmin.ClientChange(
-                name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin, requirePushedAuthorizationRequests: requirePAR,
-                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources, fapi2: fapi2,
+                name: name, minimumACR: minAcr.map { $0 == "none" ? nil : $0 }, nativeLogin: nativeLogin,
+                requirePushedAuthorizationRequests: requirePAR,
+                requireSignedRequestObject: requireSignedRequestObject, requireDPoP: requireDPoP, resources: resources.isEmpty ? nil : resources,
+                fapi2: fapi2,
                 apiScopes: apiScopes.isEmpty ? nil : apiScopes == ["none"] ? [] : apiScopes,
                 facetIDs: facetIDs.isEmpty ? nil : facetIDs == ["none"] ? [] : facetIDs,
                 authenticatorAAIDs: aaids.isEmpty ? nil : aaids == ["all"] ? .some(nil) : .some(aaids))
@@ -128,13 +145,15 @@ struct Clients: AsyncParsableCommand {
                 throw ValidationError(error.reason)
             }
             print(
-                "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.mustPushRequests ? "required" : "optional"), FAPI 2.0 \(client.fapi2 ? "on" : "off")")
+                "Updated client \(client.id): min_acr \(client.minimumACR ?? "none"), native login \(client.nativeLogin ? "on" : "off"), PAR \(client.mustPushRequests ? "required" : "optional"), FAPI 2.0 \(client.fapi2 ? "on" : "off")"
+            )
         }
     }
 
     struct Keygen: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Make a P-256 key pair for private_key_jwt: write the private JWK to a file only you can read, print the public JWKS to register.")
+            abstract:
+                "Make a P-256 key pair for private_key_jwt: write the private JWK to a file only you can read, print the public JWKS to register.")
 
         @Option(help: "Where to write the private JWK (created with mode 0600; an existing file is not replaced).") var privateKeyFile: String
         @Option(help: "Read an existing PEM private key instead of making one.") var fromPem: String?
@@ -225,7 +244,9 @@ struct Clients: AsyncParsableCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register or replace clients from RFC 7591 client metadata (a JSON array, as `export` writes).",
-            discussion: "Every client is checked before any is written: one bad entry changes nothing. New clients with a secret method print their secret once.")
+            discussion:
+                "Every client is checked before any is written: one bad entry changes nothing. New clients with a secret method print their secret once."
+        )
         @OptionGroup var store: StoreOptions
         @Argument(help: "The file to read, or - for standard input.") var file: String
 
@@ -236,7 +257,8 @@ struct Clients: AsyncParsableCommand {
                 let list = try ClientMetadata.decodeList(data)
                 clients = try list.enumerated().map { index, metadata in
                     do { return try metadata.newClient() } catch let error as ClientMetadataError {
-                        throw ClientMetadataError(error: error.error, description: "entry \(index + 1) (\(metadata.clientID ?? "no client_id")): \(error.description)")
+                        throw ClientMetadataError(
+                            error: error.error, description: "entry \(index + 1) (\(metadata.clientID ?? "no client_id")): \(error.description)")
                     }
                 }
                 guard Set(clients.map(\.id)).count == clients.count else { throw ValidationError("a client_id appears twice in \(file)") }

@@ -27,10 +27,16 @@ struct Demo: AsyncParsableCommand {
     @Flag(help: "Play the native login instead: the app's own screens through SignetClient, with the SMS code from the development outbox.")
     var native = false
 
-    @Flag(help: "Play FAPI 2.0 instead: the backend pushes a signed request with private_key_jwt and DPoP, the app carries only the request_uri, every token is bound to the backend's key.")
+    @Flag(
+        help:
+            "Play FAPI 2.0 instead: the backend pushes a signed request with private_key_jwt and DPoP, the app carries only the request_uri, every token is bound to the backend's key."
+    )
     var fapi = false
 
-    @Flag(help: "Play an app installation instead (needs `signet serve --dev-tls`): activation, a call over mutual TLS, reactivation, a lock from elsewhere, and the refusals after it.")
+    @Flag(
+        help:
+            "Play an app installation instead (needs `signet serve --dev-tls`): activation, a call over mutual TLS, reactivation, a lock from elsewhere, and the refusals after it."
+    )
     var device = false
 
     func run() async throws {
@@ -101,7 +107,8 @@ struct DemoScript {
 
         let redirectURI = seed.backendRedirectURIs[0]
         let request = try await backend.makeAuthorizationRequest(redirectURI: redirectURI, scope: "openid profile email")
-        narrator.step("Backend built the authorization request (PKCE S256, state, nonce; it keeps the verifier)", request.url.absoluteString.prefix(110) + "…")
+        narrator.step(
+            "Backend built the authorization request (PKCE S256, state, nonce; it keeps the verifier)", request.url.absoluteString.prefix(110) + "…")
 
         let browser = ScriptedBrowser()
         let page = try await browser.get(request.url.absoluteString)
@@ -112,14 +119,17 @@ struct DemoScript {
 
         let login = try await browser.post(
             issuer + "/login",
-            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", seed.username), ("password", seed.password)])
+            form: [
+                ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", seed.username), ("password", seed.password),
+            ])
         guard login.status == 303, let location = login.header("Location"), let redirect = URL(string: location) else {
             throw SignetError(.malformedMessage, "login did not redirect (HTTP \(login.status))")
         }
         narrator.step("User signed in as \(seed.username); the provider redirected to the app", "\(redirect.scheme ?? ""):… with code, state and iss")
 
         let completed = try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
-        narrator.step("Backend redeemed the code with private_key_jwt and validated the ID token (OIDC Core §3.1.3.7)",
+        narrator.step(
+            "Backend redeemed the code with private_key_jwt and validated the ID token (OIDC Core §3.1.3.7)",
             "sub \(completed.idToken.sub), acr \(completed.idToken.acr ?? "-"), amr \(completed.idToken.amr ?? []), at_hash checked")
 
         let userInfo = try await backend.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: completed.idToken.sub)

@@ -18,7 +18,8 @@ struct DemoAPI {
     func run<Result: Sendable>(_ body: @Sendable (String) async throws -> Result) async throws -> Result {
         let port = try FreePort.find()
         let baseURL = "http://127.0.0.1:\(port)"
-        let verifier = AccessTokenVerifier(configuration: AccessTokenVerifierConfiguration(issuer: issuer, audience: audience, algorithms: FAPI2Profile.algorithms))
+        let verifier = AccessTokenVerifier(
+            configuration: AccessTokenVerifierConfiguration(issuer: issuer, audience: audience, algorithms: FAPI2Profile.algorithms))
         let router = Router(context: BasicAccessTokenRequestContext.self)
         router.group("accounts")
             .add(middleware: AccessTokenMiddleware(verifier: verifier, publicBaseURL: baseURL, requiredScopes: ["accounts"]))

@@ -9,7 +9,8 @@ import SignetServer
 struct DeviceApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Play an app installation against a running `signet serve --dev-tls` (or any provider over TLS): activate, status, reactivate, deactivate.",
+        abstract:
+            "Play an app installation against a running `signet serve --dev-tls` (or any provider over TLS): activate, status, reactivate, deactivate.",
         discussion: """
             The installation keeps its P-256 key and certificate sealed (AES-GCM) in --folder, under a key read from \
             --sealing-key-file (made on first use). Issuer, client and user default to the demo in the server's data folder \
@@ -19,17 +20,21 @@ struct DeviceApp: AsyncParsableCommand {
         subcommands: [Activate.self, Status.self, Reactivate.self, Deactivate.self])
 
     struct Activate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Activate: an instance id, a login with it as the nonce, a key and its certificate.")
+        static let configuration = CommandConfiguration(
+            abstract: "Activate: an instance id, a login with it as the nonce, a key and its certificate.")
         @OptionGroup var options: InstallationOptions
         @Option(help: "What the user calls the device (at most 64 characters).") var name: String?
 
         func run() async throws {
             try await options.withInstallation { installation in
                 if let current = try await installation.enrolment.credential() {
-                    throw ValidationError("this folder already holds the certificate of \(current.instanceID ?? "an installation"); deactivate it first")
+                    throw ValidationError(
+                        "this folder already holds the certificate of \(current.instanceID ?? "an installation"); deactivate it first")
                 }
                 let device = try await installation.activate(name: name)
-                print("Activated \(device.instanceID) for \(installation.username): certificate \(device.certificateSerial ?? "-") until \(device.certificateNotAfter.map(Self.date) ?? "-").")
+                print(
+                    "Activated \(device.instanceID) for \(installation.username): certificate \(device.certificateSerial ?? "-") until \(device.certificateNotAfter.map(Self.date) ?? "-")."
+                )
             }
         }
 
@@ -53,28 +58,34 @@ struct DeviceApp: AsyncParsableCommand {
             switch status {
             case .notActivated: return "Not activated."
             case .activated(let device):
-                return "Activated \(device.instanceID): certificate until \(Activate.date(device.certificateNotAfter)), reactivation \(device.reactivationDue ? "due now" : "due from \(device.reactivationDueAt.map(Activate.date) ?? "-")"), attestation \(device.attestation ?? "-")."
+                return
+                    "Activated \(device.instanceID): certificate until \(Activate.date(device.certificateNotAfter)), reactivation \(device.reactivationDue ? "due now" : "due from \(device.reactivationDueAt.map(Activate.date) ?? "-")"), attestation \(device.attestation ?? "-")."
             case .revoked(let reason): return "Revoked by the provider (\(reason ?? "no reason given")): deactivate, then activate again."
-            case .certificateRejected(let reason): return "The provider refuses the certificate (\(reason ?? "no reason given")): deactivate, then activate again."
+            case .certificateRejected(let reason):
+                return "The provider refuses the certificate (\(reason ?? "no reason given")): deactivate, then activate again."
             }
         }
     }
 
     struct Reactivate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Renew the certificate: a new instance id, a fresh login, a new key; the old certificate is revoked.")
+        static let configuration = CommandConfiguration(
+            abstract: "Renew the certificate: a new instance id, a fresh login, a new key; the old certificate is revoked.")
         @OptionGroup var options: InstallationOptions
 
         func run() async throws {
             try await options.withInstallation { installation in
                 let before = try await installation.enrolment.credential()?.instanceID
                 let device = try await installation.reactivate()
-                print("Reactivated: \(before ?? "-") → \(device.instanceID), certificate until \(device.certificateNotAfter.map(Activate.date) ?? "-").")
+                print(
+                    "Reactivated: \(before ?? "-") → \(device.instanceID), certificate until \(device.certificateNotAfter.map(Activate.date) ?? "-")."
+                )
             }
         }
     }
 
     struct Deactivate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give the device up: the provider revokes its certificate and tokens; the local key is deleted.")
+        static let configuration = CommandConfiguration(
+            abstract: "Give the device up: the provider revokes its certificate and tokens; the local key is deleted.")
         @OptionGroup var options: InstallationOptions
 
         func run() async throws {
@@ -91,7 +102,9 @@ struct DeviceApp: AsyncParsableCommand {
 
 /// Where the installation lives and whom it talks to.
 struct InstallationOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "The server's data folder, for demo.json, dev-tls/ca.pem and the outbox (env SIGNET_DATA_DIR). Default ./.signet")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "The server's data folder, for demo.json, dev-tls/ca.pem and the outbox (env SIGNET_DATA_DIR). Default ./.signet")
     var dataDirectory: String?
 
     @Option(help: "The installation's folder: its sealed key and certificate. Default <data-dir>/device")
@@ -128,7 +141,8 @@ struct InstallationOptions: ParsableArguments {
 
     /// The installation's authenticators, sealed in its folder under its sealing key.
     func authenticatorKeyStore() throws -> SoftwareAuthenticatorKeyStore {
-        SoftwareAuthenticatorKeyStore(directory: folderURL, encryptionKey: try SealingKey.load(path: sealingKeyFile ?? folderURL.appendingPathComponent("sealing.key").path))
+        SoftwareAuthenticatorKeyStore(
+            directory: folderURL, encryptionKey: try SealingKey.load(path: sealingKeyFile ?? folderURL.appendingPathComponent("sealing.key").path))
     }
 
     /// Runs `body` with the installation these options describe, its HTTP clients shut down after.

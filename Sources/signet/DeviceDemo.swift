@@ -34,7 +34,9 @@ struct DeviceDemoScript {
         guard let claims = login.idToken.flatMap(IDTokenClaims.unverified), claims.instanceID == instance.id else {
             throw failure("the ID token does not carry the instance id")
         }
-        narrator.step("\(installation.username) logged in with the instance id as the nonce and the scope device", "ID token instance_id \(instance.id.prefix(12))…")
+        narrator.step(
+            "\(installation.username) logged in with the instance id as the nonce and the scope device",
+            "ID token instance_id \(instance.id.prefix(12))…")
 
         let activated = try await enrolment.issueCertificate(accessToken: login.accessToken, name: "Demo device")
         guard let credential = try await enrolment.credential() else { throw failure("the key store kept nothing") }
@@ -50,7 +52,9 @@ struct DeviceDemoScript {
         guard AccessTokenClaims.unverified(bound.accessToken)?.cnf?.x5tS256 == thumbprint else {
             throw failure("the token obtained over mutual TLS is not bound to the certificate")
         }
-        narrator.step("A login through the bound client (mutual TLS once activated): its access token is bound to the certificate (RFC 8705 cnf)", "x5t#S256 \(thumbprint)")
+        narrator.step(
+            "A login through the bound client (mutual TLS once activated): its access token is bound to the certificate (RFC 8705 cnf)",
+            "x5t#S256 \(thumbprint)")
 
         let withCertificate = try await userInfo(bound.accessToken, via: enrolment.boundClient)
         let withoutCertificate = try await userInfo(bound.accessToken, via: installation.client)
@@ -94,7 +98,9 @@ struct DeviceDemoScript {
         } catch let error as SignetClientError where error.serverError?.error == .invalidGrant {}
         narrator.step("Refused: status says revoked (\(reason ?? "-")), /userinfo 401, refresh invalid_grant")
 
-        guard case .alreadyRevoked = try await enrolment.deactivate() else { throw failure("deactivating the locked device did not say it was revoked") }
+        guard case .alreadyRevoked = try await enrolment.deactivate() else {
+            throw failure("deactivating the locked device did not say it was revoked")
+        }
         narrator.step("The app deletes its key (POST /devices/deactivation answers device_revoked)")
     }
 
@@ -102,7 +108,8 @@ struct DeviceDemoScript {
 
     /// PIN enrolment and a passwordless device login; the PIN authenticator's KeyID.
     func authenticatorSteps() async throws -> String {
-        let fresh = try await installation.logIn(enrolment.boundClient.nativeLoginParameters(acrValues: "urn:signet:loa:2"), via: enrolment.boundClient)
+        let fresh = try await installation.logIn(
+            enrolment.boundClient.nativeLoginParameters(acrValues: "urn:signet:loa:2"), via: enrolment.boundClient)
         let registered = try await uaf.register(aaid: "F1D0#1001", pin: Self.pin, accessToken: fresh.accessToken)
         narrator.step(
             "A PIN authenticator registered (FIDO UAF, POST /uaf/registration/…): its key signs, and a key derived from the PIN proves the PIN to the provider",
@@ -167,4 +174,3 @@ struct DeviceDemoScript {
 
     func failure(_ reason: String) -> SignetError { SignetError(.malformedMessage, reason) }
 }
-

@@ -8,7 +8,8 @@ import SignetStore
 
 struct DeviceCA: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ca", abstract: "List and rotate the device CA that issues app installations' client certificates.", subcommands: [List.self, Rotate.self])
+        commandName: "ca", abstract: "List and rotate the device CA that issues app installations' client certificates.",
+        subcommands: [List.self, Rotate.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the trusted device CAs, newest (issuing) first.")
@@ -48,7 +49,8 @@ struct Devices: AsyncParsableCommand {
         subcommands: [List.self, Remove.self, Lock.self, Events.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a user's devices: instance id, client, status, name, certificate expiry, last use.")
+        static let configuration = CommandConfiguration(
+            abstract: "List a user's devices: instance id, client, status, name, certificate expiry, last use.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The username.") var username: String
 
@@ -61,7 +63,8 @@ struct Devices: AsyncParsableCommand {
             for device in devices {
                 let lastUse = device.lastUsedAt.map { formatter.string(from: $0) } ?? "never"
                 print(
-                    "\(device.instanceID)\t\(device.clientID)\t\(device.status)\t\(device.name ?? "-")\tcertificate until \(formatter.string(from: device.certificateNotAfter))\tlast used \(lastUse)\tattestation \(device.attestation)")
+                    "\(device.instanceID)\t\(device.clientID)\t\(device.status)\t\(device.name ?? "-")\tcertificate until \(formatter.string(from: device.certificateNotAfter))\tlast used \(lastUse)\tattestation \(device.attestation)"
+                )
             }
         }
     }
@@ -79,7 +82,8 @@ struct Devices: AsyncParsableCommand {
                 let lifecycle = try Devices.lifecycle(store, settings: settings)
                 guard let known = try await store.device(instanceID: instanceID) else { return nil }
                 // A reactivated device lives on under its successor's id.
-                return try await lifecycle.revoke(instanceID: try await lifecycle.current(known).instanceID, because: .removed, by: .admin, note: reason)
+                return try await lifecycle.revoke(
+                    instanceID: try await lifecycle.current(known).instanceID, because: .removed, by: .admin, note: reason)
             }
             guard let removed else { throw ValidationError("no device \(instanceID) that is not revoked already") }
             print("Removed \(removed.instanceID) (\(removed.clientID)).")
@@ -100,14 +104,18 @@ struct Devices: AsyncParsableCommand {
                 var locked: [DeviceRecord] = []
                 if let device = try await store.device(instanceID: target) {
                     let live = try await lifecycle.current(device)
-                    if let revoked = try await lifecycle.revoke(instanceID: live.instanceID, because: .locked, by: .admin, note: reason) { locked.append(revoked) }
+                    if let revoked = try await lifecycle.revoke(instanceID: live.instanceID, because: .locked, by: .admin, note: reason) {
+                        locked.append(revoked)
+                    }
                 } else if let user = try await store.user(username: target.lowercased()) {
                     // Listed again until none is left: a reactivation meanwhile makes a new device.
                     for _ in 0..<8 {
                         let active = try await store.devices(userID: user.id).filter { $0.revokedAt == nil }
                         if active.isEmpty { break }
                         for device in active {
-                            if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: .locked, by: .admin, note: reason) { locked.append(revoked) }
+                            if let revoked = try await lifecycle.revoke(instanceID: device.instanceID, because: .locked, by: .admin, note: reason) {
+                                locked.append(revoked)
+                            }
                         }
                     }
                 } else {
@@ -115,7 +123,10 @@ struct Devices: AsyncParsableCommand {
                 }
                 return locked
             }
-            print(locked.isEmpty ? "Nothing to lock: no device that is not revoked already." : "Locked \(locked.count) device(s): \(locked.map(\.instanceID).joined(separator: ", "))")
+            print(
+                locked.isEmpty
+                    ? "Nothing to lock: no device that is not revoked already."
+                    : "Locked \(locked.count) device(s): \(locked.map(\.instanceID).joined(separator: ", "))")
         }
     }
 

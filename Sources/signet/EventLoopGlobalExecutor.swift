@@ -1,8 +1,8 @@
 // Swift concurrency's global executor on NIO's event loops, with jobs run as the runtime's own pool runs them.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import NIOCore
@@ -32,20 +32,20 @@ enum EventLoopGlobalExecutor {
     @discardableResult
     static func install() -> Bool {
         #if compiler(<6.4)
-        guard MemoryLayout<UnownedSerialExecutor>.size == MemoryLayout<(UInt, UInt)>.size,
-            let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")
-        else { return refused("the runtime has no global executor hook") }
-        let hook = symbol.assumingMemoryBound(to: EnqueueHook?.self)
-        guard hook.pointee == nil else { return refused("another global executor hook is installed") }
-        hook.pointee = { job, _ in
-            // The generic executor: the runtime's ABI spells it as a null identity and no flags
-            // (`SerialExecutorRef::generic()`), and no public initializer makes it.
-            let generic = unsafeBitCast((UInt(0), UInt(0)), to: UnownedSerialExecutor.self)
-            MultiThreadedEventLoopGroup.singleton.any().execute { job.runSynchronously(on: generic) }
-        }
-        return true
+            guard MemoryLayout<UnownedSerialExecutor>.size == MemoryLayout<(UInt, UInt)>.size,
+                let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")
+            else { return refused("the runtime has no global executor hook") }
+            let hook = symbol.assumingMemoryBound(to: EnqueueHook?.self)
+            guard hook.pointee == nil else { return refused("another global executor hook is installed") }
+            hook.pointee = { job, _ in
+                // The generic executor: the runtime's ABI spells it as a null identity and no flags
+                // (`SerialExecutorRef::generic()`), and no public initializer makes it.
+                let generic = unsafeBitCast((UInt(0), UInt(0)), to: UnownedSerialExecutor.self)
+                MultiThreadedEventLoopGroup.singleton.any().execute { job.runSynchronously(on: generic) }
+            }
+            return true
         #else
-        return refused("this toolchain is newer than the one the hook was checked with")
+            return refused("this toolchain is newer than the one the hook was checked with")
         #endif
     }
 

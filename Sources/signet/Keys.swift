@@ -7,7 +7,8 @@ struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List and rotate the provider's signing keys.", subcommands: [List.self, Rotate.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List signing keys: next (published), active (signing), retired (published until its tokens expire).")
+        static let configuration = CommandConfiguration(
+            abstract: "List signing keys: next (published), active (signing), retired (published until its tokens expire).")
         @OptionGroup var store: StoreOptions
         @Option(help: "text or json.") var output: OutputFormat = .text
 

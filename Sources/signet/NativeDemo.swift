@@ -18,7 +18,9 @@ struct NativeDemoScript {
 
         var step = try await client.nativeLogin().start(parameters)
         guard case .selectScenario(let scenarios) = step.kind else { throw failure("no scenarios offered") }
-        narrator.step("Started a native login for \(seed.nativeClientID) (PKCE S256, state, nonce)", "scenarios: \(scenarios.map(\.rawValue).joined(separator: ", "))")
+        narrator.step(
+            "Started a native login for \(seed.nativeClientID) (PKCE S256, state, nonce)",
+            "scenarios: \(scenarios.map(\.rawValue).joined(separator: ", "))")
 
         step = try await step.select(scenario: .usernamePasswordSMS)
         narrator.step("Selected \(LoginScenario.usernamePasswordSMS.rawValue)")
@@ -34,12 +36,15 @@ struct NativeDemoScript {
 
         step = try await step.submit(code: code)
         guard case .finished(let result) = step.kind else { throw failure("the login did not finish after the code") }
-        narrator.step("Code accepted: the provider issued an authorization code", "remember token kept: \(result.rememberToken != nil ? "yes" : "no")")
+        narrator.step(
+            "Code accepted: the provider issued an authorization code", "remember token kept: \(result.rememberToken != nil ? "yes" : "no")")
 
         let tokens = try await result.exchange()
-        let relyingParty = RelyingParty(configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.nativeClientID, clientAuthentication: .none))
+        let relyingParty = RelyingParty(
+            configuration: RelyingPartyConfiguration(issuer: issuer, clientID: seed.nativeClientID, clientAuthentication: .none))
         let validation = try await relyingParty.validateIDToken(
-            tokens.idToken ?? "", expectation: IDTokenExpectation(issuer: issuer, clientID: seed.nativeClientID, nonce: parameters.nonce), accessToken: tokens.accessToken)
+            tokens.idToken ?? "", expectation: IDTokenExpectation(issuer: issuer, clientID: seed.nativeClientID, nonce: parameters.nonce),
+            accessToken: tokens.accessToken)
         guard let claims = validation.claims else { throw failure("the ID token did not validate: \(validation)") }
         narrator.step("Exchanged the code with the PKCE verifier; ID token valid", "acr \(claims.acr ?? "-"), amr \(claims.amr ?? [])")
 

@@ -15,7 +15,9 @@ struct Outbox: AsyncParsableCommand {
         if messages.isEmpty { print("The outbox is empty.") }
         let formatter = ISO8601DateFormatter()
         for message in messages.suffix(max(1, last)) {
-            print("\(formatter.string(from: message.createdAt))  to \(message.to)  (\(message.purpose))\n  \(message.body.replacingOccurrences(of: "\n", with: "\n  "))")
+            print(
+                "\(formatter.string(from: message.createdAt))  to \(message.to)  (\(message.purpose))\n  \(message.body.replacingOccurrences(of: "\n", with: "\n  "))"
+            )
         }
     }
 }

@@ -28,7 +28,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("dev-tls"),
-        help: "Serve HTTPS on loopback with a development certificate made in the data folder (dev-tls/ca.pem is its CA): to try mutual TLS and devices (`signet demo --device`). Not with --tls-certificate.")
+        help:
+            "Serve HTTPS on loopback with a development certificate made in the data folder (dev-tls/ca.pem is its CA): to try mutual TLS and devices (`signet demo --device`). Not with --tls-certificate."
+    )
     var developmentTLS = false
 
     @Flag(help: "Do not seed demo clients and a demo user into an empty store.")
@@ -39,22 +41,31 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .customLong("trusted-proxy"),
-        help: "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated).")
+        help:
+            "A proxy (IP or CIDR) whose Forwarded / X-Forwarded-For headers name the client; repeatable (env SIGNET_TRUSTED_PROXIES, comma-separated)."
+    )
     var trustedProxies: [String] = []
 
     @Flag(name: .customLong("dpop-nonce"), help: "Make DPoP proofs carry a server-provided nonce (RFC 9449 §8; env SIGNET_DPOP_NONCE=1).")
     var dpopNonce = false
 
-    @Flag(name: .customLong("require-par"), help: "Accept authorization requests only through the PAR endpoint, from every client (RFC 9126; env SIGNET_REQUIRE_PAR=1).")
+    @Flag(
+        name: .customLong("require-par"),
+        help: "Accept authorization requests only through the PAR endpoint, from every client (RFC 9126; env SIGNET_REQUIRE_PAR=1).")
     var requirePAR = false
 
-    @Option(help: "The header the trusted proxies name the client in: x-forwarded-for or forwarded (env SIGNET_FORWARDED_HEADER). Default x-forwarded-for")
+    @Option(
+        help: "The header the trusted proxies name the client in: x-forwarded-for or forwarded (env SIGNET_FORWARDED_HEADER). Default x-forwarded-for"
+    )
     var forwardedHeader: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env SIGNET_LOG_LEVEL). Default info")
     var logLevel: String?
 
-    @Option(help: "SQLite commits: full (answers wait for the fsync) or normal (flushed about 0.2 s later; a power loss may undo about the last 0.2 s) (env SIGNET_SQLITE_SYNCHRONOUS). Default full")
+    @Option(
+        help:
+            "SQLite commits: full (answers wait for the fsync) or normal (flushed about 0.2 s later; a power loss may undo about the last 0.2 s) (env SIGNET_SQLITE_SYNCHRONOUS). Default full"
+    )
     var sqliteSynchronous: String?
 
     @Option(help: "Log format: json (a JSON object a line) or text (env SIGNET_LOG_FORMAT). Default text on a terminal, json otherwise")
@@ -72,17 +83,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Days audit events are kept (env SIGNET_AUDIT_RETENTION_DAYS). Default 365")
     var auditRetentionDays: Int?
 
-    @Option(help: "Send SMS through this gateway webhook (JSON POST signed with HMAC) instead of the development outbox (env SIGNET_SMS_WEBHOOK_URL).")
+    @Option(
+        help: "Send SMS through this gateway webhook (JSON POST signed with HMAC) instead of the development outbox (env SIGNET_SMS_WEBHOOK_URL).")
     var smsWebhookURL: String?
 
     @Flag(
         name: .customLong("sms-outbox"), inversion: .prefixedNo,
-        help: "Write SMS to the development outbox in the data folder instead of sending them; needed off loopback without --sms-webhook-url (env SIGNET_SMS_OUTBOX). Default: on loopback only")
+        help:
+            "Write SMS to the development outbox in the data folder instead of sending them; needed off loopback without --sms-webhook-url (env SIGNET_SMS_OUTBOX). Default: on loopback only"
+    )
     var smsOutbox: Bool?
 
-
     @Option(
-        help: "Behind a TLS-terminating proxy: the header a --trusted-proxy passes the client certificate in, URL-encoded PEM as nginx's $ssl_client_escaped_cert (env SIGNET_CLIENT_CERTIFICATE_HEADER).")
+        help:
+            "Behind a TLS-terminating proxy: the header a --trusted-proxy passes the client certificate in, URL-encoded PEM as nginx's $ssl_client_escaped_cert (env SIGNET_CLIENT_CERTIFICATE_HEADER)."
+    )
     var clientCertificateHeader: String?
 
     @Option(help: "Days a device client certificate is valid (env SIGNET_DEVICE_CERTIFICATE_DAYS). Default 90")
@@ -97,7 +112,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a refresh token may go unused, 60–31536000 (env SIGNET_TOKENS_REFRESH_TOKEN_IDLE_LIFETIME). Default 2592000 (30 days)")
     var refreshTokenIdleLifetime: Int?
 
-    @Option(help: "Seconds a grant's refresh tokens last in all, 60–315360000 (env SIGNET_TOKENS_REFRESH_TOKEN_ABSOLUTE_LIFETIME). Default 7776000 (90 days)")
+    @Option(
+        help:
+            "Seconds a grant's refresh tokens last in all, 60–315360000 (env SIGNET_TOKENS_REFRESH_TOKEN_ABSOLUTE_LIFETIME). Default 7776000 (90 days)"
+    )
     var refreshTokenAbsoluteLifetime: Int?
 
     @Option(help: "Seconds an authorization code lives, 10–60 (env SIGNET_TOKENS_CODE_LIFETIME). Default 60")
@@ -149,7 +167,9 @@ struct Serve: AsyncParsableCommand {
             guard configuration.tlsCertificatePath == nil, configuration.tlsKeyPath == nil else {
                 throw ValidationError("--dev-tls makes its own certificate: leave out --tls-certificate and --tls-key (tls.certificate, tls.key)")
             }
-            guard Loopback.isHost(configuration.host) else { throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)") }
+            guard Loopback.isHost(configuration.host) else {
+                throw ValidationError("--dev-tls is for loopback only (--host 127.0.0.1, ::1 or localhost)")
+            }
             let files = try DevelopmentTLS.prepare(dataDirectory: location.dataURL)
             configuration.tlsCertificatePath = files.certificatePath
             configuration.tlsKeyPath = files.keyPath
@@ -201,16 +221,22 @@ struct Serve: AsyncParsableCommand {
                 }
             }
         }
-        let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (configuration, seed, location.databaseDescription, location.dataURL, firstStart)
+        let (finalConfiguration, finalSeed, database, dataURL, showPassword) = (
+            configuration, seed, location.databaseDescription, location.dataURL, firstStart
+        )
         // SMS codes are printed only in private development, never where others could read the log.
         let messages = try MessageSenders.configured(
             webhookURL: settings.string(.smsWebhookURL), webhookSecret: settings.string(.smsWebhookSecret), dataDirectory: location.dataURL,
             printing: demoMode && privateDevelopment)
         let metrics = SignetMetrics()
         let admin = try ServeSettings.adminListener(settings, publicPort: configuration.port)
-        let application = try await buildApplication(configuration: configuration, store: store, logger: logger, messageSender: messages, metrics: metrics) {
+        let application = try await buildApplication(
+            configuration: configuration, store: store, logger: logger, messageSender: messages, metrics: metrics
+        ) {
             boundPort in
-            Banner.print(configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL, port: boundPort)
+            Banner.print(
+                configuration: finalConfiguration, database: database, seed: finalSeed, showPassword: showPassword, dataDirectory: dataURL,
+                port: boundPort)
         }
         var services: [any Service] = [application]
         if let admin, !Loopback.isHost(admin.host) {
@@ -221,13 +247,15 @@ struct Serve: AsyncParsableCommand {
         if let admin {
             services.append(
                 buildAdminApplication(
-                    metrics: metrics, api: settings.string(.adminToken).map { AdminAPIAccess(admin: seeder, configuration: configuration, token: $0) },
+                    metrics: metrics,
+                    api: settings.string(.adminToken).map { AdminAPIAccess(admin: seeder, configuration: configuration, token: $0) },
                     host: admin.host, port: admin.port, logger: logger
                 ) { port in
                     FileHandle.standardOutput.write(Data("  admin       http://\(admin.host):\(port)/metrics\n".utf8))
                 })
         }
-        services.append(AuditRetentionService(store: store, retention: TimeInterval(settings.integer(.auditRetentionDays) ?? 365) * 86_400, logger: logger))
+        services.append(
+            AuditRetentionService(store: store, retention: TimeInterval(settings.integer(.auditRetentionDays) ?? 365) * 86_400, logger: logger))
         // SIGTERM or SIGINT: stop accepting, let requests in flight finish within the grace period, then close the store.
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = ServeSettings.gracePeriod(settings)
@@ -247,10 +275,13 @@ enum Banner {
             "  bcrypt cost \(configuration.passwordHashCost)",
         ]
         if !configuration.trustedProxies.isEmpty {
-            lines.append("  proxies     client addresses from \(configuration.forwardedHeader.rawValue) of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))")
+            lines.append(
+                "  proxies     client addresses from \(configuration.forwardedHeader.rawValue) of \(configuration.trustedProxies.map(\.description).joined(separator: ", "))"
+            )
         }
         if configuration.tlsCertificatePath != nil {
-            lines.append("  devices     mutual TLS: client certificates asked for, never required (device CA at \(configuration.issuer)/devices/ca.pem)")
+            lines.append(
+                "  devices     mutual TLS: client certificates asked for, never required (device CA at \(configuration.issuer)/devices/ca.pem)")
         } else if let header = configuration.clientCertificateHeader {
             lines.append("  devices     client certificates from the \(header) header of trusted proxies")
         }
@@ -260,7 +291,9 @@ enum Banner {
                 "  app client      \(seed.nativeClientID) (public, PKCE; redirect \(seed.nativeRedirectURI))",
                 "  service client  \(seed.backendClientID) (private_key_jwt; key \(seed.backendPrivateJWKPath))",
             ]
-            if let bank = seed.fapiClientID { lines.append("  FAPI 2.0 client \(bank) (PAR, DPoP, private_key_jwt with the same key; API \(seed.fapiResource ?? ""))") }
+            if let bank = seed.fapiClientID {
+                lines.append("  FAPI 2.0 client \(bank) (PAR, DPoP, private_key_jwt with the same key; API \(seed.fapiResource ?? ""))")
+            }
             lines += [
                 showPassword
                     ? "  user            \(seed.username) / \(seed.password)   (shown once; also in \(dataDirectory.appendingPathComponent("demo.json").path))"

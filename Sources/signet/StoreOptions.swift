@@ -67,7 +67,8 @@ struct StoreLocation: Sendable {
         synchronous = SQLStore.Synchronous(rawValue: (settings.string(.sqliteSynchronous) ?? "full").lowercased())
         dataURL = URL(fileURLWithPath: settings.string(.dataDirectory) ?? ".signet")
         var location = settings.string(.database) ?? dataURL.appendingPathComponent("signet.sqlite").path
-        if let password = settings.string(.databasePassword), SQLStore.sqlitePath(of: location) == nil, var components = URLComponents(string: location),
+        if let password = settings.string(.databasePassword), SQLStore.sqlitePath(of: location) == nil,
+            var components = URLComponents(string: location),
             components.password == nil
         {
             components.password = password
@@ -148,14 +149,17 @@ extension SignetConfiguration {
         var lifetimes = tokenLifetimes
         let keys: [SettingKey] = [.accessTokenLifetime, .idTokenLifetime, .refreshTokenIdleLifetime, .refreshTokenAbsoluteLifetime, .codeLifetime]
         for key in keys {
-            guard let seconds = settings.integer(key), let limit = TokenLifetimes.limits.first(where: { "tokens." + $0.name == key.key }) else { continue }
+            guard let seconds = settings.integer(key), let limit = TokenLifetimes.limits.first(where: { "tokens." + $0.name == key.key }) else {
+                continue
+            }
             guard limit.bounds.contains(TimeInterval(seconds)) else {
                 throw settings.invalid(key, "must be \(Int(limit.bounds.lowerBound))–\(Int(limit.bounds.upperBound)) seconds, not \(seconds)")
             }
             lifetimes[keyPath: limit.keyPath] = TimeInterval(seconds)
         }
         if lifetimes.refreshTokenIdle > lifetimes.refreshTokenAbsolute {
-            throw settings.invalid(.refreshTokenIdleLifetime, "must not be longer than tokens.refreshTokenAbsoluteLifetime (\(Int(lifetimes.refreshTokenAbsolute)) s)")
+            throw settings.invalid(
+                .refreshTokenIdleLifetime, "must not be longer than tokens.refreshTokenAbsoluteLifetime (\(Int(lifetimes.refreshTokenAbsolute)) s)")
         }
         accessTokenLifetime = lifetimes.accessToken
         idTokenLifetime = lifetimes.idToken

@@ -6,7 +6,8 @@ import SignetServer
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add, list, remove, lock and unlock users, and set passwords.", subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, SetPassword.self, Lock.self, Unlock.self, ForgetDevices.self])
+        abstract: "Add, list, remove, lock and unlock users, and set passwords.",
+        subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, SetPassword.self, Lock.self, Unlock.self, ForgetDevices.self])
 
     /// The password from --password-stdin, or a prompt-free error.
     static func readPassword(fromStandardInput: Bool, given: String?) throws -> String {
@@ -132,13 +133,16 @@ struct Users: AsyncParsableCommand {
         @Option(help: "text or json.") var output: OutputFormat = .text
 
         func run() async throws {
-            guard let user = try await store.withStore({ try await $0.user(username: username.lowercased()) }) else { throw ValidationError("no user \(username)") }
+            guard let user = try await store.withStore({ try await $0.user(username: username.lowercased()) }) else {
+                throw ValidationError("no user \(username)")
+            }
             let view = UserView(user)
             switch output {
             case .json: try OutputFormat.printJSON(view)
             case .text:
                 print("username  \(view.username)\nid        \(view.id)\nname      \(view.name ?? "")\nemail     \(view.email ?? "")")
-                print("phone     \(view.phoneNumber ?? "")\nlocked    \(view.locked)\ncreated   \(ISO8601DateFormatter().string(from: view.createdAt))")
+                print(
+                    "phone     \(view.phoneNumber ?? "")\nlocked    \(view.locked)\ncreated   \(ISO8601DateFormatter().string(from: view.createdAt))")
             }
         }
     }
@@ -159,7 +163,8 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             do {
                 _ = try await store.withStore { store in
-                    try await SignetAdmin(store: store, passwordHashCost: 4).updateUser(username: username, .init(name: name, email: email, phoneNumber: phone))
+                    try await SignetAdmin(store: store, passwordHashCost: 4).updateUser(
+                        username: username, .init(name: name, email: email, phoneNumber: phone))
                 }
             } catch let error as SignetError where error.code == .notFound || error.code == .invalidConfiguration {
                 throw ValidationError(error.reason)

@@ -39,7 +39,11 @@ struct AnswerDurabilityTests {
             // The right password: the redirect with the code is given before the code is on disk.
             let fields = try #require(LoginForm.fields(in: page.body))
             let redirect = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "a long passphrase")])
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"),
+                    ("password", "a long passphrase"),
+                ])
             #expect(redirect.status == 303)
             let code = try #require(redirect.locationParameters?["code"])
             #expect(database.commits.durable < database.commits.made)
@@ -70,7 +74,9 @@ struct AnswerDurabilityTests {
             await outbox.whenSending { _ in
                 let commits = database.commits
                 let charges = (try? chargesInFile(path)) ?? -1
-                seen.atSend.withLock { $0.append(AtSend(notDurable: commits.made - commits.durable, chargesSeenElsewhere: charges, batchOpen: database.hasOpenBatch)) }
+                seen.atSend.withLock {
+                    $0.append(AtSend(notDurable: commits.made - commits.durable, chargesSeenElsewhere: charges, batchOpen: database.hasOpenBatch))
+                }
             }
             _ = try await provider.admin.addUser(username: "dana", password: "a long passphrase", name: "Dana", phoneNumber: "+4522222222")
             let authorization = TestAuthorization(clientID: "app", redirectURI: "com.example.app:/cb")
@@ -105,7 +111,9 @@ struct AnswerDurabilityTests {
 
     /// A test provider on a fresh SQLite file (`sqlite.synchronous: full`, no timed commit) with a
     /// public client `app`; `body` gets the database to read its commit counts, and the file's path.
-    private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase, String) async throws -> Void) async throws {
+    private func withSQLiteProvider(outbox: MemoryOutbox = MemoryOutbox(), _ body: (TestProvider, InlineSQLiteDatabase, String) async throws -> Void)
+        async throws
+    {
         let folder = try TestFolder.make("durability")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("signet.sqlite").path

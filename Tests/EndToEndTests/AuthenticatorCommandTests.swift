@@ -29,7 +29,9 @@ struct AuthenticatorCommandTests {
 
         let login = try authenticator(["login", "--pin", "4711"])
         #expect(login.status == 0, "\(login.all)")
-        #expect(login.stdout.contains("acr urn:signet:loa:2, amr swk pin mfa"), "enrolled after password and SMS; no attested device key: \(login.stdout)")
+        #expect(
+            login.stdout.contains("acr urn:signet:loa:2, amr swk pin mfa"), "enrolled after password and SMS; no attested device key: \(login.stdout)"
+        )
         let confirmed = try authenticator(["login", "--pin", "4711", "--transaction", "Pay 10 EUR to Bob"])
         #expect(confirmed.stdout.contains("Confirming: Pay 10 EUR to Bob"), "\(confirmed.all)")
 
@@ -56,7 +58,9 @@ struct AuthenticatorCommandTests {
         let removed = try SignetCommand.run(["authenticators", "remove", "demo", "--all", "--reason", "user called", "--data-dir", data])
         #expect(removed.stdout.contains("Removed 1 authenticator(s)"), "\(removed.all)")
         let events = try SignetCommand.run(["devices", "events", "demo", "--data-dir", data]).stdout
-        for kind in ["authenticator.registered", "authenticator.pin_changed", "authenticator.removed"] { #expect(events.contains(kind), "\(kind) in \(events)") }
+        for kind in ["authenticator.registered", "authenticator.pin_changed", "authenticator.removed"] {
+            #expect(events.contains(kind), "\(kind) in \(events)")
+        }
 
         let gone = try authenticator(["login", "--pin", "2468"])
         #expect(gone.status != 0)

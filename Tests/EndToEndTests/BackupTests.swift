@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Backup and restore of the SQLite store")
 struct BackupTests {
-    @Test("against a store an older build made, an administrative command refuses to run and leaves it as it is, and a backup copies it as it is; a backup of a missing store is refused")
+    @Test(
+        "against a store an older build made, an administrative command refuses to run and leaves it as it is, and a backup copies it as it is; a backup of a missing store is refused"
+    )
     func olderStoreIsNotMigratedByCommands() async throws {
         let data = try SignetCommand.dataFolder()
         let path = data + "/signet.sqlite"

@@ -8,7 +8,9 @@ import Testing
 /// it reports what it promises, whatever the machine's speed.
 @Suite("signet-bench: a short run under concurrent load")
 struct BenchCommandTests {
-    @Test("the flow, code, prepared and refresh rows at concurrency 2 get no error, and (where /proc is) report CPU per request and memory after each row")
+    @Test(
+        "the flow, code, prepared and refresh rows at concurrency 2 get no error, and (where /proc is) report CPU per request and memory after each row"
+    )
     func shortRun() throws {
         // The bench's data folder goes in one of the tests' own, removed by a later run if this one is killed.
         let temporary = try TestFolder.make("bench")
@@ -64,7 +66,8 @@ struct BenchCommandTests {
         #expect(result.stderr.contains("--isolate and --callgrind do not go together"), "\(result.all)")
         guard Self.canIsolate else { return }
         let first = try CPUIsolation.forThisMachine().server[0]
-        let oneCPU = try SignetCommand.run(["--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", String(first)], program: "signet-bench")
+        let oneCPU = try SignetCommand.run(
+            ["--isolate", "--seconds", "1", "--no-devices"], prefix: ["/usr/bin/taskset", "--cpu-list", String(first)], program: "signet-bench")
         #expect(oneCPU.status != 0)
         #expect(oneCPU.stderr.contains("--isolate needs at least two online CPUs"), "\(oneCPU.all)")
     }
@@ -72,7 +75,8 @@ struct BenchCommandTests {
     @Test("no concurrency level below 1 and no row shorter than a moment: refused before anything starts")
     func badNumbersRefused() throws {
         for (arguments, message) in [
-            (["--concurrency", "0"], "--concurrency takes levels of 1 or more"), (["--concurrency", "4", "0"], "--concurrency takes levels of 1 or more"),
+            (["--concurrency", "0"], "--concurrency takes levels of 1 or more"),
+            (["--concurrency", "4", "0"], "--concurrency takes levels of 1 or more"),
             (["--seconds", "0"], "--seconds must be more than 0"), (["--seconds=-3"], "--seconds must be more than 0"),
         ] {
             let result = try SignetCommand.run(["--no-devices"] + arguments, program: "signet-bench")
@@ -85,7 +89,9 @@ struct BenchCommandTests {
     /// allowed to set a CPU affinity here (a sandbox may forbid it).
     private static var canIsolate: Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), let split = try? CPUIsolation.forThisMachine() else { return false }
-        guard let probe = try? ChildProcess.run("/usr/bin/taskset", ["--cpu-list", CPUIsolation.list(split.server), "/bin/true"]) else { return false }
+        guard let probe = try? ChildProcess.run("/usr/bin/taskset", ["--cpu-list", CPUIsolation.list(split.server), "/bin/true"]) else {
+            return false
+        }
         return probe.status == 0
     }
 

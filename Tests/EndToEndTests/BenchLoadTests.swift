@@ -21,7 +21,9 @@ struct BenchLoadTests {
         }
     }
 
-    @Test("the server gets the first half of the cores (rounded up), the load the rest; one core's threads are split and said so; one CPU is not enough")
+    @Test(
+        "the server gets the first half of the cores (rounded up), the load the rest; one core's threads are split and said so; one CPU is not enough"
+    )
     func split() throws {
         #expect(try CPUIsolation.split([0, 1]) == CPUIsolation(server: [0], load: [1]))
         #expect(try CPUIsolation.split([2, 0, 1]) == CPUIsolation(server: [0, 1], load: [2]))
@@ -56,8 +58,13 @@ struct BenchLoadTests {
             method: "POST", url: "http://127.0.0.1:8080/token?x=1",
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("content-length", "999")], body: Data("a=b".utf8))
         let text = String(decoding: try PreparedTokenRequests.bytes(of: request, host: "127.0.0.1:8080"), as: UTF8.self)
-        #expect(text == "POST /token?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=b")
-        #expect(throws: (any Error).self) { try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "POST", url: "http://127.0.0.1:8080"), host: "h") }
+        #expect(
+            text
+                == "POST /token?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=b"
+        )
+        #expect(throws: (any Error).self) {
+            try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "POST", url: "http://127.0.0.1:8080"), host: "h")
+        }
     }
 
     @Test("only a JSON object with an access, an ID and a refresh token counts as a token response")
@@ -81,14 +88,16 @@ struct BenchLoadTests {
                 of: HTTPTransportRequest(
                     method: "POST", url: provider.url("/token"), headers: [("Content-Type", "application/x-www-form-urlencoded")],
                     body: Data("grant_type=authorization_code&code=nothing&client_id=nobody".utf8)), host: host)
-            let notTokens = try PreparedTokenRequests.bytes(of: HTTPTransportRequest(method: "GET", url: provider.url("/.well-known/openid-configuration")), host: host)
+            let notTokens = try PreparedTokenRequests.bytes(
+                of: HTTPTransportRequest(method: "GET", url: provider.url("/.well-known/openid-configuration")), host: host)
             let queue = PreparedTokenRequests.Queue([refused, notTokens, refused].map { PreparedTokenRequests.Request(bytes: $0, made: .now) })
             let timing = await PreparedTokenRequests.send(queue, port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(timing.errors == 3)
             #expect(timing.latencies.isEmpty)
             // A request whose assertion would be near its end is not sent: the worker stops, no error.
             let stale = PreparedTokenRequests.Request(bytes: refused, made: .now - PreparedTokenRequests.freshFor - .seconds(1))
-            let stopped = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([stale, stale]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
+            let stopped = await PreparedTokenRequests.send(
+                PreparedTokenRequests.Queue([stale, stale]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(stopped.errors == 0)
             #expect(stopped.latencies.isEmpty)
         }
@@ -98,10 +107,12 @@ struct BenchLoadTests {
     func preparedExchange() async throws {
         // The provider's time an hour behind the machine's: the requests must be signed at the
         // backend's time, not the machine's, or they would be an hour in its future.
-        try await withTestProvider(clock: TestClock(start: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down)))) { provider in
+        try await withTestProvider(clock: TestClock(start: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down)))) {
+            provider in
             let key = ClientKeyPair()
             _ = try await provider.admin.addClient(
-                SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS))
+                SignetAdmin.NewClient(
+                    id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS))
             _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
             let clock = provider.clock
             let backend = RelyingParty(
@@ -109,7 +120,8 @@ struct BenchLoadTests {
                     issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid")
-            let login = try await provider.submitLogin(at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
+            let login = try await provider.submitLogin(
+                at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
             // A 303 to the redirect URI; anything else (the page again, an error) says why.
             try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
             let code = try backend.handleRedirect(try #require(login.header("Location").flatMap(URL.init(string:))), pending: request.pending)
@@ -117,7 +129,8 @@ struct BenchLoadTests {
             let made = try await PreparedTokenRequests.make(
                 codes: [PreparedCodes.Queue(codes: [code], pending: request.pending)], backend: backend, hostAndPort: "127.0.0.1:\(port)")
             let prepared = try #require(made.first?.next())
-            let timing = await PreparedTokenRequests.send(PreparedTokenRequests.Queue([prepared, prepared]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
+            let timing = await PreparedTokenRequests.send(
+                PreparedTokenRequests.Queue([prepared, prepared]), port: port, until: .now + .seconds(60), firstError: FirstErrorReport())
             #expect(timing.latencies.count == 1)
             #expect(timing.errors == 1)
         }

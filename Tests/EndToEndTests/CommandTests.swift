@@ -69,7 +69,9 @@ struct CommandTests {
         let bad = try SignetCommand.run(["clients", "add", "web", "--redirect-uri", "http://evil.example.com/cb", "--data-dir", data])
         #expect(bad.status != 0)
         #expect(bad.all.contains("not a loopback"))
-        let added = try SignetCommand.run(["clients", "add", "web", "--auth-method", "client_secret_basic", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data])
+        let added = try SignetCommand.run([
+            "clients", "add", "web", "--auth-method", "client_secret_basic", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data,
+        ])
         #expect(added.status == 0)
         #expect(added.stdout.contains("client_secret: "))
         let duplicate = try SignetCommand.run(["clients", "add", "web", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data])
@@ -84,9 +86,13 @@ struct CommandTests {
     @Test("clients add|update set min_acr and the native login; a bad level or an unknown client is refused")
     func clientAssurance() throws {
         let data = try SignetCommand.dataFolder()
-        let added = try SignetCommand.run(["clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--min-acr", "urn:signet:loa:2", "--data-dir", data])
+        let added = try SignetCommand.run([
+            "clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--min-acr", "urn:signet:loa:2", "--data-dir", data,
+        ])
         #expect(added.status == 0, "\(added.all)")
-        let badLevel = try SignetCommand.run(["clients", "add", "app2", "--redirect-uri", "com.example.app:/cb", "--min-acr", "gold", "--data-dir", data])
+        let badLevel = try SignetCommand.run([
+            "clients", "add", "app2", "--redirect-uri", "com.example.app:/cb", "--min-acr", "gold", "--data-dir", data,
+        ])
         #expect(badLevel.status != 0)
         #expect(badLevel.all.contains("min_acr must be one of"))
         let updated = try SignetCommand.run(["clients", "update", "app", "--native-login", "--data-dir", data])
@@ -98,11 +104,16 @@ struct CommandTests {
         #expect(unknown.all.contains("no client nobody"))
     }
 
-    @Test("clients add|update set a client's own token lifetimes within their bounds; default gives the provider's back; a bad value is refused and changes nothing")
+    @Test(
+        "clients add|update set a client's own token lifetimes within their bounds; default gives the provider's back; a bad value is refused and changes nothing"
+    )
     func clientLifetimes() throws {
         let data = try SignetCommand.dataFolder()
         let added = try SignetCommand.run(
-            ["clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--access-token-lifetime", "900", "--code-lifetime", "30", "--data-dir", data])
+            [
+                "clients", "add", "app", "--redirect-uri", "com.example.app:/cb", "--access-token-lifetime", "900", "--code-lifetime", "30",
+                "--data-dir", data,
+            ])
         #expect(added.status == 0, "\(added.all)")
         let shown = try SignetCommand.run(["clients", "show", "app", "--data-dir", data])
         #expect(shown.stdout.contains("\"signet_access_token_lifetime\" : 900"), "\(shown.stdout)")
@@ -129,7 +140,10 @@ struct CommandTests {
     @Test("users lock and unlock; an unknown user is named")
     func lockUsers() throws {
         let data = try SignetCommand.dataFolder()
-        #expect(try SignetCommand.run(["users", "add", "erin", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n").status == 0)
+        #expect(
+            try SignetCommand.run(
+                ["users", "add", "erin", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n"
+            ).status == 0)
         #expect(try SignetCommand.run(["users", "lock", "erin", "--data-dir", data]).stdout.contains("Locked user erin"))
         #expect(try SignetCommand.run(["users", "unlock", "erin", "--data-dir", data]).stdout.contains("Unlocked user erin"))
         let unknown = try SignetCommand.run(["users", "lock", "nobody", "--data-dir", data])
@@ -140,10 +154,13 @@ struct CommandTests {
     @Test("users add reads the password from stdin and refuses over-long passwords")
     func users() throws {
         let data = try SignetCommand.dataFolder()
-        let added = try SignetCommand.run(["users", "add", "Dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n")
+        let added = try SignetCommand.run(
+            ["users", "add", "Dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "a fine passphrase\n")
         #expect(added.status == 0)
         #expect(try SignetCommand.run(["users", "list", "--data-dir", data]).stdout.contains("dana"))
-        let long = try SignetCommand.run(["users", "set-password", "dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: String(repeating: "x", count: 80) + "\n")
+        let long = try SignetCommand.run(
+            ["users", "set-password", "dana", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data],
+            input: String(repeating: "x", count: 80) + "\n")
         #expect(long.status != 0)
         #expect(long.all.contains("1–72 bytes"))
     }
@@ -172,11 +189,14 @@ struct CommandTests {
         let port = try FreePort.find()
         let bannerFile = data + "/serve-output.txt"
         let server = try ChildProcess.start(
-            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"], output: .file(bannerFile))
+            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"],
+            output: .file(bannerFile))
         defer { server.terminate() }
         var ready = false
         for _ in 0..<150 where !ready {
-            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { ready = true } else {
+            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 {
+                ready = true
+            } else {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -244,7 +264,11 @@ struct KeygenCommandTests {
         #expect(privateJWK["d"] != nil)
         #expect(privateJWK["kid"] == key["kid"] as? String)
         // The registered JWKS works for a client; a second keygen to the same file is refused.
-        #expect(try SignetCommand.run(["clients", "add", "svc", "--auth-method", "private_key_jwt", "--redirect-uri", "https://svc.example.com/cb", "--jwks-file", writeJWKS(made.stdout, in: data), "--data-dir", data]).status == 0)
+        #expect(
+            try SignetCommand.run([
+                "clients", "add", "svc", "--auth-method", "private_key_jwt", "--redirect-uri", "https://svc.example.com/cb", "--jwks-file",
+                writeJWKS(made.stdout, in: data), "--data-dir", data,
+            ]).status == 0)
         let again = try SignetCommand.run(["clients", "keygen", "--private-key-file", path])
         #expect(again.status != 0)
         #expect(again.all.contains("exists"))

@@ -20,7 +20,9 @@ struct ConfigurationDocumentTests {
             documented[String(key)] = (cells[1], cells[2])
         }
         let inCode = Set(SettingKey.all.map(\.key))
-        #expect(Set(documented.keys) == inCode, "only in the document: \(Set(documented.keys).subtracting(inCode)); only in the code: \(inCode.subtracting(documented.keys))")
+        #expect(
+            Set(documented.keys) == inCode,
+            "only in the document: \(Set(documented.keys).subtracting(inCode)); only in the code: \(inCode.subtracting(documented.keys))")
         for key in SettingKey.all {
             guard let row = documented[key.key] else { continue }
             #expect(row.flag == (key.flag.map { "`\($0)`" } ?? "—"), "flag of \(key.key)")

@@ -45,7 +45,9 @@ struct ConfigurationTests {
 
     @Test("JSON files work as YAML ones; lists, booleans and numbers are typed")
     func jsonAndTypes() async throws {
-        let path = try file(#"{"trustedProxies": ["10.0.0.0/8", "192.168.1.1"], "dpopNonce": true, "passwordHashCost": 10, "tls": {"certificate": "/c.pem"}}"#, named: "signet.json")
+        let path = try file(
+            #"{"trustedProxies": ["10.0.0.0/8", "192.168.1.1"], "dpopNonce": true, "passwordHashCost": 10, "tls": {"certificate": "/c.pem"}}"#,
+            named: "signet.json")
         let settings = try await SettingsLoader(configurationPath: path, environment: [:]).load()
         #expect(settings.list(.trustedProxies) == ["10.0.0.0/8", "192.168.1.1"])
         #expect(settings.boolean(.dpopNonce) == true)
@@ -59,11 +61,12 @@ struct ConfigurationTests {
     @Test("every documented variable reaches its key through swift-configuration's environment provider")
     func everyVariable() async throws {
         for key in SettingKey.accepted {
-            let value: String = switch key.kind {
-            case .integer: "7"
-            case .boolean: "true"
-            default: "/some/value"
-            }
+            let value: String =
+                switch key.kind {
+                case .integer: "7"
+                case .boolean: "true"
+                default: "/some/value"
+                }
             var environment = [key.environmentName: value]
             if key.key.hasSuffix("File") {
                 let secret = try file("s3cret-value\n", named: "secret")
@@ -90,7 +93,9 @@ struct ConfigurationTests {
         #expect(variable?.problems == ["SIGNET_PROT (environment): no such setting; did you mean 'SIGNET_PORT'?"])
         // The test scripts' own variables are not settings and not errors.
         _ = try await SettingsLoader(environment: ["SIGNET_TEST_DATABASE": "x", "SIGNET_PG_PORT": "1"]).load()
-        let missing = await #expect(throws: SettingsError.self) { try await SettingsLoader(configurationPath: "/no/such/signet.yaml", environment: [:]).load() }
+        let missing = await #expect(throws: SettingsError.self) {
+            try await SettingsLoader(configurationPath: "/no/such/signet.yaml", environment: [:]).load()
+        }
         #expect(missing?.problems == ["/no/such/signet.yaml: no such configuration file"])
     }
 
@@ -117,7 +122,9 @@ struct ConfigurationTests {
             environment: ["SIGNET_TOKENS_CODE_LIFETIME": "30", "SIGNET_TOKENS_REFRESH_TOKEN_IDLE_LIFETIME": "3600"]
         ).load()
         let configuration = try ServeSettings.configuration(settings)
-        #expect(configuration.tokenLifetimes == TokenLifetimes(accessToken: 300, idToken: 120, refreshTokenIdle: 3_600, refreshTokenAbsolute: 86_400, code: 30))
+        #expect(
+            configuration.tokenLifetimes
+                == TokenLifetimes(accessToken: 300, idToken: 120, refreshTokenIdle: 3_600, refreshTokenAbsolute: 86_400, code: 30))
         #expect(configuration.problems().isEmpty, "\(configuration.problems())")
 
         let long = try await SettingsLoader(environment: ["SIGNET_TOKENS_CODE_LIFETIME": "120"]).load()
@@ -126,7 +133,9 @@ struct ConfigurationTests {
         let short = try await SettingsLoader(flags: [.accessTokenLifetime: .integer(5)], environment: [:]).load()
         let flagRefusal = #expect(throws: SettingsError.self) { try ServeSettings.configuration(short) }
         #expect(flagRefusal?.problems == ["tokens.accessTokenLifetime (flag --access-token-lifetime): must be 60–86400 seconds, not 5"])
-        let inverted = try await SettingsLoader(flags: [.refreshTokenIdleLifetime: .integer(7_200), .refreshTokenAbsoluteLifetime: .integer(3_600)], environment: [:]).load()
+        let inverted = try await SettingsLoader(
+            flags: [.refreshTokenIdleLifetime: .integer(7_200), .refreshTokenAbsoluteLifetime: .integer(3_600)], environment: [:]
+        ).load()
         let invertedRefusal = #expect(throws: SettingsError.self) { try ServeSettings.configuration(inverted) }
         #expect(invertedRefusal?.problems.first?.contains("must not be longer than tokens.refreshTokenAbsoluteLifetime (3600 s)") == true)
 
@@ -157,13 +166,17 @@ struct ConfigurationTests {
         }
         #expect(unreadable?.problems == ["admin.token (environment SIGNET_ADMIN_TOKEN_FILE): cannot read /no/such/token"])
         // A database password from its own setting joins a URL without one.
-        let joined = try await SettingsLoader(environment: ["SIGNET_DATABASE": "postgres://signet@db:5432/signet", "SIGNET_DATABASE_PASSWORD": "pa55"]).load()
+        let joined = try await SettingsLoader(environment: [
+            "SIGNET_DATABASE": "postgres://signet@db:5432/signet", "SIGNET_DATABASE_PASSWORD": "pa55",
+        ]).load()
         let location = StoreLocation(settings: joined)
         #expect(location.databaseLocation == "postgres://signet:pa55@db:5432/signet")
         #expect(location.databaseDescription == "PostgreSQL postgres://signet:****@db:5432/signet")
     }
 
-    @Test("the database: a password in the --database flag, or a URL of a scheme Signet does not open, is refused without echoing the URL; a scheme in capitals is PostgreSQL")
+    @Test(
+        "the database: a password in the --database flag, or a URL of a scheme Signet does not open, is refused without echoing the URL; a scheme in capitals is PostgreSQL"
+    )
     func databaseLocations() async throws {
         let flagged = await #expect(throws: SettingsError.self) {
             try await SettingsLoader(flags: [.database: .string("postgres://signet:S3cretDbPw@db/signet")], environment: [:]).load()
@@ -187,7 +200,8 @@ struct ConfigurationTests {
         #expect(other?.problems.first?.hasPrefix("database (environment SIGNET_DATABASE): a mysql:// URL") == true, "\(String(describing: other))")
         #expect(other?.problems.first?.contains("S3cret") == false)
         let served = try SignetCommand.run(
-            ["serve", "--data-dir", try SignetCommand.dataFolder(), "--port", "0"], environment: ["SIGNET_DATABASE": "mysql://root:S3cretDbPw@db/signet"])
+            ["serve", "--data-dir", try SignetCommand.dataFolder(), "--port", "0"],
+            environment: ["SIGNET_DATABASE": "mysql://root:S3cretDbPw@db/signet"])
         #expect(served.status != 0)
         #expect(served.all.contains("mysql://"), "\(served.all)")
         #expect(!served.all.contains("S3cret"), "\(served.all)")
@@ -228,7 +242,9 @@ struct ConfigurationTests {
         // Without the allocator settings of whoever runs the tests, which would leave glibc's thresholds to them.
         let server = try ChildProcess.start(
             SignetCommand.executable.path, ["serve", "--config", path],
-            baseEnvironment: ProcessInfo.processInfo.environment.filter { name, _ in name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_")) },
+            baseEnvironment: ProcessInfo.processInfo.environment.filter { name, _ in
+                name != "GLIBC_TUNABLES" && !(name.hasPrefix("MALLOC_") && name.hasSuffix("_"))
+            },
             errors: .file(logFile.path))
         defer { if server.isRunning { server.terminate() } }
         var ready: ScriptedResponse?
@@ -252,18 +268,20 @@ struct ConfigurationTests {
         #expect(object["route"] as? String == "/health/ready")
         // glibc's allocator thresholds set at start (AllocatorTuning), where the C library is glibc.
         #if canImport(Glibc)
-        let allocator = try #require(log.split(separator: "\n").first { $0.contains("glibc's allocator") }, "\(log)")
-        let settings = try #require(try JSONSerialization.jsonObject(with: Data(allocator.utf8)) as? [String: Any])
-        #expect(settings["message"] as? String == "glibc's allocator keeps freed memory for reuse", "\(allocator)")
-        #expect(settings["event"] as? String == "allocator.tuned", "\(allocator)")
-        #expect(settings["trim_threshold_bytes"] as? Int == 1_048_576 && settings["map_threshold_bytes"] as? Int == 524_288, "\(allocator)")
+            let allocator = try #require(log.split(separator: "\n").first { $0.contains("glibc's allocator") }, "\(log)")
+            let settings = try #require(try JSONSerialization.jsonObject(with: Data(allocator.utf8)) as? [String: Any])
+            #expect(settings["message"] as? String == "glibc's allocator keeps freed memory for reuse", "\(allocator)")
+            #expect(settings["event"] as? String == "allocator.tuned", "\(allocator)")
+            #expect(settings["trim_threshold_bytes"] as? Int == 1_048_576 && settings["map_threshold_bytes"] as? Int == 524_288, "\(allocator)")
         #endif
     }
 }
 
 @Suite("Configuration: review findings")
 struct ConfigurationReviewTests {
-    @Test("a YAML error says where, never the line (it may hold a secret); an unparseable database URL is never echoed; the SMS URL shows its origin only")
+    @Test(
+        "a YAML error says where, never the line (it may hold a secret); an unparseable database URL is never echoed; the SMS URL shows its origin only"
+    )
     func nothingEchoed() async throws {
         let folder = try SignetCommand.dataFolder()
         let path = folder + "/broken.yaml"
@@ -272,7 +290,8 @@ struct ConfigurationReviewTests {
         let problem = try #require(broken?.problems.first)
         #expect(problem.hasPrefix("\(path): not a valid configuration file (line"))
         #expect(!problem.contains("TOPSECRET"))
-        let listed = try SignetCommand.run(["clients", "list", "--data-dir", folder], environment: ["SIGNET_DATABASE": "postgres://signet:pa#ss/word@127.0.0.1:1/signet"])
+        let listed = try SignetCommand.run(
+            ["clients", "list", "--data-dir", folder], environment: ["SIGNET_DATABASE": "postgres://signet:pa#ss/word@127.0.0.1:1/signet"])
         #expect(listed.status != 0)
         #expect(!listed.all.contains("pa#ss"))
         let settings = try await SettingsLoader(environment: ["SIGNET_SMS_WEBHOOK_URL": "https://sms.example.com/hooks/KEY-123?token=abc"]).load()
@@ -282,9 +301,11 @@ struct ConfigurationReviewTests {
 
     @Test("an admin token needs 32 characters with 10 different ones")
     func weakAdminToken() async throws {
-        let weak = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": String(repeating: "A", count: 40)]).load()
+        let weak = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": String(repeating: "A", count: 40)])
+            .load()
         #expect(throws: SettingsError.self) { try ServeSettings.adminListener(weak, publicPort: 8080) }
-        let strong = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": "0123456789abcdef0123456789abcdef"]).load()
+        let strong = try await SettingsLoader(environment: ["SIGNET_ADMIN_PORT": "9999", "SIGNET_ADMIN_TOKEN": "0123456789abcdef0123456789abcdef"])
+            .load()
         #expect(try ServeSettings.adminListener(strong, publicPort: 8080)?.port == 9999)
     }
 }

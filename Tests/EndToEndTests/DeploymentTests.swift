@@ -16,7 +16,8 @@ final class ServeProcess {
         port = try FreePort.find()
         outputFile = try TestFolder.make("serve-output", create: false).path
         process = try ChildProcess.start(
-            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra, output: .file(outputFile))
+            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra,
+            output: .file(outputFile))
     }
 
     /// What the process printed so far.
@@ -69,7 +70,8 @@ struct DeploymentTests {
     func noDemoOffLoopback() async throws {
         let data = try SignetCommand.dataFolder()
         // --sms-outbox: off loopback serve needs an SMS gateway or this (see smsGateway below).
-        let server = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1/32", "--issuer", "https://idp.example.test", "--sms-outbox"])
+        let server = try ServeProcess(
+            data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1/32", "--issuer", "https://idp.example.test", "--sms-outbox"])
         #expect(try await server.waitUntilReady())
         let banner = server.stop()
         #expect(!banner.contains("Demo data"))
@@ -83,19 +85,24 @@ struct DeploymentTests {
         #expect(!proxied.stop().contains("Demo data"))
         #expect(!FileManager.default.fileExists(atPath: data + "/demo.json"))
 
-        let forced = try ServeProcess(data: data, extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1", "--issuer", "https://idp.example.test", "--demo", "--sms-outbox"])
+        let forced = try ServeProcess(
+            data: data,
+            extra: ["--host", "0.0.0.0", "--trusted-proxy", "127.0.0.1", "--issuer", "https://idp.example.test", "--demo", "--sms-outbox"])
         #expect(try await forced.waitUntilReady())
         #expect(forced.stop().contains("Demo data"))
     }
 
-    @Test("off loopback (another address, an https issuer or a proxy), serve refuses to start without sms.webhookUrl unless sms.outbox says so, and then warns")
+    @Test(
+        "off loopback (another address, an https issuer or a proxy), serve refuses to start without sms.webhookUrl unless sms.outbox says so, and then warns"
+    )
     func smsGateway() async throws {
         let data = try SignetCommand.dataFolder()
         let offLoopback = ["--host", "0.0.0.0", "--port", "0", "--trusted-proxy", "10.0.0.0/8", "--issuer", "https://idp.example.test"]
         for arguments in [offLoopback, ["--port", "0", "--issuer", "https://idp.example.test"], ["--port", "0", "--trusted-proxy", "10.0.0.1"]] {
             let refused = try SignetCommand.run(["serve", "--data-dir", data] + arguments)
             #expect(refused.status != 0, "\(arguments)")
-            #expect(refused.stderr.contains("sms.webhookUrl (default): is not set, and this server is not on loopback"), "\(arguments): \(refused.all)")
+            #expect(
+                refused.stderr.contains("sms.webhookUrl (default): is not set, and this server is not on loopback"), "\(arguments): \(refused.all)")
             #expect(refused.stderr.contains("--sms-webhook-url") && refused.stderr.contains("SIGNET_SMS_OUTBOX=true"), "\(refused.all)")
             #expect(!refused.stdout.contains("is listening"))
             // config check says the same.
@@ -131,12 +138,15 @@ struct DeploymentTests {
         let logFile = URL(fileURLWithPath: data).appendingPathComponent("serve.log")
         let server = try ChildProcess.start(
             SignetCommand.executable.path,
-            ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--log-format", "json", "--sms-outbox"] + offLoopback.dropFirst(4),
+            ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--log-format", "json", "--sms-outbox"]
+                + offLoopback.dropFirst(4),
             errors: .file(logFile.path))
         defer { if server.isRunning { server.terminate() } }
         var ready = false
         for _ in 0..<150 where !ready {
-            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/health/ready"), response.status == 200 { ready = true } else {
+            if let response = try? await ScriptedBrowser().get("http://127.0.0.1:\(port)/health/ready"), response.status == 200 {
+                ready = true
+            } else {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -153,7 +163,9 @@ struct DeploymentTests {
         let bare = try SignetCommand.run(["serve", "--data-dir", data, "--host", "0.0.0.0", "--port", "0"])
         #expect(bare.status != 0)
         #expect(bare.all.contains("--trusted-proxy"))
-        let httpIssuer = try SignetCommand.run(["serve", "--data-dir", data, "--host", "0.0.0.0", "--port", "0", "--trusted-proxy", "10.0.0.0/8", "--issuer", "http://idp.example.test"])
+        let httpIssuer = try SignetCommand.run([
+            "serve", "--data-dir", data, "--host", "0.0.0.0", "--port", "0", "--trusted-proxy", "10.0.0.0/8", "--issuer", "http://idp.example.test",
+        ])
         #expect(httpIssuer.status != 0)
         let badNetwork = try SignetCommand.run(["serve", "--data-dir", data, "--port", "0", "--trusted-proxy", "10.0.0.0/99"])
         #expect(badNetwork.status != 0)

@@ -8,10 +8,13 @@ import Testing
 struct DeviceCommandTests {
     /// Starts `signet serve` with `extra` and waits until discovery answers over `scheme`.
     static func serve(data: String, port: Int, extra: [String] = [], scheme: String = "http") async throws -> ChildProcess {
-        let server = try ChildProcess.start(SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra)
+        let server = try ChildProcess.start(
+            SignetCommand.executable.path, ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4"] + extra)
         let browser = scheme == "https" ? ScriptedBrowser(tls: try TestTLS.client()) : ScriptedBrowser()
         for _ in 0..<150 {
-            if let response = try? await browser.get("\(scheme)://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 { return server }
+            if let response = try? await browser.get("\(scheme)://127.0.0.1:\(port)/.well-known/openid-configuration"), response.status == 200 {
+                return server
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         server.terminate()
@@ -49,13 +52,17 @@ struct DeviceCommandTests {
 
         let demo = try SignetCommand.run(["demo", "--device", "--data-dir", data])
         #expect(demo.status == 0, "\(demo.all)")
-        for step in ["Activated: a P-256 key", "bound to the certificate (RFC 8705 cnf)", "/userinfo with the certificate: 200; the same token without it: 401",
-            "Reactivated:", "locked from a login elsewhere", "Refused: status says revoked", "All steps passed."]
-        {
+        for step in [
+            "Activated: a P-256 key", "bound to the certificate (RFC 8705 cnf)",
+            "/userinfo with the certificate: 200; the same token without it: 401",
+            "Reactivated:", "locked from a login elsewhere", "Refused: status says revoked", "All steps passed.",
+        ] {
             #expect(demo.stdout.contains(step), "missing: \(step)")
         }
         let events = try SignetCommand.run(["devices", "events", "demo", "--data-dir", data]).stdout
-        for kind in ["device.activated", "device.reactivated", "device.replaced", "device.locked"] { #expect(events.contains(kind), "\(kind) in \(events)") }
+        for kind in ["device.activated", "device.reactivated", "device.replaced", "device.locked"] {
+            #expect(events.contains(kind), "\(kind) in \(events)")
+        }
     }
 
     @Test("device activate, status, reactivate and deactivate keep one installation in a folder, its key sealed; the helpdesk sees it")
@@ -94,7 +101,8 @@ struct DeviceCommandTests {
 
         // A wrong sealing key opens nothing.
         let wrongKey = data + "/wrong.key"
-        try (Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n").write(toFile: wrongKey, atomically: true, encoding: .utf8)
+        try (Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n").write(
+            toFile: wrongKey, atomically: true, encoding: .utf8)
         let wrong = try device(["status", "--sealing-key-file", wrongKey])
         #expect(wrong.status != 0)
         #expect(wrong.all.contains("device_key_unavailable") || wrong.all.contains("encryption key"), "\(wrong.all)")

@@ -22,21 +22,29 @@ struct DeviceLifecycleTests {
         _ = try await provider.admin.addUser(username: "alice", password: password, phoneNumber: "+4511111111")
     }
 
-    @Test("a lock through one instance is seen at once by another sharing the database: status, /userinfo and refresh all refuse", arguments: EndToEndStore.available)
+    @Test(
+        "a lock through one instance is seen at once by another sharing the database: status, /userinfo and refresh all refuse",
+        arguments: EndToEndStore.available)
     func lockSeenByAnotherInstance(_ kind: EndToEndStore) async throws {
         let database = try kind.newDatabase()
         let first = try await kind.open(database: database)
         let second = try await kind.open(database: database)
-        defer { Task { try? await first.close(); try? await second.close() } }
+        defer {
+            Task {
+                try? await first.close(); try? await second.close()
+            }
+        }
         try await withTestProvider(store: first, tls: true) { one in
             try await withTestProvider(store: second, tls: true) { two in
                 try await Self.seed(one)
                 let device = try await one.activateDevice(clientID: "wallet", redirectURI: Self.redirect, username: "alice", password: Self.password)
                 var authorization = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid")
                 let code = try await one.signIn(authorization, username: "alice", password: Self.password)
-                let tokens = try await one.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(TokenResponse.self)
+                let tokens = try await one.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(
+                    TokenResponse.self)
                 #expect(try await device.browser.get(two.url("/devices/status")).status == 200, "the second instance knows the device")
-                #expect(try await device.browser.get(one.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200)
+                #expect(
+                    try await device.browser.get(one.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200)
 
                 // The user locks it through the second instance, from a fresh login there.
                 authorization = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid")
@@ -50,7 +58,8 @@ struct DeviceLifecycleTests {
                 let status = try await device.browser.get(one.url("/devices/status"))
                 #expect(status.status == 401)
                 #expect(status.json["error"] as? String == "device_revoked")
-                #expect(try await device.browser.get(one.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 401)
+                #expect(
+                    try await device.browser.get(one.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 401)
                 let refreshed = try await device.browser.post(
                     one.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken ?? ""), ("client_id", "wallet")])
                 #expect(refreshed.status == 400)
@@ -65,7 +74,9 @@ struct DeviceLifecycleTests {
         try await withTestProvider(store: store, tls: true) { provider in
             try await Self.seed(provider)
             let device = try await provider.activateDevice(clientID: "wallet", redirectURI: Self.redirect, username: "alice", password: Self.password)
-            let lifecycle = DeviceLifecycle(store: provider.store, clock: provider.clock.signetClock, random: SecureRandom(), logger: .init(label: "test"), messages: provider.outbox)
+            let lifecycle = DeviceLifecycle(
+                store: provider.store, clock: provider.clock.signetClock, random: SecureRandom(), logger: .init(label: "test"),
+                messages: provider.outbox)
             let revoked = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
                     group.addTask { try await lifecycle.revoke(instanceID: device.instanceID, because: .locked, by: .admin, note: "stolen") != nil }
@@ -108,7 +119,9 @@ struct DeviceLifecycleTests {
     @Test("signet devices list, lock USER, remove and events: the helpdesk's view; the user is told; a second lock finds nothing")
     func helpdeskCommands() async throws {
         let data = try SignetCommand.dataFolder()
-        let added = try SignetCommand.run(["users", "add", "alice", "--password-stdin", "--password-hash-cost", "4", "--phone", "+4511111111", "--data-dir", data], input: "a fine passphrase\n")
+        let added = try SignetCommand.run(
+            ["users", "add", "alice", "--password-stdin", "--password-hash-cost", "4", "--phone", "+4511111111", "--data-dir", data],
+            input: "a fine passphrase\n")
         #expect(added.status == 0, "\(added.all)")
         let store = try await SQLStore.sqlite(path: data + "/signet.sqlite")
         let alice = try #require(try await store.user(username: "alice"))
@@ -117,14 +130,17 @@ struct DeviceLifecycleTests {
             try await store.insertDevice(
                 DeviceRecord(
                     instanceID: String(repeating: String(index), count: 43), clientID: "wallet", userID: alice.id, grantID: "g\(index)",
-                    certificateSerial: "0\(index)", certificateThumbprint: "t\(index)", certificateNotAfter: now.addingTimeInterval(86_400), name: "Phone \(index)",
+                    certificateSerial: "0\(index)", certificateThumbprint: "t\(index)", certificateNotAfter: now.addingTimeInterval(86_400),
+                    name: "Phone \(index)",
                     createdAt: now))
         }
         try await store.close()
 
         let list = try SignetCommand.run(["devices", "list", "alice", "--data-dir", data])
         #expect(list.stdout.contains("Phone 0") && list.stdout.contains("activated"))
-        let removed = try SignetCommand.run(["devices", "remove", String(repeating: "0", count: 43), "--reason", "asked by phone", "--data-dir", data])
+        let removed = try SignetCommand.run([
+            "devices", "remove", String(repeating: "0", count: 43), "--reason", "asked by phone", "--data-dir", data,
+        ])
         #expect(removed.status == 0, "\(removed.all)")
         let locked = try SignetCommand.run(["devices", "lock", "alice", "--reason", "phone stolen", "--data-dir", data])
         #expect(locked.status == 0, "\(locked.all)")

@@ -31,7 +31,9 @@ struct GracefulShutdownTests {
                 group.addTask {
                     try await browser.post(
                         base + "/login",
-                        form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password)])
+                        form: [
+                            ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", password),
+                        ])
                 }
             }
             try await Task.sleep(for: .milliseconds(300))

@@ -14,7 +14,8 @@ struct LoopbackRelyingPartyTests {
             #expect(provider.issuer.hasPrefix("http://127.0.0.2:"))
             let key = ClientKeyPair()
             _ = try await provider.admin.addClient(
-                SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["http://127.0.0.2/cb"], jwks: key.publicJWKS))
+                SignetAdmin.NewClient(
+                    id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["http://127.0.0.2/cb"], jwks: key.publicJWKS))
             _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
             let clock = provider.clock
             let backend = RelyingParty(
@@ -28,7 +29,8 @@ struct LoopbackRelyingPartyTests {
             let completed = try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
             #expect(completed.idToken.sub.isEmpty == false)
         }
-        let lookalike = RelyingParty(configuration: RelyingPartyConfiguration(issuer: "http://127.0.0.1.evil.example", clientID: "service", clientAuthentication: .none))
+        let lookalike = RelyingParty(
+            configuration: RelyingPartyConfiguration(issuer: "http://127.0.0.1.evil.example", clientID: "service", clientAuthentication: .none))
         await #expect {
             _ = try await lookalike.discover()
         } throws: { ($0 as? SignetError)?.code == .invalidConfiguration }

@@ -11,7 +11,9 @@ import Testing
 /// (PostgreSQL text cannot hold it, so it once answered 500 there), and nothing changes.
 @Suite("The NUL character in a request")
 struct NULCharacterTests {
-    @Test("a client_id, username, scenario, path or Basic credential holding NUL gets the endpoint's 4xx, and the store is untouched", arguments: EndToEndStore.available)
+    @Test(
+        "a client_id, username, scenario, path or Basic credential holding NUL gets the endpoint's 4xx, and the store is untouched",
+        arguments: EndToEndStore.available)
     func refusedAtTheEdge(_ kind: EndToEndStore) async throws {
         let store = try await kind.open()
         defer { Task { try? await store.close() } }
@@ -23,15 +25,21 @@ struct NULCharacterTests {
             let browser = ScriptedBrowser()
 
             // /token: an OAuth error, JSON.
-            let token = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "app\u{0}")])
+            let token = try await browser.post(
+                provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "app\u{0}")])
             #expect(token.status == 400)
             #expect(token.oauthError == "invalid_request")
             let basic = Data("app%00:secret".utf8).base64EncodedString()
-            let basicAnswer = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x")], headers: [("Authorization", "Basic \(basic)")])
+            let basicAnswer = try await browser.post(
+                provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x")], headers: [("Authorization", "Basic \(basic)")])
             #expect(basicAnswer.status == 401)
             #expect(basicAnswer.oauthError == "invalid_client")
             let rawBasic = Data("app\u{0}:secret".utf8).base64EncodedString()
-            #expect(try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x")], headers: [("Authorization", "Basic \(rawBasic)")]).status == 401)
+            #expect(
+                try await browser.post(
+                    provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x")],
+                    headers: [("Authorization", "Basic \(rawBasic)")]
+                ).status == 401)
 
             // /authorize: the error page (no redirect to an unvouched URI).
             let authorization = TestAuthorization(clientID: "app\u{0}", redirectURI: "com.example.app:/cb")
@@ -44,7 +52,8 @@ struct NULCharacterTests {
             let form = try await browser.get(real.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: form.body))
             let login = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice\u{0}"), ("password", "x")])
+                provider.url("/login"),
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice\u{0}"), ("password", "x")])
             #expect(login.status == 400)
 
             // The native login API: its own JSON error.
@@ -69,7 +78,10 @@ struct NULCharacterTests {
             // A text that merely names the escape is not NUL.
             let named = try await browser.post(
                 provider.url("/token"),
-                form: [("grant_type", "authorization_code"), ("code", #"\u0000"#), ("client_id", "app"), ("redirect_uri", "com.example.app:/cb"), ("code_verifier", PKCE.makeVerifier())])
+                form: [
+                    ("grant_type", "authorization_code"), ("code", #"\u0000"#), ("client_id", "app"), ("redirect_uri", "com.example.app:/cb"),
+                    ("code_verifier", PKCE.makeVerifier()),
+                ])
             #expect(named.oauthError == "invalid_grant", "\(named.body)")
             #expect(try await store.listClients() == before)
         }

@@ -21,7 +21,9 @@ struct OperationsCommandTests {
         let fields = try #require(LoginForm.fields(in: page.body))
         let failed = try await browser.post(
             "http://127.0.0.1:\(server.port)/login",
-            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", "not the password")])
+            form: [
+                ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", username), ("password", "not the password"),
+            ])
         #expect(failed.status == 401)
         let succeeded = try await LoginForm.redirect(for: url, username: username, password: password)
         #expect(succeeded.absoluteString.contains("code="))
@@ -53,8 +55,16 @@ struct OperationsCommandTests {
     @Test("clients export then import into a fresh store gives the same registrations; one bad entry imports nothing")
     func clientsAsCode() throws {
         let source = try SignetCommand.dataFolder()
-        #expect(try SignetCommand.run(["clients", "add", "web", "--name", "Web", "--auth-method", "client_secret_basic", "--redirect-uri", "https://web.example.com/cb", "--data-dir", source]).status == 0)
-        #expect(try SignetCommand.run(["clients", "add", "app", "--name", "App", "--auth-method", "none", "--redirect-uri", "com.example.app:/cb", "--native-login", "--data-dir", source]).status == 0)
+        #expect(
+            try SignetCommand.run([
+                "clients", "add", "web", "--name", "Web", "--auth-method", "client_secret_basic", "--redirect-uri", "https://web.example.com/cb",
+                "--data-dir", source,
+            ]).status == 0)
+        #expect(
+            try SignetCommand.run([
+                "clients", "add", "app", "--name", "App", "--auth-method", "none", "--redirect-uri", "com.example.app:/cb", "--native-login",
+                "--data-dir", source,
+            ]).status == 0)
         let file = source + "/clients.json"
         let exported = try SignetCommand.run(["clients", "export", file, "--data-dir", source])
         #expect(exported.status == 0, "\(exported.all)")
@@ -79,7 +89,8 @@ struct OperationsCommandTests {
         #expect(replaced.stdout.contains("replaced\tweb") && !replaced.stdout.contains("client_secret"))
 
         let bad = source + "/bad.json"
-        try #"[{"client_id":"good","redirect_uris":["https://good.example.com/cb"]},{"client_id":"evil","redirect_uris":["http://evil.example.com/cb"]}]"#
+        try
+            #"[{"client_id":"good","redirect_uris":["https://good.example.com/cb"]},{"client_id":"evil","redirect_uris":["http://evil.example.com/cb"]}]"#
             .write(toFile: bad, atomically: true, encoding: .utf8)
         let refused = try SignetCommand.run(["clients", "import", bad, "--data-dir", target])
         #expect(refused.status != 0)
@@ -90,18 +101,32 @@ struct OperationsCommandTests {
     @Test("clients, users and keys list as JSON; clients show; users show and update")
     func jsonOutput() throws {
         let data = try SignetCommand.dataFolder()
-        #expect(try SignetCommand.run(["clients", "add", "web", "--name", "Web", "--auth-method", "none", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data]).status == 0)
-        #expect(try SignetCommand.run(["users", "add", "alice", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "pw 123456\n").status == 0)
-        let clients = try JSONSerialization.jsonObject(with: Data(try SignetCommand.run(["clients", "list", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [[String: Any]]
+        #expect(
+            try SignetCommand.run([
+                "clients", "add", "web", "--name", "Web", "--auth-method", "none", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data,
+            ]).status == 0)
+        #expect(
+            try SignetCommand.run(
+                ["users", "add", "alice", "--password-stdin", "--password-hash-cost", "4", "--data-dir", data], input: "pw 123456\n"
+            ).status == 0)
+        let clients =
+            try JSONSerialization.jsonObject(
+                with: Data(try SignetCommand.run(["clients", "list", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [[String: Any]]
         #expect(clients?.first?["client_id"] as? String == "web")
-        let shown = try JSONSerialization.jsonObject(with: Data(try SignetCommand.run(["clients", "show", "web", "--data-dir", data]).stdout.utf8)) as? [String: Any]
+        let shown =
+            try JSONSerialization.jsonObject(with: Data(try SignetCommand.run(["clients", "show", "web", "--data-dir", data]).stdout.utf8))
+            as? [String: Any]
         #expect(shown?["redirect_uris"] as? [String] == ["https://web.example.com/cb"])
         #expect(try SignetCommand.run(["clients", "show", "nobody", "--data-dir", data]).status != 0)
         #expect(try SignetCommand.run(["users", "update", "alice", "--phone", "+4533333333", "--name", "Alice", "--data-dir", data]).status == 0)
         #expect(try SignetCommand.run(["users", "update", "alice", "--phone", "33", "--data-dir", data]).status != 0)
-        let user = try JSONSerialization.jsonObject(with: Data(try SignetCommand.run(["users", "show", "alice", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [String: Any]
+        let user =
+            try JSONSerialization.jsonObject(
+                with: Data(try SignetCommand.run(["users", "show", "alice", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [String: Any]
         #expect(user?["phone_number"] as? String == "+4533333333" && user?["name"] as? String == "Alice" && user?["password_hash"] == nil)
-        let users = try JSONSerialization.jsonObject(with: Data(try SignetCommand.run(["users", "list", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [[String: Any]]
+        let users =
+            try JSONSerialization.jsonObject(
+                with: Data(try SignetCommand.run(["users", "list", "--output", "json", "--data-dir", data]).stdout.utf8)) as? [[String: Any]]
         #expect(users?.count == 1)
         #expect(try SignetCommand.run(["keys", "list", "--output", "json", "--data-dir", data]).stdout.hasPrefix("["))
     }

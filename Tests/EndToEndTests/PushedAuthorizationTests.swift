@@ -15,20 +15,24 @@ struct PushedAuthorizationTests {
     /// A private_key_jwt backend registered in `provider`, and its kit.
     func backend(_ provider: TestProvider, requirePAR: Bool = true) async throws -> RelyingParty {
         let key = ClientKeyPair()
-        var new = SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS)
+        var new = SignetAdmin.NewClient(
+            id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], jwks: key.publicJWKS)
         new.requirePushedAuthorizationRequests = requirePAR
         _ = try await provider.admin.addClient(new)
         _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase", name: "Bob")
         let clock = provider.clock
         return RelyingParty(
-            configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+            configuration: RelyingPartyConfiguration(
+                issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
             now: { clock.now })
     }
 
     /// POSTs the sign-in form of `page` as bob.
     func signIn(_ provider: TestProvider, _ browser: ScriptedBrowser, page: ScriptedResponse) async throws -> ScriptedResponse {
         let fields = try #require(LoginForm.fields(in: page.body))
-        return try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+        return try await browser.post(
+            provider.url("/login"),
+            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
     }
 
     @Test("the kit pushes the request; the app's URL holds only client_id and request_uri; the flow completes", arguments: EndToEndStore.available)
@@ -37,7 +41,8 @@ struct PushedAuthorizationTests {
         defer { Task { try? await store.close() } }
         try await withTestProvider(store: store) { provider in
             let relyingParty = try await backend(provider)
-            let request = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile", acrValues: AssuranceLevel.oneFactor)
+            let request = try await relyingParty.pushAuthorizationRequest(
+                redirectURI: "com.example.service:/cb", scope: "openid profile", acrValues: AssuranceLevel.oneFactor)
             let query = try #require(FormParameters(encoded: request.url.query ?? ""))
             #expect(Set(query.pairs.map(\.name)) == ["client_id", "request_uri"])
             #expect(query["request_uri"]?.hasPrefix("urn:ietf:params:oauth:request_uri:") == true)
@@ -56,7 +61,9 @@ struct PushedAuthorizationTests {
         }
     }
 
-    @Test("an OpenID Connect client may repeat pushed parameters beside the request_uri; a differing one is refused and spends nothing", arguments: EndToEndStore.available)
+    @Test(
+        "an OpenID Connect client may repeat pushed parameters beside the request_uri; a differing one is refused and spends nothing",
+        arguments: EndToEndStore.available)
     func repeatedParameters(_ kind: EndToEndStore) async throws {
         let store = try await kind.open()
         defer { Task { try? await store.close() } }
@@ -66,7 +73,9 @@ struct PushedAuthorizationTests {
             let reference = try #require(FormParameters(encoded: request.url.query ?? ""))
             let base = provider.url("/authorize?")
             // OIDC Core §6.2: response_type, scope and redirect_uri sent again, as the pushed ones.
-            let repeated: [(name: String, value: String)] = [("response_type", "code"), ("scope", "openid profile"), ("redirect_uri", "com.example.service:/cb")]
+            let repeated: [(name: String, value: String)] = [
+                ("response_type", "code"), ("scope", "openid profile"), ("redirect_uri", "com.example.service:/cb"),
+            ]
             func url(_ pairs: [(name: String, value: String)]) -> String { base + FormParameters(reference.pairs + pairs).encoded }
             let refusals: [[(name: String, value: String)]] = [
                 [("response_type", "code"), ("scope", "openid"), ("redirect_uri", "com.example.service:/cb")],
@@ -110,7 +119,10 @@ struct PushedAuthorizationTests {
             try await provider.admin.updateClient(id: "service", .init(nativeLogin: true))
             let native = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"),
-                body: String(decoding: try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: FormParameters(encoded: direct.url.query ?? "")!.pairs.map { ($0.name, $0.value) })), as: UTF8.self),
+                body: String(
+                    decoding: try JSONSerialization.data(
+                        withJSONObject: Dictionary(
+                            uniqueKeysWithValues: FormParameters(encoded: direct.url.query ?? "")!.pairs.map { ($0.name, $0.value) })), as: UTF8.self),
                 headers: [("Content-Type", "application/json")])
             #expect(native.oauthError == "invalid_request")
         }
@@ -137,12 +149,14 @@ struct PushedAuthorizationTests {
 
             let extra = try await relyingParty.pushAuthorizationRequest(redirectURI: "com.example.service:/cb")
             let extraURI = try #require(FormParameters(encoded: extra.url.query ?? "")?["request_uri"])
-            let withState = try await ScriptedBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", extraURI), ("state", "mine")]).encoded)
+            let withState = try await ScriptedBrowser().get(
+                base + FormParameters([("client_id", "service"), ("request_uri", extraURI), ("state", "mine")]).encoded)
             #expect(withState.status == 400)
             #expect(withState.header("Location") == nil)
             let noClient = try await ScriptedBrowser().get(base + FormParameters([("request_uri", extraURI)]).encoded)
             #expect(noClient.status == 400)
-            let madeUp = try await ScriptedBrowser().get(base + FormParameters([("client_id", "service"), ("request_uri", "urn:ietf:params:oauth:request_uri:nope")]).encoded)
+            let madeUp = try await ScriptedBrowser().get(
+                base + FormParameters([("client_id", "service"), ("request_uri", "urn:ietf:params:oauth:request_uri:nope")]).encoded)
             #expect(madeUp.body.contains("invalid_request_uri"))
         }
     }
@@ -162,14 +176,18 @@ struct PushedAuthorizationTests {
             let pushed = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters())
             #expect(pushed.status == 201)
             #expect((pushed.json["expires_in"] as? Int) == 60)
-            let noPKCE = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(omit: ["code_challenge", "code_challenge_method"]))
+            let noPKCE = try await ScriptedBrowser().post(
+                provider.url("/par"), form: app.parameters(omit: ["code_challenge", "code_challenge_method"]))
             #expect(noPKCE.status == 400)
             #expect(noPKCE.oauthError == "invalid_request")
-            let badScope = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("scope", "openid admin")], omit: ["scope"]))
+            let badScope = try await ScriptedBrowser().post(
+                provider.url("/par"), form: app.parameters(extra: [("scope", "openid admin")], omit: ["scope"]))
             #expect(badScope.oauthError == "invalid_scope")
-            let nested = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("request_uri", "urn:ietf:params:oauth:request_uri:x")]))
+            let nested = try await ScriptedBrowser().post(
+                provider.url("/par"), form: app.parameters(extra: [("request_uri", "urn:ietf:params:oauth:request_uri:x")]))
             #expect(nested.oauthError == "invalid_request")
-            let wrongRedirect = try await ScriptedBrowser().post(provider.url("/par"), form: app.parameters(extra: [("redirect_uri", "com.example.app:/other")], omit: ["redirect_uri"]))
+            let wrongRedirect = try await ScriptedBrowser().post(
+                provider.url("/par"), form: app.parameters(extra: [("redirect_uri", "com.example.app:/other")], omit: ["redirect_uri"]))
             #expect(wrongRedirect.oauthError == "invalid_request")
             let get = try await ScriptedBrowser().get(provider.url("/par"))
             #expect(get.status == 405)
@@ -211,14 +229,17 @@ struct PushedAuthorizationTests {
 
 @Suite("FAPI 2.0 through the kit: a fapi2 client with PAR + signed request + private_key_jwt + DPoP")
 struct FAPIShapeTests {
-    @Test("the backend pushes a signed request with a DPoP proof, the app carries only the request_uri, and every token is bound", arguments: EndToEndStore.available)
+    @Test(
+        "the backend pushes a signed request with a DPoP proof, the app carries only the request_uri, and every token is bound",
+        arguments: EndToEndStore.available)
     func fapiFlow(_ kind: EndToEndStore) async throws {
         let store = try await kind.open()
         defer { Task { try? await store.close() } }
         // With server-provided DPoP nonces too: the kit retries once with the nonce it is given.
         try await withTestProvider(store: store, configure: { $0.dpopNonces = true }) { provider in
             let key = ClientKeyPair()
-            var new = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/cb"], jwks: key.publicJWKS)
+            var new = SignetAdmin.NewClient(
+                id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/cb"], jwks: key.publicJWKS)
             new.fapi2 = true
             new.requireSignedRequestObject = true
             _ = try await provider.admin.addClient(new)
@@ -233,19 +254,28 @@ struct FAPIShapeTests {
             let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase"),
+                ])
             let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
             let completed = try await bank.completeAuthorization(redirect: redirect, pending: request.pending)
             #expect(completed.idToken.sub == user.id)
             #expect(completed.tokens.tokenType == "DPoP")
             #expect(try await bank.userInfo(accessToken: completed.tokens.accessToken, expectedSubject: user.id).sub == user.id)
             // Any resource through the kit: the DPoP scheme and a proof with ath (the provider's UserInfo here).
-            let resource = try await bank.send(HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken)
+            let resource = try await bank.send(
+                HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken)
             #expect(resource.status == 200)
             let bearerOnly = RelyingParty(
-                configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
-            #expect(try await bearerOnly.send(HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken).status == 401)
+            #expect(
+                try await bearerOnly.send(
+                    HTTPTransportRequest(method: "GET", url: provider.url("/userinfo")), accessToken: completed.tokens.accessToken
+                ).status == 401)
             let refreshToken = try #require(completed.tokens.refreshToken)
             let refreshed = try await bank.refresh(refreshToken)
             #expect(refreshed.tokenType == "DPoP")
@@ -254,7 +284,8 @@ struct FAPIShapeTests {
             #expect(try await bank.refresh(refreshToken).tokenType == "DPoP")
             // Without its DPoP key the bank gets nothing.
             let keyless = RelyingParty(
-                configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "bank", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
             await #expect(throws: SignetError.self) { _ = try await keyless.refresh(refreshToken) }
         }
@@ -266,20 +297,28 @@ struct FAPIShapeTests {
         defer { Task { try? await store.close() } }
         try await withTestProvider(store: store) { provider in
             let key = ClientKeyPair()
-            _ = try await provider.admin.addClient(.init(id: "svc", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["https://svc.example.com/cb"], jwks: key.publicJWKS))
+            _ = try await provider.admin.addClient(
+                .init(id: "svc", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["https://svc.example.com/cb"], jwks: key.publicJWKS))
             _ = try await provider.admin.addUser(username: "carol", password: "a long passphrase")
             let dpopKey = P256.Signing.PrivateKey()
             let clock = provider.clock
             let service = RelyingParty(
                 configuration: RelyingPartyConfiguration(
-                    issuer: provider.issuer, clientID: "svc", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID), dpopKey: dpopKey),
+                    issuer: provider.issuer, clientID: "svc", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
+                    dpopKey: dpopKey),
                 now: { clock.now })
             let request = try await service.makeAuthorizationRequest(redirectURI: "https://svc.example.com/cb", scope: "openid")
             let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let answer = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "a long passphrase")])
-            let completed = try await service.completeAuthorization(redirect: try #require(answer.header("Location").flatMap(URL.init(string:))), pending: request.pending)
+            let answer = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"),
+                    ("password", "a long passphrase"),
+                ])
+            let completed = try await service.completeAuthorization(
+                redirect: try #require(answer.header("Location").flatMap(URL.init(string:))), pending: request.pending)
             let accessToken = completed.tokens.accessToken
             let userinfo = provider.url("/userinfo")
             let jwk = PublicJWK(p256: dpopKey.publicKey, kid: "")
@@ -291,7 +330,9 @@ struct FAPIShapeTests {
                 ], key: dpopKey)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)]).status }
+                    group.addTask {
+                        try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)]).status
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -37,25 +37,34 @@ enum EndToEndStore: String, CaseIterable, Sendable {
 
 @Suite("End to end: the relying-party kit against the provider over real HTTP")
 struct RelyingPartyFlowTests {
-    @Test("a backend with private_key_jwt runs the whole flow: authorize, login, code, tokens, ID token, userinfo, refresh, revoke, logout", arguments: EndToEndStore.available)
+    @Test(
+        "a backend with private_key_jwt runs the whole flow: authorize, login, code, tokens, ID token, userinfo, refresh, revoke, logout",
+        arguments: EndToEndStore.available)
     func wholeFlow(_ kind: EndToEndStore) async throws {
         let store = try await kind.open()
         defer { Task { try? await store.close() } }
         try await withTestProvider(store: store) { provider in
             let key = ClientKeyPair()
             _ = try await provider.admin.addClient(
-                .init(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"], postLogoutRedirectURIs: ["com.example.service:/bye"], jwks: key.publicJWKS))
+                .init(
+                    id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb"],
+                    postLogoutRedirectURIs: ["com.example.service:/bye"], jwks: key.publicJWKS))
             let user = try await provider.admin.addUser(username: "bob", password: "a long passphrase", name: "Bob")
             let clock = provider.clock
             let backend = RelyingParty(
-                configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+                configuration: RelyingPartyConfiguration(
+                    issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
                 now: { clock.now })
 
             let request = try await backend.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile", maxAge: 300)
             let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase"),
+                ])
             let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
 
             let completed = try await backend.completeAuthorization(redirect: redirect, pending: request.pending)
@@ -66,24 +75,33 @@ struct RelyingPartyFlowTests {
 
             let refreshed = try await backend.refresh(try #require(completed.tokens.refreshToken))
             let idToken = try #require(refreshed.idToken)
-            let revalidated = try await backend.validateIDToken(idToken, expectation: IDTokenExpectation(issuer: provider.issuer, clientID: "service", nonce: nil))
+            let revalidated = try await backend.validateIDToken(
+                idToken, expectation: IDTokenExpectation(issuer: provider.issuer, clientID: "service", nonce: nil))
             #expect(revalidated.claims?.sub == user.id)
 
             try await backend.revoke(try #require(refreshed.refreshToken))
             await #expect(throws: SignetError(.oauth, "")) { try await backend.refresh(refreshed.refreshToken!) }
 
-            let logout = try await browser.get(try await backend.endSessionURL(idTokenHint: completed.tokens.idToken, postLogoutRedirectURI: "com.example.service:/bye", state: "s").absoluteString)
+            let logout = try await browser.get(
+                try await backend.endSessionURL(idTokenHint: completed.tokens.idToken, postLogoutRedirectURI: "com.example.service:/bye", state: "s")
+                    .absoluteString)
             #expect(logout.header("Location") == "com.example.service:/bye?state=s")
         }
     }
 
-    @Test("two provider instances sharing one PostgreSQL honour each other's codes, sessions and single use", .enabled(if: EndToEndStore.postgresURL != nil))
+    @Test(
+        "two provider instances sharing one PostgreSQL honour each other's codes, sessions and single use",
+        .enabled(if: EndToEndStore.postgresURL != nil))
     func twoInstances() async throws {
         let url = try #require(EndToEndStore.postgresURL)
         let schema = "multi_" + UUID().uuidString.prefix(8).lowercased()
         let storeA = try await SQLStore.postgres(url: url, schema: schema)
         let storeB = try await SQLStore.postgres(url: url, schema: schema)
-        defer { Task { try? await storeA.close(); try? await storeB.close() } }
+        defer {
+            Task {
+                try? await storeA.close(); try? await storeB.close()
+            }
+        }
         let clock = TestClock()
         try await withTestProvider(store: storeA, clock: clock) { a in
             try await withTestProvider(store: storeB, clock: clock) { b in
@@ -94,7 +112,12 @@ struct RelyingPartyFlowTests {
                 let browser = ScriptedBrowser()
                 let page = try await browser.get(authorization.url(issuer: a.issuer))
                 let fields = try #require(LoginForm.fields(in: page.body))
-                let login = try await browser.post(b.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"), ("password", "another passphrase")])
+                let login = try await browser.post(
+                    b.url("/login"),
+                    form: [
+                        ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "carol"),
+                        ("password", "another passphrase"),
+                    ])
                 let code = try #require(login.locationParameters?["code"])
                 // 50 concurrent redemptions split over both instances: exactly one wins.
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

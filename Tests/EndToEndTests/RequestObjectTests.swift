@@ -15,13 +15,16 @@ struct RequestObjectTests {
 
     /// A private_key_jwt backend, required to sign, and its kit.
     func backend(_ provider: TestProvider) async throws -> RelyingParty {
-        var new = SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb", "com.example.service:/other"], jwks: key.publicJWKS)
+        var new = SignetAdmin.NewClient(
+            id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: ["com.example.service:/cb", "com.example.service:/other"],
+            jwks: key.publicJWKS)
         new.requireSignedRequestObject = true
         _ = try await provider.admin.addClient(new)
         _ = try await provider.admin.addUser(username: "bob", password: "a long passphrase", name: "Bob")
         let clock = provider.clock
         return RelyingParty(
-            configuration: RelyingPartyConfiguration(issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
+            configuration: RelyingPartyConfiguration(
+                issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)),
             now: { clock.now })
     }
 
@@ -34,7 +37,8 @@ struct RequestObjectTests {
     }
 
     func sign(_ claims: [String: Any], header: [String: Any]? = nil, with signer: P256.Signing.PrivateKey? = nil) throws -> String {
-        try TestJWS.es256(header: header ?? ["alg": "ES256", "kid": key.keyID, "typ": "oauth-authz-req+jwt"], claims: claims, key: signer ?? key.privateKey)
+        try TestJWS.es256(
+            header: header ?? ["alg": "ES256", "kid": key.keyID, "typ": "oauth-authz-req+jwt"], claims: claims, key: signer ?? key.privateKey)
     }
 
     func authorize(_ provider: TestProvider, _ pairs: [(String, String)]) async throws -> ScriptedResponse {
@@ -45,15 +49,21 @@ struct RequestObjectTests {
     func signedFlow() async throws {
         try await withTestProvider { provider in
             let relyingParty = try await backend(provider)
-            let request = try await relyingParty.makeAuthorizationRequest(redirectURI: "com.example.service:/cb", scope: "openid profile", signed: true)
+            let request = try await relyingParty.makeAuthorizationRequest(
+                redirectURI: "com.example.service:/cb", scope: "openid profile", signed: true)
             let query = try #require(FormParameters(encoded: request.url.query ?? ""))
             #expect(Set(query.pairs.map(\.name)) == ["client_id", "request"])
             // An attacker adds a redirect_uri and a state beside the object: ignored, never merged.
-            let tampered = request.url.absoluteString + "&" + FormParameters([("redirect_uri", "com.example.service:/other"), ("state", "forged")]).encoded
+            let tampered =
+                request.url.absoluteString + "&" + FormParameters([("redirect_uri", "com.example.service:/other"), ("state", "forged")]).encoded
             let browser = ScriptedBrowser()
             let page = try await browser.get(tampered)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase")])
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "a long passphrase"),
+                ])
             let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
             #expect(redirect.absoluteString.hasPrefix("com.example.service:/cb?"))
             let completed = try await relyingParty.completeAuthorization(redirect: redirect, pending: request.pending)
@@ -74,8 +84,10 @@ struct RequestObjectTests {
             #expect(try await ScriptedBrowser().get(request.url.absoluteString).status == 200)
             // Pushed but not signed: refused for a client that must sign.
             let unsigned = try await ScriptedBrowser().post(
-                provider.url("/par"), form: TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb").parameters() + TestJWS.assertionFields(
-                    try TestJWS.clientAssertion(key, clientID: "service", audience: provider.issuer, now: provider.clock.now)))
+                provider.url("/par"),
+                form: TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb").parameters()
+                    + TestJWS.assertionFields(
+                        try TestJWS.clientAssertion(key, clientID: "service", audience: provider.issuer, now: provider.clock.now)))
             #expect(unsigned.status == 400)
             #expect(unsigned.oauthError == "invalid_request")
         }
@@ -91,7 +103,9 @@ struct RequestObjectTests {
         }
     }
 
-    @Test("request objects that are unsigned, HMAC-signed, signed by another key, expired, too long-lived, for another audience, replayed or nested are refused")
+    @Test(
+        "request objects that are unsigned, HMAC-signed, signed by another key, expired, too long-lived, for another audience, replayed or nested are refused"
+    )
     func hostileObjects() async throws {
         try await withTestProvider { provider in
             _ = try await backend(provider)
@@ -137,7 +151,8 @@ struct RequestObjectTests {
             // A repeated member, which JSONDecoder would silently collapse.
             let repeated = try TestJWS.es256(
                 headerJSON: #"{"alg":"ES256","kid":"\#(key.keyID)"}"#,
-                claimsJSON: #"{"iss":"service","aud":"\#(provider.issuer)","exp":\#(now + 300),"nbf":\#(now),"jti":"r1","redirect_uri":"com.example.service:/cb","redirect_uri":"com.example.service:/other"}"#,
+                claimsJSON:
+                    #"{"iss":"service","aud":"\#(provider.issuer)","exp":\#(now + 300),"nbf":\#(now),"jti":"r1","redirect_uri":"com.example.service:/cb","redirect_uri":"com.example.service:/other"}"#,
                 key: key.privateKey)
             try await refused(repeated, "repeated member")
             // The same jti twice: the second is refused.
@@ -154,10 +169,14 @@ struct RequestObjectTests {
             try await provider.admin.updateClient(id: "service", .init(nativeLogin: true))
             let authorization = TestAuthorization(clientID: "service", redirectURI: "com.example.service:/cb")
             let body = try JSONSerialization.data(withJSONObject: ["client_id": "service", "request": try sign(claims(provider, authorization))])
-            let started = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: body, as: UTF8.self), headers: [("Content-Type", "application/json")])
+            let started = try await ScriptedBrowser().send(
+                "POST", provider.url("/login/native/start"), body: String(decoding: body, as: UTF8.self),
+                headers: [("Content-Type", "application/json")])
             #expect(started.status == 201)
             let plain = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: authorization.parameters().map { ($0.0, $0.1) }))
-            let refused = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: String(decoding: plain, as: UTF8.self), headers: [("Content-Type", "application/json")])
+            let refused = try await ScriptedBrowser().send(
+                "POST", provider.url("/login/native/start"), body: String(decoding: plain, as: UTF8.self),
+                headers: [("Content-Type", "application/json")])
             #expect(refused.status == 400)
             #expect(refused.oauthError == "invalid_request")
         }

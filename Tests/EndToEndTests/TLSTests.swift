@@ -11,14 +11,19 @@ import X509
 
 @Suite("TLS")
 struct TLSTests {
-    @Test("serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least, AEAD suites only), issues an https issuer, sends HSTS and __Host- Secure cookies")
+    @Test(
+        "serve with --tls-certificate/--tls-key speaks https (TLS 1.2 at least, AEAD suites only), issues an https issuer, sends HSTS and __Host- Secure cookies"
+    )
     func servesTLS() async throws {
         let data = try SignetCommand.dataFolder()
         let files = try TestTLS.serverCertificate(in: data)
         let port = try FreePort.find()
         let server = try ChildProcess.start(
             SignetCommand.executable.path,
-            ["serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--tls-certificate", files.certificate, "--tls-key", files.key])
+            [
+                "serve", "--data-dir", data, "--port", String(port), "--password-hash-cost", "4", "--tls-certificate", files.certificate, "--tls-key",
+                files.key,
+            ])
         defer { server.terminate() }
 
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -55,7 +60,8 @@ struct TLSTests {
         twelve.certificateVerification = .none
         twelve.maximumTLSVersion = .tlsv12
         let twelveClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: twelve))
-        let served = try await twelveClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+        let served = try await twelveClient.execute(
+            HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
         #expect(served.status == .ok)
         try await twelveClient.shutdown()
         var old = TLSConfiguration.makeClientConfiguration()
@@ -63,7 +69,8 @@ struct TLSTests {
         old.maximumTLSVersion = .tlsv11
         let oldClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: old))
         await #expect(throws: (any Error).self) {
-            _ = try await oldClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+            _ = try await oldClient.execute(
+                HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
         }
         try await oldClient.shutdown()
         // TLS 1.2 only with BCP 195's AEAD suites (FAPI 2.0 §5.2): a CBC suite is refused.
@@ -73,7 +80,8 @@ struct TLSTests {
         cbc.cipherSuiteValues = [.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA]
         let cbcClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: cbc))
         await #expect(throws: (any Error).self) {
-            _ = try await cbcClient.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
+            _ = try await cbcClient.execute(
+                HTTPClientRequest(url: "https://127.0.0.1:\(port)/.well-known/openid-configuration"), timeout: .seconds(10))
         }
         try await cbcClient.shutdown()
     }

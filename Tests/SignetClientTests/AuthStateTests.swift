@@ -110,7 +110,9 @@ struct AuthStateTests {
         try await withTestProvider { provider in
             try await TestApp.seed(provider)
             let tokens = try await TestApp.client(provider).signIn(agent: TestApp.agent(provider))
-            for text in [String(describing: tokens), String(reflecting: tokens), String(describing: tokens.tokens), String(reflecting: tokens.tokens)] {
+            for text in [
+                String(describing: tokens), String(reflecting: tokens), String(describing: tokens.tokens), String(reflecting: tokens.tokens),
+            ] {
                 #expect(!text.contains(tokens.accessToken))
                 #expect(!text.contains(try #require(tokens.tokens.refreshToken)))
                 #expect(!text.contains(try #require(tokens.tokens.idToken)))

@@ -32,7 +32,8 @@ struct BrowserSignInTests {
             #expect(claims.nonce == nonce)
             #expect(tokens.accessTokenExpiresAt == provider.clock.now.addingTimeInterval(TimeInterval(tokens.tokens.expiresIn ?? 0)))
             // The access token works at UserInfo as a bearer token.
-            let userinfo = try await client.send(HTTPTransportRequest(method: "GET", url: try await client.discover().userinfoEndpoint), authorizedWith: tokens)
+            let userinfo = try await client.send(
+                HTTPTransportRequest(method: "GET", url: try await client.discover().userinfoEndpoint), authorizedWith: tokens)
             #expect(userinfo.status == 200)
             #expect(try jwtClaims(tokens.accessToken)["sub"] as? String == claims.sub)
         }
@@ -48,7 +49,8 @@ struct BrowserSignInTests {
             #expect(tokens.idTokenClaims?.acr == AssuranceLevel.oneFactor)
             // Two factors asked, but the request that reached the provider lost its acr_values on the way.
             let stripped = ScriptedUserAgent { url, _ in
-                try await provider.browserRedirect(for: replacingQueryItem("acr_values", with: nil, in: url), username: "erin", password: "erins passphrase")
+                try await provider.browserRedirect(
+                    for: replacingQueryItem("acr_values", with: nil, in: url), username: "erin", password: "erins passphrase")
             }
             await #expect(throws: SignetClientError(.acrNotSatisfied, isRetryable: false)) {
                 _ = try await client.signIn(agent: stripped, acrValues: AssuranceLevel.twoFactors)
@@ -116,10 +118,13 @@ struct BrowserSignInTests {
         }
     }
 
-    @Test("an http issuer or endpoint off loopback is refused before anything is sent: the ID token's signature is skipped only because TLS authenticates the token endpoint")
+    @Test(
+        "an http issuer or endpoint off loopback is refused before anything is sent: the ID token's signature is skipped only because TLS authenticates the token endpoint"
+    )
     func plainHTTPRefused() async throws {
         let transport = RecordingTransport()
-        let client = SignetClient(configuration: .init(issuer: "http://id.example.com", clientID: "app", redirectURI: "com.example.app:/cb"), transport: transport)
+        let client = SignetClient(
+            configuration: .init(issuer: "http://id.example.com", clientID: "app", redirectURI: "com.example.app:/cb"), transport: transport)
         do {
             _ = try await client.discover()
             Issue.record("an http issuer off loopback must be refused")
@@ -152,15 +157,18 @@ struct BrowserSignInTests {
         try await withTestProvider { provider in
             try await TestApp.seed(provider)
             let client = TestApp.client(provider)
-            await #expect(throws: SignetClientError(.cancelled, isRetryable: false)) { _ = try await client.signIn(agent: ScriptedUserAgent.cancelling) }
+            await #expect(throws: SignetClientError(.cancelled, isRetryable: false)) {
+                _ = try await client.signIn(agent: ScriptedUserAgent.cancelling)
+            }
             // Cancelled while the browser is shown.
             let (shown, signal) = AsyncStream.makeStream(of: Void.self)
             let task = Task {
-                try await client.signIn(agent: ScriptedUserAgent { _, _ in
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(60))
-                    return URL(string: TestApp.redirectURI)!
-                })
+                try await client.signIn(
+                    agent: ScriptedUserAgent { _, _ in
+                        signal.yield()
+                        try await Task.sleep(for: .seconds(60))
+                        return URL(string: TestApp.redirectURI)!
+                    })
             }
             var iterator = shown.makeAsyncIterator()
             await iterator.next()
@@ -183,7 +191,9 @@ struct BrowserSignInTests {
             try await TestApp.seed(provider)
             let transport = RecordingTransport()
             let client = TestApp.client(provider, transport: transport)
-            await #expect(throws: SignetClientError(.misuse, isRetryable: false)) { _ = try await client.signIn(agent: TestApp.agent(provider), scope: "profile") }
+            await #expect(throws: SignetClientError(.misuse, isRetryable: false)) {
+                _ = try await client.signIn(agent: TestApp.agent(provider), scope: "profile")
+            }
             #expect(transport.requests.isEmpty)
         }
     }

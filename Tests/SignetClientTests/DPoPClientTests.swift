@@ -115,7 +115,8 @@ struct DPoPClientTests {
             #expect(proof["ath"] as? String == DPoPProofMaker.accessTokenHash(tokens.accessToken))
             #expect(proof["htm"] as? String == "GET")
             // The same token as a bearer token is refused: the provider wants the proof.
-            let asBearer = try await client.send(HTTPTransportRequest(method: "GET", url: endpoint), accessToken: tokens.accessToken, tokenType: "Bearer")
+            let asBearer = try await client.send(
+                HTTPTransportRequest(method: "GET", url: endpoint), accessToken: tokens.accessToken, tokenType: "Bearer")
             #expect(asBearer.status == 401)
             // A DPoP-bound token cannot be sent by a client without the key store.
             await #expect(throws: SignetClientError(.misuse, isRetryable: false)) {
@@ -172,7 +173,8 @@ struct DPoPClientTests {
             transport.setRewrite { request, response in
                 guard URLComponents(string: request.url)?.path == "/userinfo" else { return response }
                 return HTTPTransportResponse(
-                    status: 401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="again""#), ("DPoP-Nonce", "n-\(UUID())")])
+                    status: 401,
+                    headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="again""#), ("DPoP-Nonce", "n-\(UUID())")])
             }
             let stubborn = try await client.send(HTTPTransportRequest(method: "GET", url: endpoint), authorizedWith: tokens)
             #expect(stubborn.status == 401)

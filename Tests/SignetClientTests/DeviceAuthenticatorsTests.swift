@@ -34,7 +34,9 @@ struct DeviceAuthenticatorsTests {
             let device = try await provider.activateDevice(clientID: "wallet", redirectURI: Self.redirect, username: "erin", password: Self.password)
             let login = TestAuthorization(clientID: "wallet", redirectURI: Self.redirect, scope: "openid")
             let code = try await provider.signInTwoFactor(login, username: "erin", password: Self.password)
-            let token = try await provider.redeem(code, login, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(TokenResponse.self).accessToken
+            let token = try await provider.redeem(code, login, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(
+                TokenResponse.self
+            ).accessToken
 
             let deviceKeys = MemoryDeviceKeyStore()
             try await deviceKeys.save(SoftwareDeviceKey(key: device.key), certificateChain: device.chain)
@@ -46,7 +48,8 @@ struct DeviceAuthenticatorsTests {
                 let enrolment = client.devices(keyStore: deviceKeys, mutualTLS: NIOMutualTLSTransportFactory(additionalTrustRoots: roots))
                 let keyStore = MemoryAuthenticatorKeyStore()
                 let phone = Phone(
-                    authenticators: enrolment.authenticators(keyStore: keyStore, facetID: Self.facet, pinRounds: 1000), keyStore: keyStore, token: token,
+                    authenticators: enrolment.authenticators(keyStore: keyStore, facetID: Self.facet, pinRounds: 1000), keyStore: keyStore,
+                    token: token,
                     client: client)
                 try await body(provider, phone)
             }
@@ -61,7 +64,8 @@ struct DeviceAuthenticatorsTests {
 
     func code(_ error: any Error) -> SignetClientError.Code? { (error as? SignetClientError)?.code }
 
-    @Test("register a PIN authenticator, log in with it (acr loa:2, amr swk pin mfa), and get wrong PINs counted with the cool-down the provider says")
+    @Test(
+        "register a PIN authenticator, log in with it (acr loa:2, amr swk pin mfa), and get wrong PINs counted with the cool-down the provider says")
     func pinLogin() async throws {
         let clock = TestClock()
         try await withPhone(clock: clock) { provider, phone in
@@ -149,7 +153,9 @@ struct DeviceAuthenticatorsTests {
             await phone.keyStore.invalidate(keyID: stored.keyID)
             await #expect { _ = try await login(phone) } throws: { code($0) == .authenticatorInvalidated }
             #expect(try await phone.authenticators.registered().isEmpty)
-            #expect(try await provider.store.authenticators(userID: try #require(try await provider.store.user(username: "erin")).id).isEmpty, "deregistered on the provider too")
+            #expect(
+                try await provider.store.authenticators(userID: try #require(try await provider.store.user(username: "erin")).id).isEmpty,
+                "deregistered on the provider too")
             _ = try await phone.authenticators.register(aaid: aaid, accessToken: phone.token)
             _ = try await login(phone)
         }
@@ -159,7 +165,9 @@ struct DeviceAuthenticatorsTests {
     func changePIN() async throws {
         try await withPhone { _, phone in
             let stored = try await phone.authenticators.register(aaid: "F1D0#1001", pin: "1234", accessToken: phone.token)
-            await #expect { try await phone.authenticators.changePIN(keyID: stored.keyID, old: "9999", new: "4321") } throws: { code($0) == .wrongPIN }
+            await #expect { try await phone.authenticators.changePIN(keyID: stored.keyID, old: "9999", new: "4321") } throws: {
+                code($0) == .wrongPIN
+            }
             try await phone.authenticators.changePIN(keyID: stored.keyID, old: "1234", new: "4321")
             _ = try await login(phone, pin: "4321")
             await #expect { _ = try await login(phone, pin: "1234") } throws: { code($0) == .wrongPIN }
@@ -169,7 +177,9 @@ struct DeviceAuthenticatorsTests {
     @Test("misuse is refused before anything is sent: a PIN for a biometric, none for a PIN authenticator, an unknown AAID")
     func misuse() async throws {
         try await withPhone { _, phone in
-            await #expect { _ = try await phone.authenticators.register(aaid: "F1D0#1002", pin: "1234", accessToken: phone.token) } throws: { code($0) == .misuse }
+            await #expect { _ = try await phone.authenticators.register(aaid: "F1D0#1002", pin: "1234", accessToken: phone.token) } throws: {
+                code($0) == .misuse
+            }
             await #expect { _ = try await phone.authenticators.register(aaid: "F1D0#1001", accessToken: phone.token) } throws: { code($0) == .misuse }
             await #expect { _ = try await phone.authenticators.register(aaid: "F1D0#9999", accessToken: phone.token) } throws: { code($0) == .misuse }
             let kept = try await phone.authenticators.registered()

@@ -176,7 +176,8 @@ struct DeviceMutualTLSTests {
                 #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self) == "none", "not activated: nothing presented")
                 try await store.save(credential.key, certificateChain: credential.certificateChain)
                 #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self).contains("bound-instance"))
-                let expired = DeviceBoundTransport(keyStore: store, mutualTLS: factory, fallback: plain, now: { credential.notValidAfter.addingTimeInterval(1) })
+                let expired = DeviceBoundTransport(
+                    keyStore: store, mutualTLS: factory, fallback: plain, now: { credential.notValidAfter.addingTimeInterval(1) })
                 #expect(String(decoding: try await expired.send(whoami).body, as: UTF8.self) == "none", "an expired certificate is not presented")
                 await store.delete()
                 #expect(String(decoding: try await bound.send(whoami).body, as: UTF8.self) == "none", "deactivated: nothing presented")

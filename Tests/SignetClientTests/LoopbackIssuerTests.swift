@@ -25,7 +25,8 @@ struct LoopbackIssuerTests {
 
     @Test("a lookalike host is refused before any request: misuse, not a request over plain http")
     func lookalikeRefused() async throws {
-        let client = SignetClient(configuration: .init(issuer: "http://127.0.0.1.evil.example", clientID: "app", redirectURI: "com.example.app:/callback"))
+        let client = SignetClient(
+            configuration: .init(issuer: "http://127.0.0.1.evil.example", clientID: "app", redirectURI: "com.example.app:/callback"))
         await #expect {
             _ = try await client.discover()
         } throws: { ($0 as? SignetClientError)?.code == .misuse }

@@ -8,7 +8,8 @@ import Testing
 
 /// Registers an app and a user with a phone in a test provider.
 func seedApp(_ provider: TestProvider) async throws {
-    _ = try await provider.admin.addClient(.init(id: "app", name: "Example App", authMethod: .none, redirectURIs: ["com.example.app:/callback"], nativeLogin: true))
+    _ = try await provider.admin.addClient(
+        .init(id: "app", name: "Example App", authMethod: .none, redirectURIs: ["com.example.app:/callback"], nativeLogin: true))
     try await provider.admin.addUser(username: "erin", password: "erins passphrase", name: "Erin", phoneNumber: "+4522222222")
 }
 
@@ -45,7 +46,8 @@ struct NativeLoginClientTests {
             #expect(tokens.idToken != nil)
 
             // The remember token skips the username next time.
-            var again = try await client.nativeLogin().start(AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback"), rememberToken: result.rememberToken)
+            var again = try await client.nativeLogin().start(
+                AuthorizationParameters(clientID: "app", redirectURI: "com.example.app:/callback"), rememberToken: result.rememberToken)
             again = try await again.select(scenario: .usernamePassword)
             #expect(again.kind == .password(username: "erin"))
         }
@@ -164,7 +166,8 @@ struct NativeLoginClientTests {
             let reloaded = try await AuthState(client: client, storage: FileAuthStateStorage(file: file))
             #expect(await reloaded.isSignedIn)
             // Once the grant is revoked, refreshing signs out.
-            let revoked = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", try #require(exchanged.refreshToken)), ("client_id", "app")])
+            let revoked = try await ScriptedBrowser().post(
+                provider.url("/revoke"), form: [("token", try #require(exchanged.refreshToken)), ("client_id", "app")])
             #expect(revoked.status == 200)
             provider.clock.advance(by: 590)
             await #expect(throws: SignetClientError.self) { _ = try await state.freshAccessToken() }
@@ -182,13 +185,19 @@ struct NativeLoginClientTests {
             let browser = ScriptedBrowser()
             let page = try await browser.get(request.url.absoluteString)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "erin"), ("password", "erins passphrase")])
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "erin"), ("password", "erins passphrase"),
+                ])
             let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
             let tokens = try await client.exchangeCode(redirect: redirect, request: request)
             #expect(tokens.refreshToken != nil)
             var forged = request
             forged.parameters.state = "other"
-            await #expect(throws: SignetClientError(.responseMismatch, isRetryable: false)) { _ = try await client.exchangeCode(redirect: redirect, request: forged) }
+            await #expect(throws: SignetClientError(.responseMismatch, isRetryable: false)) {
+                _ = try await client.exchangeCode(redirect: redirect, request: forged)
+            }
         }
     }
 }

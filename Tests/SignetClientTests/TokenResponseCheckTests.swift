@@ -40,7 +40,8 @@ struct TokenResponseCheckTests {
             let other = try await signInError(provider, rewrite: rewritingTokenResponse(idTokenClaims: ["aud": "another-app", "azp": "another-app"]))
             #expect(other.code == .invalidIDToken)
             #expect(other.idTokenFailures.contains(.wrongAudience))
-            let extra = try await signInError(provider, rewrite: rewritingTokenResponse(idTokenClaims: ["aud": ["app", "another-app"], "azp": "another-app"]))
+            let extra = try await signInError(
+                provider, rewrite: rewritingTokenResponse(idTokenClaims: ["aud": ["app", "another-app"], "azp": "another-app"]))
             #expect(extra.idTokenFailures == [.untrustedAudience])
         }
     }
@@ -86,7 +87,8 @@ struct TokenResponseCheckTests {
             #expect(garbage.idTokenFailures == [.malformed])
             // alg none: the same claims under an unsecured header.
             let unsecured: RecordingTransport.Rewrite = { request, response in
-                guard URLComponents(string: request.url)?.path == "/token", var json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+                guard URLComponents(string: request.url)?.path == "/token",
+                    var json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
                     let idToken = json["id_token"] as? String
                 else { return response }
                 let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncodedString()
@@ -104,7 +106,8 @@ struct TokenResponseCheckTests {
     func tokenType() async throws {
         try await withTestProvider { provider in
             try await TestApp.seed(provider)
-            let downgraded = try await signInError(provider, rewrite: rewritingTokenResponse(members: ["token_type": "Bearer"]), dpop: MemoryDPoPKeyStore())
+            let downgraded = try await signInError(
+                provider, rewrite: rewritingTokenResponse(members: ["token_type": "Bearer"]), dpop: MemoryDPoPKeyStore())
             #expect(downgraded.code == .unexpectedTokenType)
             #expect(downgraded.reason?.contains("expected DPoP") == true)
             let unasked = try await signInError(provider, rewrite: rewritingTokenResponse(members: ["token_type": "DPoP"]))

@@ -90,7 +90,8 @@ struct DPoPTransportTests {
             HTTPTransportResponse(status: 401, headers: [("DPoP-Nonce", "n"), ("WWW-Authenticate", #"Bearer error="use_dpop_nonce""#)]),
             HTTPTransportResponse(status: 400, headers: [("DPoP-Nonce", "n")], body: Data(#"{"error":"invalid_dpop_proof"}"#.utf8)),
             HTTPTransportResponse(status: 400, headers: [("DPoP-Nonce", "")], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8)),
-            HTTPTransportResponse(status: 400, headers: [("DPoP-Nonce", String(repeating: "x", count: 257))], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8)),
+            HTTPTransportResponse(
+                status: 400, headers: [("DPoP-Nonce", String(repeating: "x", count: 257))], body: Data(#"{"error":"use_dpop_nonce"}"#.utf8)),
         ]
         for answer in answers {
             let server = ScriptedServer { _, _ in answer }

@@ -17,8 +17,10 @@ struct DisplayedTextTests {
     @Test("identifiers are letters, marks, digits, punctuation, symbols and the plain space; nothing invisible, not even the joiners names keep")
     func identifiers() {
         // The joiners where PRECIS allows them: a ZWNJ between Arabic-script letters, either after a virama.
-        for identifier in ["alice@example.com", "bob.smith+tag@example.com", "ørsted", "日本", "مهسا", "Ada Lovelace", "x-1_2", "o'brien",
-            "مه\u{200C}سا", "\u{092A}\u{094D}\u{200D}\u{0937}"] {
+        for identifier in [
+            "alice@example.com", "bob.smith+tag@example.com", "ørsted", "日本", "مهسا", "Ada Lovelace", "x-1_2", "o'brien",
+            "مه\u{200C}سا", "\u{092A}\u{094D}\u{200D}\u{0937}",
+        ] {
             #expect(DisplayedText.isIdentifier(identifier), "\(identifier)")
         }
         let invisible: [String] = [

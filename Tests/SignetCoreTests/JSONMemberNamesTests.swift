@@ -9,7 +9,9 @@ struct JSONMemberNamesTests {
     @Test("distinct names are listed in order, whatever the values hold")
     func unique() {
         #expect(scan(#"{}"#) == .unique([]))
-        #expect(scan(" {\n\t\"a\" : 1 , \"b\":[1,{\"a\":2}], \"c\":{\"a\":{\"a\":null}}, \"d\":\"}{,\\\"a\\\":\" } \r\n") == .unique(["a", "b", "c", "d"]))
+        #expect(
+            scan(" {\n\t\"a\" : 1 , \"b\":[1,{\"a\":2}], \"c\":{\"a\":{\"a\":null}}, \"d\":\"}{,\\\"a\\\":\" } \r\n")
+                == .unique(["a", "b", "c", "d"]))
         #expect(scan(#"{"n":-0.5e+10,"t":true,"f":false,"z":null,"s":"\u00e9\ud83d\ude00"}"#) == .unique(["n", "t", "f", "z", "s"]))
     }
 
@@ -98,7 +100,9 @@ struct CompactJWTTests {
     @Test("a header or claims set that is not JSON deep inside is refused, though its top level reads by hand")
     func nestedNotJSON() {
         #expect(CompactJWT.parse(token(#"{"alg":"ES256","kid":"k","x":[1 2]}"#, #"{"sub":"a"}"#)) == .failure(.malformedHeader))
-        #expect(CompactJWT.parse(token(#"{"alg":"ES256"}"#, #"{"iss":"c","sub":"c","aud":"a","exp":1,"jti":"j","z":{"a"},"w":[,:]}"#)) == .failure(.malformedClaims))
+        #expect(
+            CompactJWT.parse(token(#"{"alg":"ES256"}"#, #"{"iss":"c","sub":"c","aud":"a","exp":1,"jti":"j","z":{"a"},"w":[,:]}"#))
+                == .failure(.malformedClaims))
         #expect(CompactJWT.parse(token(#"{"alg":"ES256"}"#, #"{"sub":"a","x":{"y":[1,]}}"#)) == .failure(.malformedClaims))
     }
 

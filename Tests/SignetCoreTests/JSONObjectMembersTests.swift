@@ -75,7 +75,9 @@ struct JSONObjectMembersTests {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
-        for number in ["0", "-1", "1764172800123", "1764172800123.457", "1.7641728001234567e12", "1E3", "0.0001", "253402300799999", "-62135596800000"] {
+        for number in [
+            "0", "-1", "1764172800123", "1764172800123.457", "1.7641728001234567e12", "1E3", "0.0001", "253402300799999", "-62135596800000",
+        ] {
             #expect(Self.expectAgreement(Stamp.self, #"{"at":\#(number),"was":\#(number)}"#, decoder: decoder), "\(number)")
         }
         #expect(Self.expectAgreement(Stamp.self, #"{"at":1,"was":null}"#, decoder: decoder))

@@ -35,14 +35,16 @@ struct JSONObjectWriterTests {
         claims.phoneNumber = "+4512345678"
         claims.instanceID = "i"
         try expectSameAsCodable(claims, members: Mirror(reflecting: claims).children.count)
-        let bare = IDTokenClaims(iss: "i", sub: "s", aud: [], azp: nil, exp: Int.max, iat: Int.min, authTime: nil, nonce: nil, acr: nil, amr: nil, atHash: nil)
+        let bare = IDTokenClaims(
+            iss: "i", sub: "s", aud: [], azp: nil, exp: Int.max, iat: Int.min, authTime: nil, nonce: nil, acr: nil, amr: nil, atHash: nil)
         try expectSameAsCodable(bare, members: 5)
     }
 
     @Test("access token claims: one audience as a string, several as an array, the confirmation nested")
     func accessTokenClaims() throws {
         var claims = AccessTokenClaims(
-            iss: "https://id.example", sub: Self.awkward, aud: ["https://api.example"], clientID: "c", exp: 1, iat: 2, jti: "j", scope: "openid profile",
+            iss: "https://id.example", sub: Self.awkward, aud: ["https://api.example"], clientID: "c", exp: 1, iat: 2, jti: "j",
+            scope: "openid profile",
             authTime: 3, acr: "a", amr: [], grantID: "g")
         claims.cnf = Confirmation(jkt: "t", x5tS256: "x")
         claims.attestation = "none"
@@ -52,7 +54,8 @@ struct JSONObjectWriterTests {
         claims.cnf = Confirmation(jkt: "only")
         try expectSameAsCodable(claims, members: Mirror(reflecting: claims).children.count)
         try expectSameAsCodable(Confirmation(jkt: "t", x5tS256: Self.awkward), members: Mirror(reflecting: Confirmation()).children.count)
-        let bare = AccessTokenClaims(iss: "i", sub: "s", aud: [], clientID: "c", exp: 0, iat: 0, jti: "", scope: "", authTime: nil, acr: nil, amr: nil, grantID: "g")
+        let bare = AccessTokenClaims(
+            iss: "i", sub: "s", aud: [], clientID: "c", exp: 0, iat: 0, jti: "", scope: "", authTime: nil, acr: nil, amr: nil, grantID: "g")
         try expectSameAsCodable(bare, members: 9)
     }
 
@@ -92,7 +95,9 @@ struct JSONObjectWriterTests {
         }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
-        let seconds: [Double] = [0, 1, -1, 0.0005, 1_764_172_800.123_456_7, 1e12, 1e13 + 0.25, Date().timeIntervalSince1970, 253_402_300_799.999, -62_135_596_800]
+        let seconds: [Double] = [
+            0, 1, -1, 0.0005, 1_764_172_800.123_456_7, 1e12, 1e13 + 0.25, Date().timeIntervalSince1970, 253_402_300_799.999, -62_135_596_800,
+        ]
         for value in seconds {
             let stamp = Stamp(at: Date(timeIntervalSince1970: value))
             // The number's text itself: JSONSerialization reads numbers less exactly than JSONDecoder.

@@ -26,7 +26,8 @@ struct JSONPlainBytesTests {
     @Test("random words: never a special byte passed over, and words of plain bytes always passed over")
     func randomWords() {
         var generator = SystemRandomNumberGenerator()
-        let pool: [UInt8] = Array(0x20...0x7E).filter { !Self.isSpecial($0) } + [0x00, 0x1F, 0x22, 0x5C, 0x7F, 0x80, 0xC3, 0xFF, 0x21, 0x5B, 0x5D, 0x23]
+        let pool: [UInt8] =
+            Array(0x20...0x7E).filter { !Self.isSpecial($0) } + [0x00, 0x1F, 0x22, 0x5C, 0x7F, 0x80, 0xC3, 0xFF, 0x21, 0x5B, 0x5D, 0x23]
         for _ in 0..<20_000 {
             let bytes = (0..<8).map { _ in pool.randomElement(using: &generator)! }
             let special = bytes.contains(where: Self.isSpecial)
@@ -34,7 +35,9 @@ struct JSONPlainBytesTests {
         }
     }
 
-    @Test("the plain prefix ends at or before the first special byte, in whole words from the start, and the scanner and writer agree with JSONSerialization")
+    @Test(
+        "the plain prefix ends at or before the first special byte, in whole words from the start, and the scanner and writer agree with JSONSerialization"
+    )
     func prefixAndRoundTrip() throws {
         for length in 0..<40 {
             for position in 0..<max(length, 1) {

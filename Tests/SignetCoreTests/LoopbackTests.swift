@@ -6,7 +6,10 @@ struct LoopbackTests {
     @Test("loopback IP literals are 127.0.0.0/8 and ::1; lookalikes are not")
     func literals() {
         for host in ["127.0.0.1", "127.0.0.2", "127.1.2.3", "127.255.255.255", "::1", "[::1]"] { #expect(Loopback.isIPLiteral(host), "\(host)") }
-        for host in ["localhost", "127.evil.example", "127.0.0.1.evil.example", "10.0.0.1", "127.0.0", "127.0.0.256", "127.0.0.+1", "127..0.1", "::2", "0.0.0.0", ""] {
+        for host in [
+            "localhost", "127.evil.example", "127.0.0.1.evil.example", "10.0.0.1", "127.0.0", "127.0.0.256", "127.0.0.+1", "127..0.1", "::2",
+            "0.0.0.0", "",
+        ] {
             #expect(!Loopback.isIPLiteral(host), "\(host)")
         }
         #expect(Loopback.isHost("localhost") && Loopback.isHost("LocalHost") && Loopback.isHost("127.0.0.2"))

@@ -15,7 +15,8 @@ struct OAuthErrorTests {
 
     @Test("typographic characters become ASCII look-alikes; anything else outside the set a question mark")
     func sanitising() {
-        let error = OAuthError(.invalidRequest, "\u{201C}a\u{201D} \u{2018}b\u{2019} c\u{2013}d\u{2014}e \u{2026} \"f\" g\\h \u{A7}3.2 \u{E9}\u{1F600}\n\ti")
+        let error = OAuthError(
+            .invalidRequest, "\u{201C}a\u{201D} \u{2018}b\u{2019} c\u{2013}d\u{2014}e \u{2026} \"f\" g\\h \u{A7}3.2 \u{E9}\u{1F600}\n\ti")
         #expect(error.errorDescription == "'a' 'b' c-d-e ... 'f' g/h section 3.2 ??  i")
         #expect(OAuthError.isWireSafe(error.errorDescription ?? ""))
         #expect(OAuthError(.invalidRequest, "plain text: fine!").errorDescription == "plain text: fine!")
@@ -24,7 +25,8 @@ struct OAuthErrorTests {
 
     @Test("codes and descriptions received from a server are made wire-safe too")
     func decoding() throws {
-        let received = try JSONDecoder().decode(OAuthError.self, from: Data(#"{"error":"bad\"code","error_description":"a \u201cquoted\u201d \\ text"}"#.utf8))
+        let received = try JSONDecoder().decode(
+            OAuthError.self, from: Data(#"{"error":"bad\"code","error_description":"a \u201cquoted\u201d \\ text"}"#.utf8))
         #expect(received.error.rawValue == "bad'code")
         #expect(received.errorDescription == "a 'quoted' / text")
         #expect(OAuthError.Code(rawValue: "x\u{2013}y").rawValue == "x-y")

@@ -50,8 +50,10 @@ struct UAFTLVTests {
     func authenticationRoundTrip() throws {
         for transaction in [[UInt8](), Array(repeating: 5, count: 32)] {
             let data = UAFSignedData(
-                aaid: "F1D0#0001", authenticationMode: transaction.isEmpty ? .userVerified : .transactionConfirmed, signatureAlgorithm: .secp256r1ECDSASHA256Raw,
-                authenticatorNonce: Array(repeating: 1, count: 8), finalChallengeHash: Array(repeating: 2, count: 32), transactionContentHash: transaction,
+                aaid: "F1D0#0001", authenticationMode: transaction.isEmpty ? .userVerified : .transactionConfirmed,
+                signatureAlgorithm: .secp256r1ECDSASHA256Raw,
+                authenticatorNonce: Array(repeating: 1, count: 8), finalChallengeHash: Array(repeating: 2, count: 32),
+                transactionContentHash: transaction,
                 keyID: Array(repeating: 3, count: 16), signCounter: 0x0102_0304)
             let assertion = UAFAuthenticationAssertion(signedData: data, signature: Array(repeating: 6, count: 64))
             let read = try UAFAuthenticationAssertion(tlv: assertion.tlv.encoded)
@@ -120,7 +122,10 @@ struct UAFTLVTests {
         let krd = sampleKRD()
         var children = try krd.tlv.children()
         func assertion(_ items: [UAFTLV]) -> [UInt8] {
-            UAFTLV(.regAssertion, children: [UAFTLV(.keyRegistrationData, children: items), UAFTLV(.attestationBasicSurrogate, children: [UAFTLV(.signature, [1])])]).encoded
+            UAFTLV(
+                .regAssertion,
+                children: [UAFTLV(.keyRegistrationData, children: items), UAFTLV(.attestationBasicSurrogate, children: [UAFTLV(.signature, [1])])]
+            ).encoded
         }
         func reason(_ items: [UAFTLV]) -> String? {
             do {
@@ -140,13 +145,17 @@ struct UAFTLVTests {
         // Two attestations, or none.
         let both = UAFTLV(
             .regAssertion,
-            children: [krd.tlv, UAFTLV(.attestationBasicSurrogate, children: [UAFTLV(.signature, [1])]), UAFTLV(.attestationBasicFull, children: [UAFTLV(.signature, [1])])])
+            children: [
+                krd.tlv, UAFTLV(.attestationBasicSurrogate, children: [UAFTLV(.signature, [1])]),
+                UAFTLV(.attestationBasicFull, children: [UAFTLV(.signature, [1])]),
+            ])
         #expect(throws: SignetError.self) { _ = try UAFRegistrationAssertion(tlv: both.encoded) }
         #expect(throws: SignetError.self) { _ = try UAFRegistrationAssertion(tlv: UAFTLV(.regAssertion, children: [krd.tlv]).encoded) }
         // An authentication assertion is not a registration assertion.
         let signed = UAFAuthenticationAssertion(
             signedData: UAFSignedData(
-                aaid: "F1D0#1001", authenticationMode: .userVerified, signatureAlgorithm: .secp256r1ECDSASHA256DER, authenticatorNonce: Array(repeating: 1, count: 8),
+                aaid: "F1D0#1001", authenticationMode: .userVerified, signatureAlgorithm: .secp256r1ECDSASHA256DER,
+                authenticatorNonce: Array(repeating: 1, count: 8),
                 finalChallengeHash: Array(repeating: 2, count: 32), transactionContentHash: [], keyID: Array(repeating: 3, count: 16), signCounter: 0),
             signature: [1])
         #expect(throws: SignetError.self) { _ = try UAFRegistrationAssertion(tlv: signed.tlv.encoded) }

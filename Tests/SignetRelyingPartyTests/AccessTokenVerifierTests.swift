@@ -75,7 +75,8 @@ struct AccessTokenVerifierTests {
     ) -> AccessTokenVerifier {
         AccessTokenVerifier(
             configuration: AccessTokenVerifierConfiguration(
-                issuer: FakeProvider.issuer, audience: AccessTokenForge.api, requireSenderConstrained: requireSenderConstrained, minimumACR: minimumACR),
+                issuer: FakeProvider.issuer, audience: AccessTokenForge.api, requireSenderConstrained: requireSenderConstrained,
+                minimumACR: minimumACR),
             transport: provider, replayCache: replayCache, now: clock.read)
     }
 
@@ -85,7 +86,9 @@ struct AccessTokenVerifierTests {
     }
 
     /// A DPoP-bound token and a fresh proof for it.
-    func boundRequest(_ claims: [String: Any]? = nil, header: [String: Any] = [:], key: P256.Signing.PrivateKey? = nil) throws -> ProtectedResourceRequest {
+    func boundRequest(_ claims: [String: Any]? = nil, header: [String: Any] = [:], key: P256.Signing.PrivateKey? = nil) throws
+        -> ProtectedResourceRequest
+    {
         let token = try forge.token(claims ?? forge.claims(), header: header, key: key)
         return request(token, proof: try forge.proof(accessToken: token))
     }
@@ -120,7 +123,10 @@ struct AccessTokenVerifierTests {
             (.init(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP a,b"]), .malformedAuthorization, 400),
             (.init(method: "GET", url: AccessTokenForge.url, authorization: ["Bearer x=y"]), .malformedAuthorization, 400),
             (.init(method: "GET", url: AccessTokenForge.url, authorization: [], hasAccessTokenParameter: true), .tokenInParameter, 400),
-            (.init(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP \(token)"], hasAccessTokenParameter: true), .tokenInParameter, 400),
+            (
+                .init(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP \(token)"], hasAccessTokenParameter: true), .tokenInParameter,
+                400
+            ),
             (.init(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP " + String(repeating: "a", count: 9_000)]), .malformedToken, 401),
         ]
         for (request, expected, status) in cases {
@@ -130,10 +136,15 @@ struct AccessTokenVerifierTests {
         }
         // The scheme is case-insensitive (RFC 7235 §2.1).
         let lower = try boundRequest()
-        #expect(try await verifier.verify(.init(method: "GET", url: lower.url, authorization: lower.authorization.map { "dpop" + $0.dropFirst(4) }, dpop: lower.dpop)).token != nil)
+        #expect(
+            try await verifier.verify(
+                .init(method: "GET", url: lower.url, authorization: lower.authorization.map { "dpop" + $0.dropFirst(4) }, dpop: lower.dpop)
+            ).token != nil)
     }
 
-    @Test("an ID token, alg none, HS256 keyed with anything, an unknown kid, a forged signature, repeated claims and crit are refused before any claim counts")
+    @Test(
+        "an ID token, alg none, HS256 keyed with anything, an unknown kid, a forged signature, repeated claims and crit are refused before any claim counts"
+    )
     func hostileTokens() async throws {
         let verifier = verifier()
         let claims = forge.claims()
@@ -141,7 +152,8 @@ struct AccessTokenVerifierTests {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: SymmetricKey(data: Data("secret".utf8)))
         let hs256 = signingInput + "." + Data(mac).base64URLEncodedString()
         let none = try AccessTokenForge.encode(["alg": "none", "typ": "at+jwt"]) + "." + AccessTokenForge.encode(claims) + "."
-        let repeated = try AccessTokenForge.encode(["alg": "ES256", "kid": "key-1", "typ": "at+jwt"]) + "."
+        let repeated =
+            try AccessTokenForge.encode(["alg": "ES256", "kid": "key-1", "typ": "at+jwt"]) + "."
             + Data(#"{"sub":"user-1","sub":"admin"}"#.utf8).base64URLEncodedString() + ".c2ln"
         let cases: [(String, AccessTokenFailure.Reason)] = [
             (try forge.token(claims, header: ["typ": "JWT"]), .wrongType),
@@ -195,14 +207,18 @@ struct AccessTokenVerifierTests {
     @Test("every required scope must be granted, else 403 insufficient_scope naming the scopes in the challenge")
     func scopes() async throws {
         let verifier = verifier()
-        #expect(try await verifier.verify(try boundRequest(forge.claims(scope: "accounts payments")), requiredScopes: ["accounts", "payments"]).token != nil)
-        let partial = try #require(try await verifier.verify(try boundRequest(forge.claims(scope: "accounts")), requiredScopes: ["accounts", "payments"]).failure)
+        #expect(
+            try await verifier.verify(try boundRequest(forge.claims(scope: "accounts payments")), requiredScopes: ["accounts", "payments"]).token
+                != nil)
+        let partial = try #require(
+            try await verifier.verify(try boundRequest(forge.claims(scope: "accounts")), requiredScopes: ["accounts", "payments"]).failure)
         #expect(partial.reason == .insufficientScope)
         #expect(partial.status == 403)
         #expect(partial.error.error == .insufficientScope)
         #expect(partial.challenges(configuration: verifier.configuration).first?.contains(#"scope="accounts payments""#) == true)
         // A scope is a whole word: "accountsX" is not "accounts".
-        #expect(reason(try await verifier.verify(try boundRequest(forge.claims(scope: "accountsX")), requiredScopes: ["accounts"])) == .insufficientScope)
+        #expect(
+            reason(try await verifier.verify(try boundRequest(forge.claims(scope: "accountsX")), requiredScopes: ["accounts"])) == .insufficientScope)
         var noScope = forge.claims()
         noScope["scope"] = nil
         #expect(reason(try await verifier.verify(try boundRequest(noScope), requiredScopes: ["accounts"])) == .insufficientScope)
@@ -250,13 +266,18 @@ struct AccessTokenVerifierTests {
             #expect(failure.status == 401)
         }
         // Two proofs at once are refused too.
-        let two = ProtectedResourceRequest(method: "GET", url: AccessTokenForge.url, authorization: ["DPoP \(token)"], dpop: [try forge.proof(accessToken: token), try forge.proof(accessToken: token)])
+        let two = ProtectedResourceRequest(
+            method: "GET", url: AccessTokenForge.url, authorization: ["DPoP \(token)"],
+            dpop: [try forge.proof(accessToken: token), try forge.proof(accessToken: token)])
         #expect(reason(try await verifier.verify(two)) == .invalidProof)
         // htu is this API's public URL: scheme and host compare case-insensitively (RFC 9449 §4.3),
         // and it has no query or fragment (§4.2).
-        #expect(try await verifier.verify(request(token, proof: try forge.proof("GET", "HTTPS://API.example.com/accounts", accessToken: token))).token != nil)
+        #expect(
+            try await verifier.verify(request(token, proof: try forge.proof("GET", "HTTPS://API.example.com/accounts", accessToken: token))).token
+                != nil)
         for htu in ["HTTPS://API.example.com/accounts?x=1", "https://api.example.com/accounts#f", "https://api.example.com/accounts?"] {
-            #expect(reason(try await verifier.verify(request(token, proof: try forge.proof("GET", htu, accessToken: token)))) == .invalidProof, "\(htu)")
+            #expect(
+                reason(try await verifier.verify(request(token, proof: try forge.proof("GET", htu, accessToken: token)))) == .invalidProof, "\(htu)")
         }
     }
 
@@ -285,7 +306,8 @@ struct AccessTokenVerifierTests {
     @Test("the DPoP scheme with an unbound token is refused; a bearer token passes only when sender constraint is not required")
     func bearerTokens() async throws {
         let unbound = try forge.token(forge.claims(bound: false))
-        let asDPoP = try #require(try await verifier(requireSenderConstrained: false).verify(request(unbound, proof: try forge.proof(accessToken: unbound))).failure)
+        let asDPoP = try #require(
+            try await verifier(requireSenderConstrained: false).verify(request(unbound, proof: try forge.proof(accessToken: unbound))).failure)
         #expect(asDPoP.reason == .unboundTokenAsDPoP)
         #expect(asDPoP.error.error == .invalidToken)
 
@@ -333,9 +355,10 @@ struct AccessTokenVerifierTests {
         expired["exp"] = clock.seconds - 3_600
         let token = try forge.token(expired)
         let bearer = try #require(try await lenient.verify(request(token, scheme: "Bearer")).failure)
-        #expect(bearer.challenges(configuration: lenient.configuration) == [
-            #"DPoP algs="ES256 ES384 EdDSA PS256 RS256""#, #"Bearer error="invalid_token", error_description="the access token has expired""#,
-        ])
+        #expect(
+            bearer.challenges(configuration: lenient.configuration) == [
+                #"DPoP algs="ES256 ES384 EdDSA PS256 RS256""#, #"Bearer error="invalid_token", error_description="the access token has expired""#,
+            ])
 
         let hostile = AuthenticationChallenge(scheme: "DPoP", attributes: [("error_description", "a \"quoted\" \\ value\r\n")])
         #expect(hostile.headerValue == #"DPoP error_description="a 'quoted' / value  ""#)
@@ -369,7 +392,9 @@ struct DPoPReplayCacheTests {
         for jti in ["a", "b", "c"] { #expect(await cache.recordFirstUse(jti: jti, jkt: "k", expiry: expiry, now: start) == .firstUse) }
         #expect(await cache.recordFirstUse(jti: "d", jkt: "k", expiry: expiry, now: start.addingTimeInterval(1)) == .full)
         // The live ones are all still remembered.
-        for jti in ["a", "b", "c"] { #expect(await cache.recordFirstUse(jti: jti, jkt: "k", expiry: expiry, now: start.addingTimeInterval(2)) == .replayed) }
+        for jti in ["a", "b", "c"] {
+            #expect(await cache.recordFirstUse(jti: jti, jkt: "k", expiry: expiry, now: start.addingTimeInterval(2)) == .replayed)
+        }
         #expect(await cache.count == 3)
         let later = expiry.addingTimeInterval(1)
         #expect(await cache.recordFirstUse(jti: "d", jkt: "k", expiry: later.addingTimeInterval(180), now: later) == .firstUse)

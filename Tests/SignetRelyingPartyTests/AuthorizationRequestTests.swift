@@ -44,7 +44,10 @@ struct AuthorizationRequestTests {
 
     @Test(
         "Extra parameters cannot replace a parameter the kit sets",
-        arguments: ["state", "nonce", "code_challenge", "code_challenge_method", "response_type", "redirect_uri", "client_id", "scope", "request", "request_uri", "response_mode", "prompt"])
+        arguments: [
+            "state", "nonce", "code_challenge", "code_challenge_method", "response_type", "redirect_uri", "client_id", "scope", "request",
+            "request_uri", "response_mode", "prompt",
+        ])
     func extraParametersCannotOverride(name: String) async throws {
         let relyingParty = makeRelyingParty(FakeProvider())
         await #expect(throws: SignetError(.invalidConfiguration, "")) {

@@ -314,7 +314,8 @@ struct OtherKeyTypeTests {
     func eddsa() async throws {
         let edKey = try EdDSA.PrivateKey(curve: .ed25519)
         await provider.publish([
-            PublicJWK(kty: "OKP", kid: "ed-1", use: "sig", alg: "EdDSA", crv: "Ed25519", x: edKey.publicKey.rawRepresentation.base64URLEncodedString())
+            PublicJWK(
+                kty: "OKP", kid: "ed-1", use: "sig", alg: "EdDSA", crv: "Ed25519", x: edKey.publicKey.rawRepresentation.base64URLEncodedString())
         ])
         let relyingParty = makeRelyingParty(provider, clock: clock)
         var claims = provider.claims(now: clock.seconds, nonce: "n")

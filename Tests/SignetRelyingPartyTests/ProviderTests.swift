@@ -83,7 +83,8 @@ struct UserInfoAndLogoutTests {
         let provider = FakeProvider()
         await provider.setUserInfoAnswer(
             HTTPTransportResponse(
-                status: 401, headers: [("WWW-Authenticate", #"Bearer realm="signet", error="invalid_token", error_description="The token \"expired\""#)]))
+                status: 401,
+                headers: [("WWW-Authenticate", #"Bearer realm="signet", error="invalid_token", error_description="The token \"expired\""#)]))
         let error = await #expect(throws: SignetError.self) { try await makeRelyingParty(provider).userInfo(accessToken: "at") }
         #expect(error?.code == .oauth)
         #expect(error?.oauthError == OAuthError(.invalidToken, #"The token "expired""#))

@@ -159,7 +159,8 @@ struct TokenEndpointTests {
     @Test("A token type other than Bearer is refused (RFC 6749 §7.1)")
     func tokenType() async throws {
         let provider = FakeProvider()
-        try await provider.answerTokens(TokenResponse(accessToken: "at", tokenType: "mac", expiresIn: 60, refreshToken: nil, idToken: nil, scope: nil))
+        try await provider.answerTokens(
+            TokenResponse(accessToken: "at", tokenType: "mac", expiresIn: 60, refreshToken: nil, idToken: nil, scope: nil))
         await #expect(throws: SignetError(.malformedMessage, "")) { try await makeRelyingParty(provider).exchangeCode("c", pending: pending) }
     }
 

@@ -48,7 +48,9 @@ struct UnreachableNetwork: HTTPTransport {
 
 @Suite("AccessTokenMiddleware")
 struct AccessTokenMiddlewareTests {
-    @Test("with a custom context: a form body without access_token reaches the route intact; with one it is refused; a route outside the group fails closed")
+    @Test(
+        "with a custom context: a form body without access_token reaches the route intact; with one it is refused; a route outside the group fails closed"
+    )
     func formBody() async throws {
         try await withTestProvider { provider in
             let backend = try await Backend.register(provider)
@@ -61,7 +63,8 @@ struct AccessTokenMiddlewareTests {
                 let posted = try await ScriptedBrowser().post(base + "/notes", form: [("text", "hello")], headers: [bearer])
                 #expect(posted.status == 200, "\(posted.body)")
                 #expect(posted.body == "\(backend.userID): hello")
-                let smuggled = try await ScriptedBrowser().post(base + "/notes", form: [("text", "hello"), ("access_token", token)], headers: [bearer])
+                let smuggled = try await ScriptedBrowser().post(
+                    base + "/notes", form: [("text", "hello"), ("access_token", token)], headers: [bearer])
                 #expect(smuggled.status == 400)
                 #expect(smuggled.oauthError == "invalid_request")
                 let bodyOnly = try await ScriptedBrowser().post(base + "/notes", form: [("access_token", token)])
@@ -75,7 +78,8 @@ struct AccessTokenMiddlewareTests {
     @Test("when the issuer's keys cannot be fetched the request is not judged: 503 temporarily_unavailable, no challenge")
     func unreachableIssuer() async throws {
         let verifier = AccessTokenVerifier(
-            configuration: .init(issuer: "https://id.example.com", audience: API.audience, requireSenderConstrained: false), transport: UnreachableNetwork())
+            configuration: .init(issuer: "https://id.example.com", audience: API.audience, requireSenderConstrained: false),
+            transport: UnreachableNetwork())
         try await withNotesAPI(verifier: verifier) { base in
             // Well-formed enough that its key must be looked up.
             let token = try encoded(["alg": "ES256", "typ": "at+jwt", "kid": "k"]) + "." + encoded(["sub": "x"]) + ".AA"

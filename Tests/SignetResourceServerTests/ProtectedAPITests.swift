@@ -48,7 +48,8 @@ struct Backend {
 
     static func register(_ provider: TestProvider) async throws -> Backend {
         let key = ClientKeyPair()
-        var client = SignetAdmin.NewClient(id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: [redirectURI], jwks: key.publicJWKS)
+        var client = SignetAdmin.NewClient(
+            id: "service", name: "Service", authMethod: .privateKeyJWT, redirectURIs: [redirectURI], jwks: key.publicJWKS)
         client.resources = [API.audience, API.otherAudience]
         _ = try await provider.admin.addClient(client)
         let user = try await provider.admin.addUser(username: "bob", password: "a long passphrase")
@@ -60,7 +61,8 @@ struct Backend {
         let clock = provider.clock
         return RelyingParty(
             configuration: RelyingPartyConfiguration(
-                issuer: provider.issuer, clientID: "service", clientAuthentication: .privateKeyJWT(privateKey: clientKey.privateKey, keyID: clientKey.keyID),
+                issuer: provider.issuer, clientID: "service",
+                clientAuthentication: .privateKeyJWT(privateKey: clientKey.privateKey, keyID: clientKey.keyID),
                 dpopKey: dpop ? dpopKey : nil),
             now: { clock.now })
     }
@@ -68,8 +70,10 @@ struct Backend {
     /// Signs bob in through the kit and returns the tokens.
     func tokens(dpop: Bool = true, scope: String = "openid profile", resource: String? = nil) async throws -> TokenResponse {
         let kit = relyingParty(dpop: dpop)
-        let request = try await kit.makeAuthorizationRequest(redirectURI: Self.redirectURI, scope: scope, extraParameters: resource.map { ["resource": $0] } ?? [:])
-        let login = try await provider.submitLogin(at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
+        let request = try await kit.makeAuthorizationRequest(
+            redirectURI: Self.redirectURI, scope: scope, extraParameters: resource.map { ["resource": $0] } ?? [:])
+        let login = try await provider.submitLogin(
+            at: request.url.absoluteString, browser: ScriptedBrowser(), username: "bob", password: "a long passphrase")
         // A 303 to the redirect URI; anything else (the page again, an error) says why.
         try #require(login.status == 303, "\(login.status) \(login.body.prefix(300))")
         let redirect = try #require(login.header("Location").flatMap(URL.init(string:)))
@@ -125,7 +129,8 @@ struct ProtectedAPITests {
             #expect(tokens.tokenType == "DPoP")
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
                 let answer = try await ScriptedBrowser().get(
-                    base + "/accounts", headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try backend.proof(accessToken: tokens.accessToken))])
+                    base + "/accounts",
+                    headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try backend.proof(accessToken: tokens.accessToken))])
                 #expect(answer.status == 200, "\(answer.body)")
                 let accounts = try answer.decode(AccountsResponse.self)
                 #expect(accounts.sub == backend.userID)
@@ -185,7 +190,8 @@ struct ProtectedAPITests {
             let unbound = try await backend.tokens(dpop: false).accessToken
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile", "API_REQUIRE_DPOP": "false"]) { base in
                 func call(_ scheme: String, _ token: String, proof: String?) async throws -> ScriptedResponse {
-                    try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "\(scheme) \(token)")] + (proof.map { [("DPoP", $0)] } ?? []))
+                    try await ScriptedBrowser().get(
+                        base + "/accounts", headers: [("Authorization", "\(scheme) \(token)")] + (proof.map { [("DPoP", $0)] } ?? []))
                 }
                 let bearer = try await call("Bearer", token, proof: try backend.proof(accessToken: token))
                 #expect(bearer.status == 401)
@@ -244,7 +250,8 @@ struct ProtectedAPITests {
             let idToken = try #require(tokens.idToken)
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
                 func call(_ token: String) async throws -> ScriptedResponse {
-                    try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", try backend.proof(accessToken: token))])
+                    try await ScriptedBrowser().get(
+                        base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", try backend.proof(accessToken: token))])
                 }
                 for (label, token) in [("another audience", otherAudience), ("ID token", idToken), ("alg none", noneToken), ("HS256", hs256)] {
                     let answer = try await call(token)
@@ -311,7 +318,9 @@ struct ProtectedAPITests {
             try await withProtectedAPI(provider, environment: ["API_ACCOUNTS_SCOPE": "profile"]) { base in
                 let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
                     for _ in 0..<50 {
-                        group.addTask { try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", proof)]) }
+                        group.addTask {
+                            try await ScriptedBrowser().get(base + "/accounts", headers: [("Authorization", "DPoP \(token)"), ("DPoP", proof)])
+                        }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
@@ -331,7 +340,11 @@ struct ProtectedAPITests {
         for missing in good.keys {
             #expect(throws: SignetError(.invalidConfiguration, "")) { try ProtectedAPIConfiguration(environment: good.filter { $0.key != missing }) }
         }
-        #expect(throws: SignetError(.invalidConfiguration, "")) { try ProtectedAPIConfiguration(environment: good.merging(["API_PORT": "70000"]) { $1 }) }
-        #expect(throws: SignetError(.invalidConfiguration, "")) { try ProtectedAPIConfiguration(environment: good.merging(["API_REQUIRE_DPOP": "maybe"]) { $1 }) }
+        #expect(throws: SignetError(.invalidConfiguration, "")) {
+            try ProtectedAPIConfiguration(environment: good.merging(["API_PORT": "70000"]) { $1 })
+        }
+        #expect(throws: SignetError(.invalidConfiguration, "")) {
+            try ProtectedAPIConfiguration(environment: good.merging(["API_REQUIRE_DPOP": "maybe"]) { $1 })
+        }
     }
 }

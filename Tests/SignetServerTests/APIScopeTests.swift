@@ -30,7 +30,9 @@ struct APIScopeTests {
         }
     }
 
-    @Test("registration refuses scope-tokens RFC 6749 §3.3 does not allow and OpenID scope names; update replaces the API scopes and keeps the OpenID ones")
+    @Test(
+        "registration refuses scope-tokens RFC 6749 §3.3 does not allow and OpenID scope names; update replaces the API scopes and keeps the OpenID ones"
+    )
     func registration() async throws {
         try await withTestProvider { provider in
             for bad in ["two words", "quo\"te", "back\\slash", "", String(repeating: "a", count: 65), "openid", "tab\tbed"] {
@@ -43,7 +45,9 @@ struct APIScopeTests {
             _ = try await provider.admin.addClient(client)
             let updated = try await provider.admin.updateClient(id: "c", .init(apiScopes: ["payments"]))
             #expect(updated.allowedScopes == AuthorizationRequestValidator.supportedScopes + ["payments"])
-            await #expect(throws: SignetError.self) { try await provider.admin.updateClient(id: "c", .init(name: "Renamed", apiScopes: ["bad scope"])) }
+            await #expect(throws: SignetError.self) {
+                try await provider.admin.updateClient(id: "c", .init(name: "Renamed", apiScopes: ["bad scope"]))
+            }
             #expect(try await provider.store.client(id: "c")?.name == "C")
         }
     }

@@ -31,7 +31,8 @@ struct AndroidRSAAuthenticatorTests {
             let finished = try await phone.login(login, authenticator)
             #expect(finished.status == 200, "\(finished.body)")
             let tokens = try await provider.redeem(
-                try #require(finished.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")], browser: phone.device.browser)
+                try #require(finished.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")],
+                browser: phone.device.browser)
             #expect(tokens.status == 200, "\(tokens.body)")
             let idToken = try #require(IDTokenClaims.unverified(try tokens.decode(TokenResponse.self).idToken ?? ""))
             #expect(idToken.amr == ["swk", "fpt", "mfa"])
@@ -58,7 +59,8 @@ struct AndroidRSAAuthenticatorTests {
             #expect(try await phone.register(wide, token: token).status == 201)
             #expect(try await phone.login(base.login, wide).status == 200)
 
-            let pkcs1 = TestAuthenticator(aaid: "F1D0#0004", signer: try TestRSAUAFSigner(key: _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm: .rsaEMSAPKCS1SHA256Raw))
+            let pkcs1 = TestAuthenticator(
+                aaid: "F1D0#0004", signer: try TestRSAUAFSigner(key: _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm: .rsaEMSAPKCS1SHA256Raw))
             #expect(pkcs1.signer.publicKey.count == 259)
             let registered = try await phone.register(pkcs1, token: token)
             #expect(registered.status == 201, "\(registered.body)")
@@ -66,7 +68,9 @@ struct AndroidRSAAuthenticatorTests {
         }
     }
 
-    @Test("malformed raw RSA keys are refused: nothing after the modulus, an absurd exponent, an even exponent, exponent 1 or 0, a modulus under 2048 bits")
+    @Test(
+        "malformed raw RSA keys are refused: nothing after the modulus, an absurd exponent, an even exponent, exponent 1 or 0, a modulus under 2048 bits"
+    )
     func malformedKeys() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await base.setUp(provider)
@@ -93,7 +97,8 @@ struct AndroidRSAAuthenticatorTests {
             }
             #expect(try await provider.store.authenticators(instanceID: phone.device.instanceID).isEmpty)
             // The same key, declared as the registry says, registers.
-            #expect(try await phone.register(TestAuthenticator(aaid: "F1D0#0002", signer: try TestRSAUAFSigner(key: key)), token: token).status == 201)
+            #expect(
+                try await phone.register(TestAuthenticator(aaid: "F1D0#0002", signer: try TestRSAUAFSigner(key: key)), token: token).status == 201)
         }
     }
 }

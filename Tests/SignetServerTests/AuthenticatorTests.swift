@@ -23,13 +23,17 @@ struct AuthenticatorTests {
     }
 
     /// A fresh login of alice on the wallet, its code redeemed with the device's certificate.
-    func freshToken(_ provider: TestProvider, device: TestDevice, twoFactors: Bool = true, password: String = Fixture.password) async throws -> String {
+    func freshToken(_ provider: TestProvider, device: TestDevice, twoFactors: Bool = true, password: String = Fixture.password) async throws -> String
+    {
         var authorization = MutualTLSTests.wallet
         authorization.scope = "openid"  // with scope device the nonce would name an instance to activate
-        let code = twoFactors
+        let code =
+            twoFactors
             ? try await provider.signInTwoFactor(authorization, username: "alice", password: password)
             : try await provider.signIn(authorization, username: "alice", password: password)
-        return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(TokenResponse.self).accessToken
+        return try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: device.browser).decode(
+            TokenResponse.self
+        ).accessToken
     }
 
     /// A device login's authorization for the wallet.
@@ -51,7 +55,9 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr swk pin mfa (no attestation), bound tokens")
+    @Test(
+        "a PIN authenticator registers; a device login with it gives a code redeemed with PKCE and the device certificate: acr loa:2, amr swk pin mfa (no attestation), bound tokens"
+    )
     func registerAndLogin() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider)
@@ -93,7 +99,8 @@ struct AuthenticatorTests {
             #expect(withoutCertificate.status == 400, "the code of a device login needs the device's certificate")
             let again = try await phone.login(login, authenticator, pin: Self.pin)
             let tokens = try await provider.redeem(
-                try #require(again.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")], browser: phone.device.browser)
+                try #require(again.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")], browser: phone.device.browser
+            )
             #expect(tokens.status == 200, "\(tokens.body)")
             let idTokenText = try tokens.decode(TokenResponse.self).idToken
             let idToken = try #require(IDTokenClaims.unverified(idTokenText ?? ""))
@@ -157,7 +164,9 @@ struct AuthenticatorTests {
             #expect(try await phone.finish(wrongFacet).json["error"] as? String == "untrusted_facet")
             let wrongAppID = try tamper(try await answer()) { $0.header.appID = "https://evil.example/facets" }
             #expect(try await phone.finish(wrongAppID).json["error"] as? String == "untrusted_facet")
-            let mustUnderstand = try tamper(try await answer()) { $0.header.exts = [UAFMessageExtension(id: "x-unknown", data: "", failIfUnknown: true)] }
+            let mustUnderstand = try tamper(try await answer()) {
+                $0.header.exts = [UAFMessageExtension(id: "x-unknown", data: "", failIfUnknown: true)]
+            }
             #expect(mustUnderstand.contains("fail_if_unknown"), "the spec's member name")
             #expect(try await phone.finish(mustUnderstand).json["error"] as? String == "invalid_uaf_message")
 
@@ -181,7 +190,8 @@ struct AuthenticatorTests {
     func registrationPolicy() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await setUp(provider, aaids: ["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])
-            try await provider.admin.updateClient(id: "wallet", .init(authenticatorAAIDs: .some(["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])))
+            try await provider.admin.updateClient(
+                id: "wallet", .init(authenticatorAAIDs: .some(["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])))
             let outside = try await phone.register(TestAuthenticator(aaid: "F1D0#0002"), token: token)
             #expect(outside.status == 403)
             #expect(outside.json["error"] as? String == "unacceptable_authenticator")
@@ -251,7 +261,10 @@ struct AuthenticatorTests {
             #expect(parsed.transaction?.first?.contentType == "text/plain")
             let unconfirmed = try await phone.finish(try await phone.assertion(request, authenticator, confirm: false))
             #expect(unconfirmed.json["error"] as? String == "transaction_mismatch")
-            let confirmed = try await phone.finish(try await phone.assertion(try TestUAFPhone.request(fromStart: try await phone.startLogin(login, extra: ["transaction_text": "Pay 100 EUR to Bob"])), authenticator))
+            let confirmed = try await phone.finish(
+                try await phone.assertion(
+                    try TestUAFPhone.request(fromStart: try await phone.startLogin(login, extra: ["transaction_text": "Pay 100 EUR to Bob"])),
+                    authenticator))
             #expect(confirmed.status == 200, "\(confirmed.body)")
 
             // Counter regression.
@@ -308,7 +321,9 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("the PIN schedule, server-side with an injected clock: 3rd wrong PIN 60 s, 4th 180 s, 5th removes the authenticator; cool-downs check nothing")
+    @Test(
+        "the PIN schedule, server-side with an injected clock: 3rd wrong PIN 60 s, 4th 180 s, 5th removes the authenticator; cool-downs check nothing"
+    )
     func pinSchedule() async throws {
         let clock = TestClock()
         try await withTestProvider(clock: clock, tls: true) { provider in
@@ -360,7 +375,9 @@ struct AuthenticatorTests {
             // cool-down, the rest check nothing.
             var texts: [String] = []
             for _ in 0..<10 {
-                texts.append(try await phone.assertion(try TestUAFPhone.request(fromStart: try await phone.startLogin(login)), authenticator, pin: "0000", counter: 0))
+                texts.append(
+                    try await phone.assertion(
+                        try TestUAFPhone.request(fromStart: try await phone.startLogin(login)), authenticator, pin: "0000", counter: 0))
             }
             let errors = try await withThrowingTaskGroup(of: String.self) { group in
                 for text in texts { group.addTask { try await phone.finish(text).json["error"] as? String ?? "none" } }
@@ -382,12 +399,14 @@ struct AuthenticatorTests {
             #expect(wrongOld.status == 200, "\(wrongOld.body)")
             let saved = authenticator.pin
             let refused = try await phone.postJSON(
-                "/uaf/pin/change/response", try TestUAFPhone.send(try await phone.assertion(try TestUAFPhone.envelope(wrongOld), authenticator, pin: "0000", newPIN: "2468")))
+                "/uaf/pin/change/response",
+                try TestUAFPhone.send(try await phone.assertion(try TestUAFPhone.envelope(wrongOld), authenticator, pin: "0000", newPIN: "2468")))
             #expect(refused.json["error"] as? String == "wrong_pin")
             authenticator.pin = saved
             let request = try await phone.postJSON("/uaf/pin/change/request", body)
             let changed = try await phone.postJSON(
-                "/uaf/pin/change/response", try TestUAFPhone.send(try await phone.assertion(try TestUAFPhone.envelope(request), authenticator, pin: Self.pin, newPIN: "2468")))
+                "/uaf/pin/change/response",
+                try TestUAFPhone.send(try await phone.assertion(try TestUAFPhone.envelope(request), authenticator, pin: Self.pin, newPIN: "2468")))
             #expect(changed.status == 200, "\(changed.body)")
             #expect(try await phone.login(login, authenticator, pin: "2468").status == 200)
             #expect(try await phone.login(login, authenticator, pin: Self.pin).json["error"] as? String == "wrong_pin")
@@ -415,7 +434,8 @@ struct AuthenticatorTests {
             let login = self.login
             let finished = try await phone.login(login, authenticator)
             let tokens = try await provider.redeem(
-                try #require(finished.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")], browser: phone.device.browser)
+                try #require(finished.json["authorization_code"] as? String), login, clientAuth: [("client_id", "wallet")],
+                browser: phone.device.browser)
             let idToken = try #require(IDTokenClaims.unverified(try tokens.decode(TokenResponse.self).idToken ?? ""))
             #expect(idToken.acr == "urn:signet:loa:1", "a password alone enrolled it: no more than one factor")
             #expect(idToken.amr == ["swk", "face"], "and no mfa either")
@@ -447,10 +467,14 @@ struct AuthenticatorTests {
 
             // Another ended authenticator does not hold its slot: the same AAID registers again at once.
             let newPassword = "a brand new password 123"
-            #expect(try await phone.register(TestAuthenticator(aaid: "F1D0#1003"), token: try await freshToken(provider, device: phone.device, password: newPassword)).status == 201)
+            #expect(
+                try await phone.register(
+                    TestAuthenticator(aaid: "F1D0#1003"), token: try await freshToken(provider, device: phone.device, password: newPassword)
+                ).status == 201)
             try await provider.admin.setPassword(username: "alice", password: "yet another password 456")
             let again = try await phone.register(
-                TestAuthenticator(aaid: "F1D0#1003"), token: try await freshToken(provider, device: phone.device, password: "yet another password 456"))
+                TestAuthenticator(aaid: "F1D0#1003"),
+                token: try await freshToken(provider, device: phone.device, password: "yet another password 456"))
             #expect(again.status == 201, "\(again.body)")
         }
     }

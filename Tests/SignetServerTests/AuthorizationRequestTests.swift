@@ -24,7 +24,8 @@ struct AuthorizationRequestTests {
         "redirect URI tricks get an error page and no redirect",
         arguments: [
             "com.example.app:/callback/extra", "com.example.app:/callback?x=1", "com.example.app:/callback#frag", "COM.EXAMPLE.APP:/callback",
-            "com.example.app:/Callback", "https://evil.example.com/callback", "http://127.0.0.1:4000/other", "http://user@127.0.0.1:4000/callback", "",
+            "com.example.app:/Callback", "https://evil.example.com/callback", "http://127.0.0.1:4000/other", "http://user@127.0.0.1:4000/callback",
+            "",
         ])
     func redirectTricks(uri: String) async throws {
         try await withTestProvider { provider in
@@ -50,7 +51,9 @@ struct AuthorizationRequestTests {
     }
 
     /// Sends an authorization request and returns the error parameters of its redirect.
-    func redirectedError(_ provider: TestProvider, _ authorization: TestAuthorization, extra: [(String, String)] = [], omit: Set<String> = []) async throws -> FormParameters? {
+    func redirectedError(_ provider: TestProvider, _ authorization: TestAuthorization, extra: [(String, String)] = [], omit: Set<String> = [])
+        async throws -> FormParameters?
+    {
         let response = try await ScriptedBrowser().get(authorization.url(issuer: provider.issuer, extra: extra, omit: omit))
         #expect(response.status == 302)
         #expect(response.header("Location")?.hasPrefix(authorization.redirectURI + "?") == true)
@@ -120,7 +123,8 @@ struct AuthorizationRequestTests {
             let huge = String(repeating: "x", count: 100_000)
             let query = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", huge)]))
             #expect((400..<500).contains(query.status))
-            let body = try await ScriptedBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(extra: [("login_hint", huge)]))
+            let body = try await ScriptedBrowser().post(
+                provider.url("/authorize"), form: fixture.appAuthorization.parameters(extra: [("login_hint", huge)]))
             #expect((400..<500).contains(body.status))
             #expect(body.status == 413)
         }

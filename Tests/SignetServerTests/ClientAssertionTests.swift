@@ -23,7 +23,9 @@ struct ClientAssertionTests {
 
     func signed(_ fixture: Fixture, header: [String: Any]? = nil, _ change: (inout [String: Any]) -> Void = { _ in }) throws -> [(String, String)] {
         TestJWS.assertionFields(
-            try TestJWS.es256(header: header ?? ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims(fixture, change), key: fixture.backendKey.privateKey))
+            try TestJWS.es256(
+                header: header ?? ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims(fixture, change),
+                key: fixture.backendKey.privateKey))
     }
 
     @Test("the issuer itself is accepted as aud as well as the token endpoint URL")
@@ -40,8 +42,10 @@ struct ClientAssertionTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let refused: [(String, Any)] = [
-                ("[issuer]", [provider.issuer]), ("[token endpoint]", [provider.url("/token")]), ("[issuer, other]", [provider.issuer, "https://other.example.com"]),
-                ("[]", [String]()), ("issuer with a trailing slash", provider.issuer + "/"), ("token endpoint with a query", provider.url("/token?x=1")),
+                ("[issuer]", [provider.issuer]), ("[token endpoint]", [provider.url("/token")]),
+                ("[issuer, other]", [provider.issuer, "https://other.example.com"]),
+                ("[]", [String]()), ("issuer with a trailing slash", provider.issuer + "/"),
+                ("token endpoint with a query", provider.url("/token?x=1")),
                 ("revocation endpoint", provider.url("/revoke")), ("a number", 1),
             ]
             for (name, audience) in refused {
@@ -56,8 +60,11 @@ struct ClientAssertionTests {
                 #expect(try await redeem(fixture, try signed(fixture) { $0["aud"] = audience }).status == 200, "\(audience)")
             }
             // The revocation endpoint takes the same two audiences, and no other.
-            for (audience, status) in [(provider.issuer, 200), (provider.url("/token"), 200), (provider.url("/revoke"), 401), ([provider.issuer], 401)] as [(Any, Int)] {
-                let response = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", "unknown")] + (try signed(fixture) { $0["aud"] = audience }))
+            for (audience, status) in [
+                (provider.issuer, 200), (provider.url("/token"), 200), (provider.url("/revoke"), 401), ([provider.issuer], 401),
+            ] as [(Any, Int)] {
+                let response = try await ScriptedBrowser().post(
+                    provider.url("/revoke"), form: [("token", "unknown")] + (try signed(fixture) { $0["aud"] = audience }))
                 #expect(response.status == status, "\(audience)")
             }
         }
@@ -110,7 +117,8 @@ struct ClientAssertionTests {
             let hs256 = try TestJWS.hs256(header: ["alg": "HS256", "kid": fixture.backendKey.keyID], claims: claims(fixture), secret: publicKeyBytes)
             response = try await redeem(fixture, TestJWS.assertionFields(hs256))
             #expect(response.status == 401)
-            let hs256JWKS = try TestJWS.hs256(header: ["alg": "HS256", "kid": fixture.backendKey.keyID], claims: claims(fixture), secret: Data(fixture.backendKey.publicJWKS.utf8))
+            let hs256JWKS = try TestJWS.hs256(
+                header: ["alg": "HS256", "kid": fixture.backendKey.keyID], claims: claims(fixture), secret: Data(fixture.backendKey.publicJWKS.utf8))
             response = try await redeem(fixture, TestJWS.assertionFields(hs256JWKS))
             #expect(response.status == 401)
 
@@ -135,7 +143,9 @@ struct ClientAssertionTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let forged = TestJWS.assertionFields(
-                try TestJWS.es256(header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims(fixture) { $0["jti"] = "shared" }, key: P256.Signing.PrivateKey()))
+                try TestJWS.es256(
+                    header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims(fixture) { $0["jti"] = "shared" },
+                    key: P256.Signing.PrivateKey()))
             #expect(try await redeem(fixture, forged).status == 401)
             #expect(try await redeem(fixture, try fixture.assertion(jti: "shared")).status == 200)
         }
@@ -151,11 +161,16 @@ struct ClientJWKSURITests {
             // The provider's own /jwks stands in for the client's key endpoint: sign with its active key.
             let active = try #require(try await provider.store.signingKeys().first { $0.status == .active })
             let key = try SigningKeyFactory.privateKey(pem: active.privateKeyPEM)
-            _ = try await provider.admin.addClient(.init(id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: provider.url("/jwks")))
+            _ = try await provider.admin.addClient(
+                .init(
+                    id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect],
+                    jwksURI: provider.url("/jwks")))
             let authorization = TestAuthorization(clientID: "remote", redirectURI: Fixture.backendRedirect)
             func assertion(kid: String) throws -> [(String, String)] {
                 TestJWS.assertionFields(
-                    try TestJWS.es256(header: ["alg": "ES256", "kid": kid], claims: TestJWS.assertionClaims(clientID: "remote", audience: provider.url("/token"), now: provider.clock.now), key: key))
+                    try TestJWS.es256(
+                        header: ["alg": "ES256", "kid": kid],
+                        claims: TestJWS.assertionClaims(clientID: "remote", audience: provider.url("/token"), now: provider.clock.now), key: key))
             }
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             #expect(try await provider.redeem(code, authorization, clientAuth: try assertion(kid: active.kid)).status == 200)

@@ -31,11 +31,17 @@ struct DPoPProofMakerAcceptanceTests {
         let proof = try await maker.proof(method: "GET", url: "https://id.example/userinfo", issuedAt: clock.now, accessToken: "token-1")
         #expect(try await check.verify([proof], method: "GET", url: "https://id.example/userinfo", accessToken: "token-1") != nil)
         let other = try await maker.proof(method: "GET", url: "https://id.example/userinfo", issuedAt: clock.now, accessToken: "token-1")
-        await #expect(throws: DPoPProofVerifier.Refusal.self) { _ = try await check.verify([other], method: "GET", url: "https://id.example/userinfo", accessToken: "token-2") }
+        await #expect(throws: DPoPProofVerifier.Refusal.self) {
+            _ = try await check.verify([other], method: "GET", url: "https://id.example/userinfo", accessToken: "token-2")
+        }
         let post = try await maker.proof(method: "POST", url: "https://id.example/userinfo", issuedAt: clock.now, accessToken: "token-1")
-        await #expect(throws: DPoPProofVerifier.Refusal.self) { _ = try await check.verify([post], method: "GET", url: "https://id.example/userinfo", accessToken: "token-1") }
+        await #expect(throws: DPoPProofVerifier.Refusal.self) {
+            _ = try await check.verify([post], method: "GET", url: "https://id.example/userinfo", accessToken: "token-1")
+        }
         let elsewhere = try await maker.proof(method: "GET", url: "https://id.example/other", issuedAt: clock.now, accessToken: "token-1")
-        await #expect(throws: DPoPProofVerifier.Refusal.self) { _ = try await check.verify([elsewhere], method: "GET", url: "https://id.example/userinfo", accessToken: "token-1") }
+        await #expect(throws: DPoPProofVerifier.Refusal.self) {
+            _ = try await check.verify([elsewhere], method: "GET", url: "https://id.example/userinfo", accessToken: "token-1")
+        }
     }
 
     @Test("with server nonces, a proof carrying the current nonce verifies and one without is refused with a nonce to use")
@@ -46,7 +52,9 @@ struct DPoPProofMakerAcceptanceTests {
         check.nonces = nonces
         let maker = DPoPProofMaker(key: SoftwareDPoPKey())
         do {
-            _ = try await check.verify([try await maker.proof(method: "POST", url: "https://id.example/token", issuedAt: clock.now)], method: "POST", url: "https://id.example/token")
+            _ = try await check.verify(
+                [try await maker.proof(method: "POST", url: "https://id.example/token", issuedAt: clock.now)], method: "POST",
+                url: "https://id.example/token")
             Issue.record("a proof without the nonce must be refused")
         } catch let refusal as DPoPProofVerifier.Refusal {
             #expect(refusal.nonce == nonces.current())

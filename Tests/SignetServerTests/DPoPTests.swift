@@ -34,10 +34,15 @@ struct DPoPKey {
 struct DPoPTests {
     func signInBackend(_ provider: TestProvider, _ fixture: Fixture, extra: [(String, String)] = []) async throws -> (TestAuthorization, String) {
         let authorization = fixture.backendAuthorization
-        return (authorization, try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: extra))
+        return (
+            authorization,
+            try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: extra)
+        )
     }
 
-    func redeem(_ provider: TestProvider, _ fixture: Fixture, _ code: String, _ authorization: TestAuthorization, proof: String?) async throws -> ScriptedResponse {
+    func redeem(_ provider: TestProvider, _ fixture: Fixture, _ code: String, _ authorization: TestAuthorization, proof: String?) async throws
+        -> ScriptedResponse
+    {
         try await provider.redeem(code, authorization, clientAuth: try fixture.assertion(), headers: proof.map { [("DPoP", $0)] } ?? [])
     }
 
@@ -47,7 +52,8 @@ struct DPoPTests {
             let fixture = try await Fixture.make(provider)
             let dpop = DPoPKey()
             let (authorization, code) = try await signInBackend(provider, fixture)
-            let response = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))
+            let response = try await redeem(
+                provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))
             #expect(response.status == 200, "\(response.body)")
             let tokens = try response.decode(TokenResponse.self)
             #expect(tokens.tokenType == "DPoP")
@@ -57,7 +63,11 @@ struct DPoPTests {
 
             let userinfo = provider.url("/userinfo")
             let good = try await ScriptedBrowser().get(
-                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
+                userinfo,
+                headers: [
+                    ("Authorization", "DPoP \(tokens.accessToken)"),
+                    ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)),
+                ])
             #expect(good.status == 200, "\(good.body)")
             let asBearer = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(asBearer.status == 401)
@@ -65,13 +75,20 @@ struct DPoPTests {
             let noProof = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)")])
             #expect(noProof.status == 401)
             let otherKey = try await ScriptedBrowser().get(
-                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try DPoPKey().proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken))])
+                userinfo,
+                headers: [
+                    ("Authorization", "DPoP \(tokens.accessToken)"),
+                    ("DPoP", try DPoPKey().proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)),
+                ])
             #expect(otherKey.status == 401)
             let noAth = try await ScriptedBrowser().get(
-                userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now))])
+                userinfo,
+                headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now))])
             #expect(noAth.oauthError == "invalid_dpop_proof")
             let replayed = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
-            #expect(try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)]).status == 200)
+            #expect(
+                try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)]).status
+                    == 200)
             let again = try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", replayed)])
             #expect(again.oauthError == "invalid_dpop_proof")
         }
@@ -95,7 +112,12 @@ struct DPoPTests {
                 ("old iat", try dpop.proof("POST", token, at: now.addingTimeInterval(-300))),
                 ("future iat", try dpop.proof("POST", token, at: now.addingTimeInterval(300))),
                 ("signed by another key", try dpop.proof("POST", token, at: now, signer: P256.Signing.PrivateKey())),
-                ("HS256", try TestJWS.hs256(header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": dpop.publicJWK], claims: ["htm": "POST", "htu": token, "iat": Int(now.timeIntervalSince1970), "jti": "h"], secret: Data("s".utf8))),
+                (
+                    "HS256",
+                    try TestJWS.hs256(
+                        header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": dpop.publicJWK],
+                        claims: ["htm": "POST", "htu": token, "iat": Int(now.timeIntervalSince1970), "jti": "h"], secret: Data("s".utf8))
+                ),
                 // RFC 9449 §4.2: htu is the URI without query and fragment; one that has them is no htu.
                 ("htu with a query", try dpop.proof("POST", token + "?x=1", at: now)),
                 ("htu with a fragment", try dpop.proof("POST", token + "#y", at: now)),
@@ -123,15 +145,22 @@ struct DPoPTests {
             let par = provider.url("/par"), now = provider.clock.now
             for htu in [par + "?a=b", par + "#f", par + "?"] {
                 let pushed = try await ScriptedBrowser().post(
-                    par, form: fixture.backendAuthorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", htu, at: now))])
+                    par, form: fixture.backendAuthorization.parameters() + (try fixture.assertion()),
+                    headers: [("DPoP", try dpop.proof("POST", htu, at: now))])
                 #expect(pushed.status == 400, "\(htu)")
                 #expect(pushed.oauthError == "invalid_dpop_proof", "\(htu)")
             }
             let (authorization, code) = try await signInBackend(provider, fixture)
-            let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: now)).decode(TokenResponse.self)
+            let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: now))
+                .decode(TokenResponse.self)
             let userinfo = provider.url("/userinfo")
             func ask(_ url: String, htu: String) async throws -> ScriptedResponse {
-                try await ScriptedBrowser().get(url, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", try dpop.proof("GET", htu, at: now, accessToken: tokens.accessToken))])
+                try await ScriptedBrowser().get(
+                    url,
+                    headers: [
+                        ("Authorization", "DPoP \(tokens.accessToken)"),
+                        ("DPoP", try dpop.proof("GET", htu, at: now, accessToken: tokens.accessToken)),
+                    ])
             }
             for htu in [userinfo + "?schema=openid", userinfo + "#top"] {
                 let answer = try await ask(userinfo, htu: htu)
@@ -151,8 +180,11 @@ struct DPoPTests {
             let (authorization, code) = try await signInBackend(provider, fixture, extra: [("dpop_jkt", dpop.jkt)])
             let token = provider.url("/token")
             #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_grant")
-            #expect(try await redeem(provider, fixture, code, authorization, proof: try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError == "invalid_grant")
-            #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now)).status == 200)
+            #expect(
+                try await redeem(provider, fixture, code, authorization, proof: try DPoPKey().proof("POST", token, at: provider.clock.now)).oauthError
+                    == "invalid_grant")
+            #expect(
+                try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now)).status == 200)
             let malformed = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("dpop_jkt", "short")]))
             #expect(malformed.locationParameters?["error"] == "invalid_request")
         }
@@ -165,16 +197,24 @@ struct DPoPTests {
             let dpop = DPoPKey()
             let authorization = fixture.backendAuthorization
             let pushed = try await ScriptedBrowser().post(
-                provider.url("/par"), form: authorization.parameters() + (try fixture.assertion()), headers: [("DPoP", try dpop.proof("POST", provider.url("/par"), at: provider.clock.now))])
+                provider.url("/par"), form: authorization.parameters() + (try fixture.assertion()),
+                headers: [("DPoP", try dpop.proof("POST", provider.url("/par"), at: provider.clock.now))])
             #expect(pushed.status == 201, "\(pushed.body)")
             let uri = try #require(pushed.json["request_uri"] as? String)
             let browser = ScriptedBrowser()
             let page = try await browser.get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request_uri", uri)]).encoded)
             let fields = try #require(LoginForm.fields(in: page.body))
-            let login = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)])
+            let login = try await browser.post(
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+                ])
             let code = try #require(login.locationParameters?["code"])
             #expect(try await redeem(provider, fixture, code, authorization, proof: nil).oauthError == "invalid_grant")
-            #expect(try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)).status == 200)
+            #expect(
+                try await redeem(
+                    provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)
+                ).status == 200)
         }
     }
 
@@ -186,8 +226,10 @@ struct DPoPTests {
             let authorization = fixture.appAuthorization
             let code = try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             let token = provider.url("/token")
-            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
-                .decode(TokenResponse.self)
+            let tokens = try await provider.redeem(
+                code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))]
+            )
+            .decode(TokenResponse.self)
             let refreshToken = try #require(tokens.refreshToken)
             func refresh(_ proof: String?, _ presented: String? = nil) async throws -> ScriptedResponse {
                 try await ScriptedBrowser().post(
@@ -214,7 +256,9 @@ struct DPoPTests {
         }
     }
 
-    @Test("at /revoke, a public client's DPoP-bound refresh token (spent or current) or access token is ended only with a proof of its key; each answer is 200")
+    @Test(
+        "at /revoke, a public client's DPoP-bound refresh token (spent or current) or access token is ended only with a proof of its key; each answer is 200"
+    )
     func revokeNeedsTheKey() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
@@ -223,15 +267,18 @@ struct DPoPTests {
             let revokeURL = provider.url("/revoke")
             let authorization = fixture.appAuthorization
             let code = try await provider.signIn(authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
-            let first = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
-                .decode(TokenResponse.self)
+            let first = try await provider.redeem(
+                code, authorization, clientAuth: [("client_id", "app")], headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))]
+            )
+            .decode(TokenResponse.self)
             func refresh(_ refreshToken: String) async throws -> ScriptedResponse {
                 try await ScriptedBrowser().post(
                     token, form: [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", "app")],
                     headers: [("DPoP", try dpop.proof("POST", token, at: provider.clock.now))])
             }
             func revoke(_ revoked: String, proof: String?) async throws -> ScriptedResponse {
-                try await ScriptedBrowser().post(revokeURL, form: [("token", revoked), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
+                try await ScriptedBrowser().post(
+                    revokeURL, form: [("token", revoked), ("client_id", "app")], headers: proof.map { [("DPoP", $0)] } ?? [])
             }
             let second = try await refresh(try #require(first.refreshToken)).decode(TokenResponse.self)
             let current = try #require(second.refreshToken)
@@ -275,12 +322,16 @@ struct DPoPTests {
             let fixture = try await Fixture.make(provider)
             let dpop = DPoPKey()
             let (authorization, code) = try await signInBackend(provider, fixture)
-            let tokens = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)).decode(TokenResponse.self)
+            let tokens = try await redeem(
+                provider, fixture, code, authorization, proof: try dpop.proof("POST", provider.url("/token"), at: provider.clock.now)
+            ).decode(TokenResponse.self)
             let userinfo = provider.url("/userinfo")
             let proof = try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: tokens.accessToken)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", proof)]).status }
+                    group.addTask {
+                        try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(tokens.accessToken)"), ("DPoP", proof)]).status
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -303,21 +354,30 @@ struct DPoPTests {
             #expect(first.status == 400)
             #expect(first.oauthError == "use_dpop_nonce")
             let nonce = try #require(first.header("DPoP-Nonce"))
-            let stale = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": "made-up"]))
+            let stale = try await redeem(
+                provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": "made-up"]))
             #expect(stale.oauthError == "use_dpop_nonce")
-            let served = try await redeem(provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": nonce]))
+            let served = try await redeem(
+                provider, fixture, code, authorization, proof: try dpop.proof("POST", token, at: provider.clock.now, claims: ["nonce": nonce]))
             #expect(served.status == 200, "\(served.body)")
             let access = try served.decode(TokenResponse.self).accessToken
             let userinfo = provider.url("/userinfo")
             let asked = try await ScriptedBrowser().get(
-                userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access))])
+                userinfo,
+                headers: [
+                    ("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access)),
+                ])
             #expect(asked.status == 401)
             #expect(asked.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
             #expect(asked.header("DPoP-Nonce") != nil)
             // A nonce lives between one and two five-minute windows.
             provider.clock.advance(by: 700)
             let expired = try await ScriptedBrowser().get(
-                userinfo, headers: [("Authorization", "DPoP \(access)"), ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access, claims: ["nonce": nonce]))])
+                userinfo,
+                headers: [
+                    ("Authorization", "DPoP \(access)"),
+                    ("DPoP", try dpop.proof("GET", userinfo, at: provider.clock.now, accessToken: access, claims: ["nonce": nonce])),
+                ])
             #expect(expired.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true)
         }
     }

@@ -25,7 +25,8 @@ struct DeviceActivationTests {
 
     func activate(_ provider: TestProvider, token: String, body: String, path: String = "/devices/activation") async throws -> ScriptedResponse {
         try await ScriptedBrowser().send(
-            "POST", provider.url(path), body: body, headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
+            "POST", provider.url(path), body: body,
+            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pem-certificate-chain")])
     }
 
     @Test("no CA is made by reading /devices/ca.pem (the one made at start is published); a token that also names another API cannot activate")
@@ -62,7 +63,8 @@ struct DeviceActivationTests {
 
             try await instances.seed(provider)
             for _ in 0..<2 {
-                let answer = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+                let answer = try await activate(
+                    provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
                 #expect(answer.status == 201, "\(answer.body)")
                 let chain = try #require(answer.json["certificate_chain"] as? [String])
                 #expect(try Certificate(pemEncoded: chain[1]) == ca, "the CA published before any activation issues")
@@ -130,7 +132,9 @@ struct DeviceActivationTests {
         }
     }
 
-    @Test("refusals: no media type, no token, a token without scope device, a garbage or tampered CSR (which does not spend the instance id), an expired instance id")
+    @Test(
+        "refusals: no media type, no token, a token without scope device, a garbage or tampered CSR (which does not spend the instance id), an expired instance id"
+    )
     func refusals() async throws {
         try await withTestProvider { provider in
             try await instances.seed(provider)
@@ -165,12 +169,14 @@ struct DeviceActivationTests {
     func rotation() async throws {
         try await withTestProvider { provider in
             try await instances.seed(provider)
-            let first = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            let first = try await activate(
+                provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
             let oldCA = try #require((first.json["certificate_chain"] as? [String])?.last)
             let authorities = DeviceAuthorities(store: provider.store, clock: provider.clock.signetClock)
             provider.clock.advance(by: 1)
             let rotated = try await authorities.rotate()
-            let second = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            let second = try await activate(
+                provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
             let chain = try #require(second.json["certificate_chain"] as? [String])
             #expect(chain.last == rotated.certificatePEM)
             #expect(chain.last != oldCA)
@@ -196,7 +202,8 @@ struct DeviceActivationTests {
             #expect(try await authorities.issuing().fingerprint == first.fingerprint, "a young CA keeps issuing")
             // Five years less 179 days later: fewer than two 90-day lifetimes are left.
             provider.clock.advance(by: first.certificate.notValidAfter.timeIntervalSince(provider.clock.now) - 179 * 86_400)
-            let answer = try await activate(provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
+            let answer = try await activate(
+                provider, token: try await deviceToken(provider, instance: try await instances.newInstance(provider)), body: try Self.csr())
             #expect(answer.status == 201, "\(answer.body)")
             let chain = try #require(answer.json["certificate_chain"] as? [String])
             #expect(chain.last != first.certificatePEM, "a new CA issued it")

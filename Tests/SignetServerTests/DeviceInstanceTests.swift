@@ -43,7 +43,8 @@ struct DeviceInstanceTests {
             let stored = try #require(try await provider.store.deviceInstance(id: id))
             #expect(stored.clientID == "wallet")
             #expect(stored.expiresAt == provider.clock.now.addingTimeInterval(600))
-            let json = try await ScriptedBrowser().send("POST", provider.url("/devices/instances"), body: #"{"client_id":"wallet"}"#, headers: [("Content-Type", "application/json")])
+            let json = try await ScriptedBrowser().send(
+                "POST", provider.url("/devices/instances"), body: #"{"client_id":"wallet"}"#, headers: [("Content-Type", "application/json")])
             #expect(json.oauthError == "invalid_request", "a form body, as at the OAuth endpoints")
             let again = try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")])
             #expect(again.json["instance_id"] as? String != id)
@@ -63,8 +64,13 @@ struct DeviceInstanceTests {
             #expect(plain.oauthError == "unauthorized_client")
             #expect(try await ScriptedBrowser().post(url, form: []).oauthError == "invalid_request")
             #expect(try await ScriptedBrowser().post(url, form: [("client_id", "wallet"), ("client_id", "wallet")]).oauthError == "invalid_request")
-            #expect(try await ScriptedBrowser().send("POST", url, body: #"{"client_id":"wallet","client_id":"plain"}"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
-            #expect(try await ScriptedBrowser().send("POST", url, body: #"["wallet"]"#, headers: [("Content-Type", "application/json")]).oauthError == "invalid_request")
+            #expect(
+                try await ScriptedBrowser().send(
+                    "POST", url, body: #"{"client_id":"wallet","client_id":"plain"}"#, headers: [("Content-Type", "application/json")]
+                ).oauthError == "invalid_request")
+            #expect(
+                try await ScriptedBrowser().send("POST", url, body: #"["wallet"]"#, headers: [("Content-Type", "application/json")]).oauthError
+                    == "invalid_request")
             #expect(try await ScriptedBrowser().get(url).status == 405)
         }
     }
@@ -74,7 +80,9 @@ struct DeviceInstanceTests {
         try await withTestProvider { provider in
             try await seed(provider)
             let answers = try await withThrowingTaskGroup(of: ScriptedResponse.self) { group in
-                for _ in 0..<80 { group.addTask { try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]) } }
+                for _ in 0..<80 {
+                    group.addTask { try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]) }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(answers.filter { $0.status == 201 }.count == 60)
@@ -96,9 +104,13 @@ struct DeviceInstanceTests {
             let activation = DeviceActivationTests()
             let token = try await activation.deviceToken(provider, instance: ids[0])
             #expect(try await activation.activate(provider, token: token, body: "not a CSR").status == 400)
-            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429, "a refused activation gives nothing back")
+            #expect(
+                try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429,
+                "a refused activation gives nothing back")
             #expect(try await activation.activate(provider, token: token, body: try DeviceActivationTests.csr()).status == 201)
-            #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201, "the activated id was given back")
+            #expect(
+                try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 201,
+                "the activated id was given back")
             #expect(try await ScriptedBrowser().post(provider.url("/devices/instances"), form: [("client_id", "wallet")]).status == 429)
         }
     }
@@ -135,7 +147,9 @@ struct DeviceInstanceTests {
         }
     }
 
-    @Test("scope device is refused back to the client without an instance id, with an unknown, expired or another client's one, and with malformed claims")
+    @Test(
+        "scope device is refused back to the client without an instance id, with an unknown, expired or another client's one, and with malformed claims"
+    )
     func bindRefusals() async throws {
         try await withTestProvider { provider in
             try await seed(provider)
@@ -166,7 +180,9 @@ struct DeviceInstanceTests {
         }
     }
 
-    @Test("the first user whose login binds an instance id keeps it: another user's login with it is refused, and a claims request without a value is legal")
+    @Test(
+        "the first user whose login binds an instance id keeps it: another user's login with it is refused, and a claims request without a value is legal"
+    )
     func firstUserKeepsIt() async throws {
         try await withTestProvider { provider in
             try await seed(provider)
@@ -176,7 +192,8 @@ struct DeviceInstanceTests {
             authorization.nonce = instance
             _ = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             #expect(try await provider.store.deviceInstance(id: instance)?.userID != nil)
-            let mallory = try await provider.submitLogin(authorization, browser: ScriptedBrowser(), username: "mallory", password: "mallorys passphrase")
+            let mallory = try await provider.submitLogin(
+                authorization, browser: ScriptedBrowser(), username: "mallory", password: "mallorys passphrase")
             #expect(mallory.status == 403, "\(mallory.body.prefix(200))")
             #expect(mallory.locationParameters?["code"] == nil)
             // Alice may log in with it again (a retry).

@@ -12,7 +12,10 @@ struct EndpointDeclarationTests {
     @Test("an OAuth path answers other methods (OPTIONS and HEAD too) with OAuth JSON; a path with a parameter too")
     func oauthDialect() async throws {
         try await withTestProvider { provider in
-            for (method, path, allow) in [("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"), ("PUT", "/devices/ca.pem", "GET, HEAD")] {
+            for (method, path, allow) in [
+                ("OPTIONS", "/token", "POST"), ("GET", "/par", "POST"), ("GET", "/devices/abc", "PATCH, DELETE"),
+                ("PUT", "/devices/ca.pem", "GET, HEAD"),
+            ] {
                 let response = try await ScriptedBrowser().send(method, provider.url(path), body: nil)
                 #expect(response.status == 405, "\(method) \(path)")
                 #expect(response.header("Allow") == allow, "\(method) \(path)")

@@ -59,8 +59,14 @@ struct ErrorTextTests {
             // /token
             try await token([("grant_type", hostile), ("client_id", "app")])
             try await token([("client_id", "app")])
-            try await token([("grant_type", "authorization_code"), ("client_id", "app"), ("code", "x"), ("redirect_uri", Fixture.appRedirect), ("code_verifier", "short")])
-            try await token([("grant_type", "authorization_code"), ("client_id", "app"), ("code", "x"), ("redirect_uri", Fixture.appRedirect), ("code_verifier", hostile)])
+            try await token([
+                ("grant_type", "authorization_code"), ("client_id", "app"), ("code", "x"), ("redirect_uri", Fixture.appRedirect),
+                ("code_verifier", "short"),
+            ])
+            try await token([
+                ("grant_type", "authorization_code"), ("client_id", "app"), ("code", "x"), ("redirect_uri", Fixture.appRedirect),
+                ("code_verifier", hostile),
+            ])
             try await token([(hostile, "1"), (hostile, "2"), ("client_id", "app")])
             try await token([(hostile, String(repeating: "v", count: 5000)), ("client_id", "app")])
             try await token([("grant_type", "refresh_token"), ("client_id", hostile)])
@@ -70,22 +76,37 @@ struct ErrorTextTests {
             try await token([("grant_type", "refresh_token"), ("client_id", "app"), ("client_assertion", "x")])
             try await token([("grant_type", "refresh_token"), ("client_assertion_type", hostile), ("client_assertion", "x")])
             let now = Int(provider.clock.now.timeIntervalSince1970)
-            let claims: [(String, Any)] = [("iss", "backend"), ("sub", "backend"), ("aud", provider.url("/token")), ("iat", now), ("exp", now + 60), ("jti", UUID().uuidString)]
+            let claims: [(String, Any)] = [
+                ("iss", "backend"), ("sub", "backend"), ("aud", provider.url("/token")), ("iat", now), ("exp", now + 60), ("jti", UUID().uuidString),
+            ]
             let assertions = [
-                try TestJWS.es256(headerJSON: TestJWS.object([("alg", hostile), ("kid", fixture.backendKey.keyID)]), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey),
-                try TestJWS.es256(headerJSON: TestJWS.object([("alg", "ES256"), (hostile, 1), (hostile, 2)]), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey),
-                try TestJWS.es256(headerJSON: TestJWS.object([("alg", "ES256")]), claimsJSON: TestJWS.object(claims + [(hostile, 1), (hostile, 2)]), key: fixture.backendKey.privateKey),
-                try TestJWS.es256(headerJSON: TestJWS.object([("alg", "ES256")]), claimsJSON: TestJWS.object([("iss", hostile)]), key: fixture.backendKey.privateKey),
+                try TestJWS.es256(
+                    headerJSON: TestJWS.object([("alg", hostile), ("kid", fixture.backendKey.keyID)]), claimsJSON: TestJWS.object(claims),
+                    key: fixture.backendKey.privateKey),
+                try TestJWS.es256(
+                    headerJSON: TestJWS.object([("alg", "ES256"), (hostile, 1), (hostile, 2)]), claimsJSON: TestJWS.object(claims),
+                    key: fixture.backendKey.privateKey),
+                try TestJWS.es256(
+                    headerJSON: TestJWS.object([("alg", "ES256")]), claimsJSON: TestJWS.object(claims + [(hostile, 1), (hostile, 2)]),
+                    key: fixture.backendKey.privateKey),
+                try TestJWS.es256(
+                    headerJSON: TestJWS.object([("alg", "ES256")]), claimsJSON: TestJWS.object([("iss", hostile)]), key: fixture.backendKey.privateKey
+                ),
             ]
             for assertion in assertions {
                 try await token([("grant_type", "refresh_token"), ("refresh_token", "x")] + TestJWS.assertionFields(assertion))
             }
             try await token([("grant_type", "refresh_token"), ("refresh_token", "unknown")] + (try fixture.assertion()))
-            try await token([("grant_type", "authorization_code"), ("code", "unknown"), ("redirect_uri", hostile), ("code_verifier", PKCE.makeVerifier())] + (try fixture.assertion()))
+            try await token(
+                [("grant_type", "authorization_code"), ("code", "unknown"), ("redirect_uri", hostile), ("code_verifier", PKCE.makeVerifier())]
+                    + (try fixture.assertion()))
             responses.append(try await browser.post(provider.url("/token"), form: [("grant_type", "x")], headers: [("Content-Type", "text/plain")]))
 
             // /revoke
-            for form in [[("token", "x"), ("token_type_hint", hostile)], [("token_type_hint", "access_token")], [("token", String(repeating: "t", count: 9000))]] {
+            for form in [
+                [("token", "x"), ("token_type_hint", hostile)], [("token_type_hint", "access_token")],
+                [("token", String(repeating: "t", count: 9000))],
+            ] {
                 responses.append(try await browser.post(provider.url("/revoke"), form: form + (try fixture.assertion())))
             }
             responses.append(try await browser.post(provider.url("/revoke"), form: [("token", "x"), ("client_id", hostile)]))
@@ -94,7 +115,8 @@ struct ErrorTextTests {
             for header in ["Basic abc", "Bearer not-a-token", "Bearer " + String(repeating: "a", count: 9000)] {
                 responses.append(try await browser.get(provider.url("/userinfo"), headers: [("Authorization", header)]))
             }
-            responses.append(try await browser.post(provider.url("/userinfo"), form: [("access_token", "x")], headers: [("Authorization", "Bearer y")]))
+            responses.append(
+                try await browser.post(provider.url("/userinfo"), form: [("access_token", "x")], headers: [("Authorization", "Bearer y")]))
 
             // /authorize: errors sent back to the client in the redirect
             let authorization = fixture.appAuthorization
@@ -105,7 +127,10 @@ struct ErrorTextTests {
             ] {
                 responses.append(try await browser.get(authorization.url(issuer: provider.issuer, extra: extra)))
             }
-            for (omit, extra) in [("response_type", [("response_type", hostile)]), ("code_challenge_method", [("code_challenge_method", hostile)]), ("code_challenge", [("code_challenge", hostile)])] {
+            for (omit, extra) in [
+                ("response_type", [("response_type", hostile)]), ("code_challenge_method", [("code_challenge_method", hostile)]),
+                ("code_challenge", [("code_challenge", hostile)]),
+            ] {
                 responses.append(try await browser.get(authorization.url(issuer: provider.issuer, extra: extra, omit: [omit])))
             }
 
@@ -123,8 +148,10 @@ struct ErrorTextTests {
             for text in texts where !OAuthError.isWireSafe(text) {
                 Issue.record("not wire-safe: \(text.debugDescription)")
             }
-            for response in responses where (400..<600).contains(response.status) && response.header("Location") == nil && !response.body.hasPrefix("<") {
-                #expect(response.oauthError != nil || response.json["error"] != nil, "\(response.status) without an error: \(response.body.prefix(100))")
+            for response in responses
+            where (400..<600).contains(response.status) && response.header("Location") == nil && !response.body.hasPrefix("<") {
+                #expect(
+                    response.oauthError != nil || response.json["error"] != nil, "\(response.status) without an error: \(response.body.prefix(100))")
             }
         }
     }

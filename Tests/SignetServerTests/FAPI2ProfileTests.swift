@@ -20,7 +20,8 @@ struct P384TestKey {
     }
 
     func es384(header: [String: Any], claims: [String: Any]) throws -> String {
-        let input = try JSONSerialization.data(withJSONObject: header, options: .sortedKeys).base64URLEncodedString() + "."
+        let input =
+            try JSONSerialization.data(withJSONObject: header, options: .sortedKeys).base64URLEncodedString() + "."
             + JSONSerialization.data(withJSONObject: claims, options: .sortedKeys).base64URLEncodedString()
         return input + "." + (try key.signature(for: Data(input.utf8))).rawRepresentation.base64URLEncodedString()
     }
@@ -41,19 +42,22 @@ struct FAPI2ProfileTests {
         init(_ provider: TestProvider) async throws {
             self.provider = provider
             user = try await provider.admin.addUser(username: "bob", password: password)
-            var keys = try #require(try JSONSerialization.jsonObject(with: Data(key.publicJWKS.utf8)) as? [String: Any])["keys"] as? [[String: Any]] ?? []
+            var keys =
+                try #require(try JSONSerialization.jsonObject(with: Data(key.publicJWKS.utf8)) as? [String: Any])["keys"] as? [[String: Any]] ?? []
             keys.append(p384.publicJWK.merging(["kid": p384.kid]) { $1 })
             let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": keys]), as: UTF8.self)
             var bank = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: [Self.redirect], jwks: jwks)
             bank.fapi2 = true
             _ = try await provider.admin.addClient(bank)
-            _ = try await provider.admin.addClient(.init(id: "legacy", name: "Legacy", authMethod: .privateKeyJWT, redirectURIs: [Self.redirect], jwks: jwks))
+            _ = try await provider.admin.addClient(
+                .init(id: "legacy", name: "Legacy", authMethod: .privateKeyJWT, redirectURIs: [Self.redirect], jwks: jwks))
         }
 
         static let redirect = FAPI2ProfileTests.redirect
 
         func assertion(client: String = "bank", audience: String? = nil) throws -> [(String, String)] {
-            TestJWS.assertionFields(try TestJWS.clientAssertion(key, clientID: client, audience: audience ?? provider.issuer, now: provider.clock.now))
+            TestJWS.assertionFields(
+                try TestJWS.clientAssertion(key, clientID: client, audience: audience ?? provider.issuer, now: provider.clock.now))
         }
 
         func es384Assertion(client: String) throws -> [(String, String)] {
@@ -63,8 +67,11 @@ struct FAPI2ProfileTests {
         }
 
         /// Pushes `authorization` and returns the PAR response.
-        func push(_ authorization: TestAuthorization, auth: [(String, String)]? = nil, extra: [(String, String)] = [], headers: [(String, String)] = []) async throws -> ScriptedResponse {
-            try await ScriptedBrowser().post(provider.url("/par"), form: authorization.parameters(extra: extra) + (try auth ?? assertion()), headers: headers)
+        func push(
+            _ authorization: TestAuthorization, auth: [(String, String)]? = nil, extra: [(String, String)] = [], headers: [(String, String)] = []
+        ) async throws -> ScriptedResponse {
+            try await ScriptedBrowser().post(
+                provider.url("/par"), form: authorization.parameters(extra: extra) + (try auth ?? assertion()), headers: headers)
         }
 
         /// Pushes, signs bob in through the page, and returns the code.
@@ -72,10 +79,12 @@ struct FAPI2ProfileTests {
             let pushed = try await push(authorization)
             let uri = try #require(pushed.json["request_uri"] as? String, "\(pushed.body)")
             let browser = ScriptedBrowser()
-            let page = try await browser.get(provider.url("/authorize?") + FormParameters([("client_id", authorization.clientID), ("request_uri", uri)]).encoded)
+            let page = try await browser.get(
+                provider.url("/authorize?") + FormParameters([("client_id", authorization.clientID), ("request_uri", uri)]).encoded)
             let fields = try #require(LoginForm.fields(in: page.body))
             let login = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", password)])
+                provider.url("/login"),
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", password)])
             return try #require(login.locationParameters?["code"])
         }
 
@@ -94,13 +103,15 @@ struct FAPI2ProfileTests {
             var secret = SignetAdmin.NewClient(id: "secret", name: "Secret", authMethod: .clientSecretBasic, redirectURIs: [Self.redirect])
             secret.fapi2 = true
             await #expect(throws: SignetError.self) { _ = try await provider.admin.addClient(secret) }
-            var loopback = SignetAdmin.NewClient(id: "loop", name: "Loop", authMethod: .privateKeyJWT, redirectURIs: ["http://127.0.0.1/cb"], jwks: key.publicJWKS)
+            var loopback = SignetAdmin.NewClient(
+                id: "loop", name: "Loop", authMethod: .privateKeyJWT, redirectURIs: ["http://127.0.0.1/cb"], jwks: key.publicJWKS)
             loopback.fapi2 = true
             await #expect(throws: SignetError.self) { _ = try await provider.admin.addClient(loopback) }
             #expect(try await provider.store.client(id: "app") == nil)
             #expect(try await provider.store.client(id: "loop") == nil)
 
-            var bank = SignetAdmin.NewClient(id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: [Self.redirect], jwks: key.publicJWKS)
+            var bank = SignetAdmin.NewClient(
+                id: "bank", name: "Bank", authMethod: .privateKeyJWT, redirectURIs: [Self.redirect], jwks: key.publicJWKS)
             bank.fapi2 = true
             let (record, _) = try await provider.admin.addClient(bank)
             #expect(record.fapi2 && record.mustPushRequests && record.mustUseDPoP && !record.rotatesRefreshTokens)
@@ -124,7 +135,9 @@ struct FAPI2ProfileTests {
             #expect(plain.locationParameters?["error"] == "invalid_request")
             #expect(plain.locationParameters?["state"] == authorization.state)
             // The same request is fine for the plain client.
-            #expect(try await ScriptedBrowser().get(TestAuthorization(clientID: "legacy", redirectURI: Self.redirect).url(issuer: provider.issuer)).status == 200)
+            #expect(
+                try await ScriptedBrowser().get(TestAuthorization(clientID: "legacy", redirectURI: Self.redirect).url(issuer: provider.issuer)).status
+                    == 200)
             #expect(try await bank.push(authorization).status == 201)
         }
     }
@@ -139,7 +152,11 @@ struct FAPI2ProfileTests {
                 #expect(refused.status == 401)
                 #expect(refused.oauthError == "invalid_client")
                 // A plain client may still name the endpoint (RFC 7523 §3).
-                #expect(try await bank.push(TestAuthorization(clientID: "legacy", redirectURI: Self.redirect), auth: try bank.assertion(client: "legacy", audience: audience)).status == 201)
+                #expect(
+                    try await bank.push(
+                        TestAuthorization(clientID: "legacy", redirectURI: Self.redirect),
+                        auth: try bank.assertion(client: "legacy", audience: audience)
+                    ).status == 201)
             }
             #expect(try await bank.push(authorization, auth: try bank.assertion(audience: provider.issuer)).status == 201)
         }
@@ -159,7 +176,9 @@ struct FAPI2ProfileTests {
 
             func requestObject(_ client: String, _ authorization: TestAuthorization) throws -> String {
                 let now = Int(provider.clock.now.timeIntervalSince1970)
-                var claims: [String: Any] = ["iss": client, "aud": provider.issuer, "iat": now, "nbf": now, "exp": now + 300, "jti": UUID().uuidString]
+                var claims: [String: Any] = [
+                    "iss": client, "aud": provider.issuer, "iat": now, "nbf": now, "exp": now + 300, "jti": UUID().uuidString,
+                ]
                 for (name, value) in authorization.parameters() { claims[name] = value }
                 return try bank.p384.es384(header: ["alg": "ES384", "kid": bank.p384.kid, "typ": "oauth-authz-req+jwt"], claims: claims)
             }
@@ -168,7 +187,9 @@ struct FAPI2ProfileTests {
             #expect(signed.status == 400)
             #expect(signed.oauthError == "invalid_request_object")
             let legacySigned = try await ScriptedBrowser().post(
-                provider.url("/par"), form: [("client_id", "legacy"), ("request", try requestObject("legacy", legacyAuthorization))] + (try bank.assertion(client: "legacy")))
+                provider.url("/par"),
+                form: [("client_id", "legacy"), ("request", try requestObject("legacy", legacyAuthorization))]
+                    + (try bank.assertion(client: "legacy")))
             #expect(legacySigned.status == 201, "\(legacySigned.body)")
 
             // A DPoP proof signed with ES384 by a P-384 key.
@@ -182,10 +203,12 @@ struct FAPI2ProfileTests {
             #expect(atPAR.status == 400)
             #expect(atPAR.oauthError == "invalid_dpop_proof")
             let code = try await bank.code(authorization)
-            let atToken = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: [("DPoP", try es384Proof("/token"))])
+            let atToken = try await provider.redeem(
+                code, authorization, clientAuth: try bank.assertion(), headers: [("DPoP", try es384Proof("/token"))])
             #expect(atToken.oauthError == "invalid_dpop_proof")
             // Refused before the code was spent: the right proof still redeems it.
-            #expect(try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(DPoPKey())).status == 200)
+            #expect(
+                try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(DPoPKey())).status == 200)
         }
     }
 
@@ -219,7 +242,8 @@ struct FAPI2ProfileTests {
             let dpop = DPoPKey()
             let authorization = TestAuthorization(clientID: "bank", redirectURI: FAPI2ProfileTests.redirect, scope: "openid offline_access")
             let code = try await bank.code(authorization)
-            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(TokenResponse.self)
+            let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(), headers: try bank.proof(dpop)).decode(
+                TokenResponse.self)
             return BankRefresh(provider: provider, bank: bank, dpop: dpop, refreshToken: try #require(tokens.refreshToken))
         }
 
@@ -231,7 +255,9 @@ struct FAPI2ProfileTests {
         }
     }
 
-    @Test("§5.3.2.1: a FAPI 2.0 client's refresh token is not rotated: it works again (a lost answer can be retried), needs a proof, and dies with its grant")
+    @Test(
+        "§5.3.2.1: a FAPI 2.0 client's refresh token is not rotated: it works again (a lost answer can be retried), needs a proof, and dies with its grant"
+    )
     func refreshWithoutRotation() async throws {
         try await withTestProvider { provider in
             let signedIn = try await BankRefresh.make(provider)
@@ -275,7 +301,9 @@ struct FAPI2ProfileTests {
             let code = try await provider.signIn(authorization, username: "bob", password: bank.password)
             let tokens = try await provider.redeem(code, authorization, clientAuth: try bank.assertion(client: "legacy")).decode(TokenResponse.self)
             let refreshToken = try #require(tokens.refreshToken)
-            let form: () throws -> [(String, String)] = { [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion(client: "legacy")) }
+            let form: () throws -> [(String, String)] = {
+                [("grant_type", "refresh_token"), ("refresh_token", refreshToken)] + (try bank.assertion(client: "legacy"))
+            }
             let first = try await ScriptedBrowser().post(provider.url("/token"), form: try form())
             #expect(try first.decode(TokenResponse.self).refreshToken != nil)
             #expect(try await ScriptedBrowser().post(provider.url("/token"), form: try form()).oauthError == "invalid_grant")
@@ -291,17 +319,22 @@ struct RSATestKey {
 
     func publicJWK(alg: String? = nil) throws -> [String: Any] {
         let primitives = try key.publicKey.getKeyPrimitives()
-        var jwk: [String: Any] = ["kty": "RSA", "n": primitives.modulus.base64URLEncodedString(), "e": primitives.publicExponent.base64URLEncodedString()]
+        var jwk: [String: Any] = [
+            "kty": "RSA", "n": primitives.modulus.base64URLEncodedString(), "e": primitives.publicExponent.base64URLEncodedString(),
+        ]
         if let alg { jwk["alg"] = alg }
         return jwk
     }
 
     /// A DPoP proof whose header says `headerAlg`, signed with PSS when `pss`, else PKCS #1 v1.5.
-    func proof(headerAlg: String, jwkAlg: String? = nil, pss: Bool, method: String = "POST", url: String, at date: Date, accessToken: String? = nil) throws -> String {
+    func proof(headerAlg: String, jwkAlg: String? = nil, pss: Bool, method: String = "POST", url: String, at date: Date, accessToken: String? = nil)
+        throws -> String
+    {
         var claims: [String: Any] = ["htm": method, "htu": url, "iat": Int(date.timeIntervalSince1970), "jti": UUID().uuidString]
         if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URLEncodedString() }
         let header: [String: Any] = ["typ": "dpop+jwt", "alg": headerAlg, "jwk": try publicJWK(alg: jwkAlg)]
-        let input = try JSONSerialization.data(withJSONObject: header, options: .sortedKeys).base64URLEncodedString() + "."
+        let input =
+            try JSONSerialization.data(withJSONObject: header, options: .sortedKeys).base64URLEncodedString() + "."
             + JSONSerialization.data(withJSONObject: claims, options: .sortedKeys).base64URLEncodedString()
         let signature = try key.signature(for: Data(input.utf8), padding: pss ? .PSS : .insecurePKCS1v1_5)
         return input + "." + signature.rawRepresentation.base64URLEncodedString()
@@ -332,7 +365,8 @@ struct DPoPAlgorithmConfusionTests {
             #expect(try await redeem(curve).oauthError == "invalid_dpop_proof")
             // Header ES384 over a P-256 key without alg.
             let p256 = DPoPKey()
-            #expect(try await redeem(try p256.proof("POST", token, at: provider.clock.now, header: ["alg": "ES384"])).oauthError == "invalid_dpop_proof")
+            #expect(
+                try await redeem(try p256.proof("POST", token, at: provider.clock.now, header: ["alg": "ES384"])).oauthError == "invalid_dpop_proof")
             // The honest RS256 proof of a plain client still works (and the refusals did not spend the code).
             let honest = try await redeem(try rsa.proof(headerAlg: "RS256", jwkAlg: "RS256", pss: false, url: token, at: provider.clock.now))
             #expect(honest.status == 200, "\(honest.body)")
@@ -353,7 +387,8 @@ struct DPoPAlgorithmConfusionTests {
             let accessToken = try response.decode(TokenResponse.self).accessToken
             let userinfo = provider.url("/userinfo")
             func call(pss: Bool) async throws -> ScriptedResponse {
-                let proof = try rsa.proof(headerAlg: pss ? "PS256" : "RS256", pss: pss, method: "GET", url: userinfo, at: provider.clock.now, accessToken: accessToken)
+                let proof = try rsa.proof(
+                    headerAlg: pss ? "PS256" : "RS256", pss: pss, method: "GET", url: userinfo, at: provider.clock.now, accessToken: accessToken)
                 return try await ScriptedBrowser().get(userinfo, headers: [("Authorization", "DPoP \(accessToken)"), ("DPoP", proof)])
             }
             let rs256 = try await call(pss: false)

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Health: liveness and readiness")
 struct HealthTests {
-    @Test("/health/live answers 200 with the version; /health/ready 200 when the store and keys are there, 503 with a reason when the store does not answer")
+    @Test(
+        "/health/live answers 200 with the version; /health/ready 200 when the store and keys are there, 503 with a reason when the store does not answer"
+    )
     func liveAndReady() async throws {
         let store = GatedStore()
         try await withTestProvider(store: store) { provider in

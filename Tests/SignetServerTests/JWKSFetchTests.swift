@@ -11,7 +11,8 @@ struct JWKSFetchTests {
     let keyPair = ClientKeyPair()
 
     func client(_ uri: String) -> ClientRecord {
-        ClientRecord(id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: uri, createdAt: Date())
+        ClientRecord(
+            id: "remote", name: "Remote Keys", authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: uri, createdAt: Date())
     }
 
     /// The refusal `keySet` throws for `path`, and how long it took.
@@ -97,10 +98,13 @@ struct JWKSFetchTests {
             /// Posts a refresh with a client whose keys live at `path`.
             func attempt(_ provider: TestProvider, _ clientID: String, _ path: String) async throws -> ScriptedResponse {
                 _ = try await provider.admin.addClient(
-                    .init(id: clientID, name: clientID, authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: server.base + path))
+                    .init(
+                        id: clientID, name: clientID, authMethod: .privateKeyJWT, redirectURIs: [Fixture.backendRedirect], jwksURI: server.base + path
+                    ))
                 let assertion = try TestJWS.clientAssertion(keyPair, clientID: clientID, audience: provider.issuer, now: provider.clock.now)
                 return try await ScriptedBrowser().post(
-                    provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
+                    provider.url("/token"),
+                    form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
             }
             // A short timeout only where time is the point: a redirect or an oversized body is
             // refused for what it is, under the default timeout, so a busy machine cannot turn it

@@ -31,7 +31,9 @@ struct JWKSignatureCacheTests {
         let (x, y) = coordinates(victim.publicKey)
         let forged = try TestJWS.es256(header: ["alg": "ES256", "kid": "v"], claims: ["iss": "c"], key: attacker)
         // jwt-kit would build the key from d alone: the attacker's key behind the victim's x and y.
-        let poisoned: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "v", "d": Data(attacker.rawRepresentation).base64URLEncodedString()]
+        let poisoned: [String: Any] = [
+            "kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "v", "d": Data(attacker.rawRepresentation).base64URLEncodedString(),
+        ]
         #expect(await Verifier(keys: keys).verifies(forged, jwk: poisoned, alg: "ES256") == false)
         let registered: [String: Any] = ["kty": "EC", "crv": "P-256", "x": x, "y": y, "kid": "v"]
         #expect(await Verifier(keys: keys).verifies(forged, jwk: registered, alg: "ES256") == false)

@@ -31,7 +31,8 @@ struct LoginPageTests {
     func loginHint() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", "<b>alice</b>")]))
+            let response = try await ScriptedBrowser().get(
+                fixture.appAuthorization.url(issuer: provider.issuer, extra: [("login_hint", "<b>alice</b>")]))
             #expect(response.body.contains("&lt;b&gt;alice&lt;/b&gt;"))
             #expect(!response.body.contains("<b>alice</b>"))
         }
@@ -93,7 +94,8 @@ struct LoginPageTests {
             let credentials = [("username", "alice"), ("password", Fixture.password)]
             let missing = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization)] + credentials)
             #expect(missing.status == 403)
-            let wrong = try await browser.post(provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", "x")] + credentials)
+            let wrong = try await browser.post(
+                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", "x")] + credentials)
             #expect(wrong.status == 403)
             let otherBrowser = try await ScriptedBrowser().post(
                 provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken)] + credentials)
@@ -112,7 +114,9 @@ struct LoginPageTests {
             let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
-            let form = [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)]
+            let form = [
+                ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+            ]
             #expect(try await browser.post(provider.url("/login"), form: form).status == 303)
             let again = try await browser.post(provider.url("/login"), form: form)
             #expect(again.status == 400)
@@ -129,7 +133,10 @@ struct LoginPageTests {
             let fields = try #require(LoginForm.fields(in: page.body))
             provider.clock.advance(by: 601)
             let response = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)])
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+                ])
             #expect(response.status == 400)
             #expect(response.body.contains("expired"))
         }
@@ -140,20 +147,25 @@ struct LoginPageTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             for _ in 0..<5 {
-                let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong")
+                let response = try await provider.submitLogin(
+                    fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong")
                 #expect(response.status == 401)
             }
-            let paused = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
+            let paused = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(paused.status == 429)
             #expect(paused.body.contains("Too many attempts"))
             // Unknown names pause the same way, so pauses reveal nothing.
-            for _ in 0..<5 { _ = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "ghost", password: "wrong") }
+            for _ in 0..<5 {
+                _ = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "ghost", password: "wrong")
+            }
             let ghost = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "ghost", password: "x")
             #expect(ghost.status == 429)
             #expect(ghost.body.contains("Too many attempts"))
 
             provider.clock.advance(by: 31)
-            let recovered = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
+            let recovered = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(recovered.status == 303)
         }
     }
@@ -174,7 +186,8 @@ struct LoginPageTests {
             for index in 0..<20 {
                 _ = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "user\(index)", password: "wrong")
             }
-            let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
+            let response = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(response.status == 429)
         }
     }

@@ -24,7 +24,9 @@ struct MutualTLSTests {
     }
 
     /// A login of alice on the wallet whose code is redeemed by `browser` (a device presents its certificate there).
-    func login(_ provider: TestProvider, redeemedBy browser: ScriptedBrowser = ScriptedBrowser(), scope: String = "openid") async throws -> TokenResponse {
+    func login(_ provider: TestProvider, redeemedBy browser: ScriptedBrowser = ScriptedBrowser(), scope: String = "openid") async throws
+        -> TokenResponse
+    {
         var authorization = Self.wallet
         authorization.scope = scope
         let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
@@ -42,7 +44,9 @@ struct MutualTLSTests {
         try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(token)")])
     }
 
-    @Test("over mutual TLS: status answers the device; tokens redeemed with its certificate carry cnf.x5t#S256 and attestation; /userinfo and refresh need that certificate")
+    @Test(
+        "over mutual TLS: status answers the device; tokens redeemed with its certificate carry cnf.x5t#S256 and attestation; /userinfo and refresh need that certificate"
+    )
     func boundTokens() async throws {
         try await withTestProvider(tls: true) { provider in
             try await instances.seed(provider)
@@ -52,7 +56,8 @@ struct MutualTLSTests {
             // A name a listing would show other than stored (a line break, a reversal) is refused.
             let misleading = await #expect(throws: SignetError.self) {
                 try await provider.activateDevice(
-                    clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, username: "alice", password: Fixture.password, name: "Alice\u{2028}\u{202E}enohPi")
+                    clientID: "wallet", redirectURI: DeviceInstanceTests.redirect, username: "alice", password: Fixture.password,
+                    name: "Alice\u{2028}\u{202E}enohPi")
             }
             #expect(misleading?.reason.contains("activation failed: 400") == true, "\(String(describing: misleading))")
 
@@ -100,7 +105,8 @@ struct MutualTLSTests {
                 try await browser.post(provider.url("/revoke"), form: [("token", token), ("client_id", "wallet")])
             }
             for (token, browser) in [
-                (currentRefresh, ScriptedBrowser()), (currentRefresh, other.browser), (current.accessToken, ScriptedBrowser()), (current.accessToken, other.browser),
+                (currentRefresh, ScriptedBrowser()), (currentRefresh, other.browser), (current.accessToken, ScriptedBrowser()),
+                (current.accessToken, other.browser),
             ] {
                 #expect(try await revoke(token, by: browser).status == 200)
             }
@@ -133,7 +139,8 @@ struct MutualTLSTests {
             // The same instance id and shape, from a CA of the attacker's own.
             let foreignCA = try DeviceCertificateAuthority.make(name: "Signet", validity: 86_400 * 365, now: clock.now)
             let forged = try foreignCA.issue(csrPEM: try DeviceActivationTests.csr(device.key), instanceID: device.instanceID, now: clock.now)
-            let forgedBrowser = ScriptedBrowser(tls: try TestTLS.client(presenting: [try DeviceCertificateAuthority.pem(of: forged)], key: device.key))
+            let forgedBrowser = ScriptedBrowser(
+                tls: try TestTLS.client(presenting: [try DeviceCertificateAuthority.pem(of: forged)], key: device.key))
             let foreign = try await forgedBrowser.get(provider.url("/devices/status"))
             #expect(foreign.status == 401)
             #expect(foreign.json["error"] as? String == "invalid_device_certificate")
@@ -180,7 +187,9 @@ struct MutualTLSTests {
         }
     }
 
-    @Test("lost device: a fresh login elsewhere locks it (certificate, grants, tokens at once; the user is told); an old login must log in again; another user's device is not found")
+    @Test(
+        "lost device: a fresh login elsewhere locks it (certificate, grants, tokens at once; the user is told); an old login must log in again; another user's device is not found"
+    )
     func lock() async throws {
         let clock = TestClock()
         try await withTestProvider(clock: clock, tls: true) { provider in
@@ -217,7 +226,8 @@ struct MutualTLSTests {
 
             clock.advance(by: 11 * 60)
             let stale = try await ScriptedBrowser().post(
-                provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: [("Authorization", "Bearer \(try await tokensAfterRefresh(provider, elsewhere))")])
+                provider.url("/devices/\(device.instanceID)/lock"), form: [],
+                headers: [("Authorization", "Bearer \(try await tokensAfterRefresh(provider, elsewhere))")])
             #expect(stale.status == 401)
             #expect(stale.header("WWW-Authenticate")?.contains("insufficient_user_authentication") == true)
             #expect(stale.header("WWW-Authenticate")?.contains("max_age") == true)
@@ -254,7 +264,8 @@ struct MutualTLSTests {
             let instance = try await instances.newInstance(provider)
             let token = try await activation.deviceToken(provider, instance: instance)
             let key = P256.Signing.PrivateKey()
-            let withoutCertificate = try await activation.activate(provider, token: token, body: try DeviceActivationTests.csr(key), path: "/devices/reactivation")
+            let withoutCertificate = try await activation.activate(
+                provider, token: token, body: try DeviceActivationTests.csr(key), path: "/devices/reactivation")
             #expect(withoutCertificate.status == 401)
             #expect(withoutCertificate.json["error"] as? String == "device_certificate_required")
             let answer = try await old.browser.send(
@@ -272,7 +283,9 @@ struct MutualTLSTests {
         }
     }
 
-    @Test("reactivation with a login made over the old certificate: the login moves to the new device and lives on; only the new certificate refreshes it")
+    @Test(
+        "reactivation with a login made over the old certificate: the login moves to the new device and lives on; only the new certificate refreshes it"
+    )
     func reactivationKeepsItsLogin() async throws {
         try await withTestProvider(tls: true) { provider in
             try await instances.seed(provider)
@@ -283,7 +296,8 @@ struct MutualTLSTests {
             authorization.nonce = instance
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             // Redeemed over mutual TLS with the old certificate, as an activated app redeems every code.
-            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: old.browser).decode(TokenResponse.self)
+            let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "wallet")], browser: old.browser).decode(
+                TokenResponse.self)
             let key = P256.Signing.PrivateKey()
             let answer = try await old.browser.send(
                 "POST", provider.url("/devices/reactivation"), body: try DeviceActivationTests.csr(key),
@@ -297,7 +311,9 @@ struct MutualTLSTests {
             #expect(grant.revokedAt == nil)
             let refreshed = try await refresh(provider, tokens.refreshToken, by: new)
             #expect(refreshed.status == 200, "the new certificate refreshes the login: \(refreshed.body)")
-            #expect(try await refresh(provider, try refreshed.decode(TokenResponse.self).refreshToken, by: old.browser).status == 400, "the old one no longer")
+            #expect(
+                try await refresh(provider, try refreshed.decode(TokenResponse.self).refreshToken, by: old.browser).status == 400,
+                "the old one no longer")
             // The same token cannot reactivate again: it is bound to the old certificate (and its instance is spent).
             let again = try await new.send(
                 "POST", provider.url("/devices/reactivation"), body: try DeviceActivationTests.csr(),
@@ -329,12 +345,15 @@ struct MutualTLSTests {
             #expect(list.status == 401)
             #expect(list.header("WWW-Authenticate")?.contains("invalid_token") == true)
             #expect(try await ScriptedBrowser().post(provider.url("/devices/\(device.instanceID)/lock"), form: [], headers: headers).status == 401)
-            #expect(try await ScriptedBrowser().send("DELETE", provider.url("/devices/\(device.instanceID)"), body: nil, headers: headers).status == 401)
+            #expect(
+                try await ScriptedBrowser().send("DELETE", provider.url("/devices/\(device.instanceID)"), body: nil, headers: headers).status == 401)
             #expect(try await provider.store.device(instanceID: device.instanceID)?.revokedAt == nil, "nothing was changed")
         }
     }
 
-    @Test("initial certificate: minutes long, for a new instance with attestation none; it authenticates no device endpoint; a swap needs the current one; activation keeps its attestation only for the attested key over its initial certificate")
+    @Test(
+        "initial certificate: minutes long, for a new instance with attestation none; it authenticates no device endpoint; a swap needs the current one; activation keeps its attestation only for the attested key over its initial certificate"
+    )
     func initialCertificate() async throws {
         struct Vouching: AttestationVerifier {
             func verify(_ evidence: AttestationEvidence) async throws -> AttestationResult {
@@ -356,7 +375,9 @@ struct MutualTLSTests {
             #expect(refused.status == 400)
             #expect((refused.json["error_description"] as? String)?.contains("not a genuine app") == true)
             #expect(try await request(["client_id": "plain", "csr": csr]).status == 400, "a client without the scope device")
-            #expect(try await request(["client_id": "wallet", "csr": "not a csr", "attestation": Data("good".utf8).base64URLEncodedString()]).status == 400)
+            #expect(
+                try await request(["client_id": "wallet", "csr": "not a csr", "attestation": Data("good".utf8).base64URLEncodedString()]).status
+                    == 400)
 
             let answer = try await request(["client_id": "wallet", "csr": csr, "attestation": Data("good".utf8).base64URLEncodedString()])
             #expect(answer.status == 201, "\(answer.body)")
@@ -364,14 +385,19 @@ struct MutualTLSTests {
             let instance = try #require(answer.json["instance_id"] as? String)
             let chain = try #require(answer.json["certificate_chain"] as? [String])
             let certificate = try Certificate(pemEncoded: chain[0])
-            #expect(certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) <= provider.configuration.initialCertificateValidity + DeviceCertificateAuthority.clockSkew)
+            #expect(
+                certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) <= provider.configuration.initialCertificateValidity
+                    + DeviceCertificateAuthority.clockSkew)
             let initial = ScriptedBrowser(tls: try TestTLS.client(presenting: chain, key: key))
             let status = try await initial.get(provider.url("/devices/status"))
             #expect(status.status == 401)
             #expect(status.json["error"] as? String == "device_not_activated")
 
             let swapKey = P256.Signing.PrivateKey()
-            let swapBody = ["client_id": "wallet", "csr": try DeviceActivationTests.csr(swapKey), "instance_id": instance, "attestation": Data("good".utf8).base64URLEncodedString()]
+            let swapBody = [
+                "client_id": "wallet", "csr": try DeviceActivationTests.csr(swapKey), "instance_id": instance,
+                "attestation": Data("good".utf8).base64URLEncodedString(),
+            ]
             #expect(try await request(swapBody).status == 401, "a swap without the current certificate")
             var unvouched = swapBody
             unvouched["attestation"] = nil
@@ -395,7 +421,9 @@ struct MutualTLSTests {
 
             // An attested instance id lends nothing to a key made elsewhere: activated with another
             // key, or without its initial certificate, the device says none.
-            let other = try await request(["client_id": "wallet", "csr": try DeviceActivationTests.csr(), "attestation": Data("good".utf8).base64URLEncodedString()])
+            let other = try await request([
+                "client_id": "wallet", "csr": try DeviceActivationTests.csr(), "attestation": Data("good".utf8).base64URLEncodedString(),
+            ])
             let otherInstance = try #require(other.json["instance_id"] as? String)
             let otherToken = try await activation.deviceToken(provider, instance: otherInstance)
             let foreignKey = try await activation.activate(provider, token: otherToken, body: try DeviceActivationTests.csr())

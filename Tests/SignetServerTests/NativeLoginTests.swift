@@ -20,7 +20,8 @@ struct NativeApp {
     func post(_ path: String, _ body: [String: Any], headers: [(String, String)] = []) async throws -> ScriptedResponse {
         let data = try JSONSerialization.data(withJSONObject: body)
         return try await ScriptedBrowser().send(
-            "POST", provider.url("/login/native/" + path), body: String(decoding: data, as: UTF8.self), headers: [("Content-Type", "application/json")] + headers)
+            "POST", provider.url("/login/native/" + path), body: String(decoding: data, as: UTF8.self),
+            headers: [("Content-Type", "application/json")] + headers)
     }
 
     func start(extra: [String: String] = [:], omit: Set<String> = []) async throws -> ScriptedResponse {
@@ -30,7 +31,9 @@ struct NativeApp {
         return try await post("start", body)
     }
 
-    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil, headers: [(String, String)] = []) async throws -> ScriptedResponse {
+    func step(_ path: String, _ session: String, _ fields: [String: Any] = [:], clientID: String? = nil, headers: [(String, String)] = [])
+        async throws -> ScriptedResponse
+    {
         var body = fields
         body["login_session"] = session
         body["client_id"] = clientID ?? self.clientID
@@ -39,14 +42,18 @@ struct NativeApp {
 
     /// start → scenario → username/password; returns the session handle and the last answer.
     func throughPassword(
-        scenario: LoginScenario, username: String = "alice", password: String = Fixture.password, extra: [String: Any] = [:], startExtra: [String: String] = [:],
+        scenario: LoginScenario, username: String = "alice", password: String = Fixture.password, extra: [String: Any] = [:],
+        startExtra: [String: String] = [:],
         headers: [(String, String)] = []
     ) async throws -> (String, ScriptedResponse) {
         let started = try await start(extra: startExtra)
         let session = try #require(started.json["login_session"] as? String)
         let chosen = try await step("scenario", session, ["scenario": scenario.rawValue])
         #expect(chosen.status == 200)
-        return (session, try await step("username_password", session, ["username": username, "password": password].merging(extra) { $1 }, headers: headers))
+        return (
+            session,
+            try await step("username_password", session, ["username": username, "password": password].merging(extra) { $1 }, headers: headers)
+        )
     }
 
     /// The code in the last SMS to the fixture user.
@@ -83,17 +90,23 @@ struct NativeLoginTests {
             #expect(twoFactor.json["scenarios"] as? [String] == ["s_mobile_authn_un_pwd_sms"])
             let wrongType = try await ScriptedBrowser().post(provider.url("/login/native/start"), form: [("client_id", "app")])
             #expect(wrongType.status == 415)
-            let malformed = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: "{not json", headers: [("Content-Type", "application/json")])
+            let malformed = try await ScriptedBrowser().send(
+                "POST", provider.url("/login/native/start"), body: "{not json", headers: [("Content-Type", "application/json")])
             #expect(malformed.status == 400)
             // A byte-order mark before the text: JSONDecoder would skip it and keep one of two
             // client_id members the strict reader never saw; it is refused as not JSON.
             let body = #"{"client_id":"app","redirect_uri":"x","client_id":"nope"}"#
-            let marked = try await ScriptedBrowser().send("POST", provider.url("/login/native/start"), body: "\u{FEFF}" + body, headers: [("Content-Type", "application/json")])
+            let marked = try await ScriptedBrowser().send(
+                "POST", provider.url("/login/native/start"), body: "\u{FEFF}" + body, headers: [("Content-Type", "application/json")])
             #expect(marked.status == 400)
             #expect(marked.json["error_description"] as? String == "the body must be one JSON object")
             let plain = try await app.start()
             let bommed = try await ScriptedBrowser().send(
-                "POST", provider.url("/login/native/start"), body: "\u{FEFF}" + String(decoding: try JSONSerialization.data(withJSONObject: app.authorization.parameters().reduce(into: [String: String]()) { $0[$1.0] = $1.1 }), as: UTF8.self),
+                "POST", provider.url("/login/native/start"),
+                body: "\u{FEFF}"
+                    + String(
+                        decoding: try JSONSerialization.data(
+                            withJSONObject: app.authorization.parameters().reduce(into: [String: String]()) { $0[$1.0] = $1.1 }), as: UTF8.self),
                 headers: [("Content-Type", "application/json")])
             #expect(plain.status == 201 && bommed.status == 400, "a mark before even a well-formed body is refused")
         }
@@ -229,7 +242,8 @@ struct NativeLoginTests {
             let stale = try #require(try await app.start().json["login_session"] as? String)
             provider.clock.advance(by: 601)
             #expect(try await app.step("scenario", stale, ["scenario": "s_mobile_authn_un_pwd"]).json["error"] as? String == "invalid_login_session")
-            #expect(try await app.step("scenario", "made-up", ["scenario": "s_mobile_authn_un_pwd"]).json["error"] as? String == "invalid_login_session")
+            #expect(
+                try await app.step("scenario", "made-up", ["scenario": "s_mobile_authn_un_pwd"]).json["error"] as? String == "invalid_login_session")
         }
     }
 
@@ -299,7 +313,11 @@ struct NativeLoginTests {
             #expect(unknown.json["error"] as? String == "invalid_credentials")
             #expect(wrong.json["error"] as? String == "invalid_credentials")
             #expect(unknown.json["error_description"] as? String == wrong.json["error_description"] as? String)
-            for _ in 0..<3 { _ = try await provider.submitLogin(TestAuthorization(clientID: "app", redirectURI: Fixture.appRedirect), browser: ScriptedBrowser(), username: "alice", password: "wrong") }
+            for _ in 0..<3 {
+                _ = try await provider.submitLogin(
+                    TestAuthorization(clientID: "app", redirectURI: Fixture.appRedirect), browser: ScriptedBrowser(), username: "alice",
+                    password: "wrong")
+            }
             _ = try await app.throughPassword(scenario: .usernamePassword, password: "wrong")
             let paused = try await app.throughPassword(scenario: .usernamePassword).1
             #expect(paused.status == 429)
@@ -357,20 +375,25 @@ struct PageSMSTests {
             let fixture = try await Fixture.make(provider)
             let authorization = fixture.appAuthorization
             let browser = ScriptedBrowser()
-            let afterPassword = try await provider.submitLogin(authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", "urn:signet:loa:2")])
+            let afterPassword = try await provider.submitLogin(
+                authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", "urn:signet:loa:2")])
             #expect(afterPassword.status == 200)
             let (handle, csrf) = try #require(smsFields(afterPassword.body))
             #expect(afterPassword.body.contains("•••• 11"))
             let code = try await NativeApp(provider).lastCode()
-            let wrong = try await browser.post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code == "000000" ? "111111" : "000000")])
+            let wrong = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code == "000000" ? "111111" : "000000")])
             #expect(wrong.status == 401)
             do {
                 #expect(wrong.body.contains("2 tries left"))
-                let forged = try await ScriptedBrowser().post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
+                let forged = try await ScriptedBrowser().post(
+                    provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
                 #expect(forged.status == 403)
-                let right = try await browser.post(provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
+                let right = try await browser.post(
+                    provider.url("/login/sms"), form: [("authorization", handle), ("csrf_token", csrf), ("code", code)])
                 #expect(right.status == 303)
-                let redeemed = try await provider.redeem(try #require(right.locationParameters?["code"]), authorization, clientAuth: [("client_id", "app")])
+                let redeemed = try await provider.redeem(
+                    try #require(right.locationParameters?["code"]), authorization, clientAuth: [("client_id", "app")])
                 let jwks = try await ScriptedBrowser().get(provider.url("/jwks")).decode(PublicJWKS.self)
                 let claims = try #require(TestJWS.verifiedES256(try redeemed.decode(TokenResponse.self).idToken!, jwks: jwks)?.claims)
                 #expect(claims["amr"] as? [String] == ["pwd", "sms", "mfa"])
@@ -383,7 +406,9 @@ struct PageSMSTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             try await provider.admin.addUser(username: "nophone", password: "no phone here")
-            let response = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "nophone", password: "no phone here", extra: [("acr_values", "urn:signet:loa:2")])
+            let response = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "nophone", password: "no phone here",
+                extra: [("acr_values", "urn:signet:loa:2")])
             #expect(response.status == 303)
             #expect(response.locationParameters?["error"] == "access_denied")
         }
@@ -398,7 +423,10 @@ struct PageSMSTests {
             let fields = try #require(LoginForm.fields(in: page.body))
             let done = try await browser.post(
                 provider.url("/login"),
-                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password), ("remember_me", "on")])
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+                    ("remember_me", "on"),
+                ])
             #expect(done.status == 303)
             #expect(browser.cookieJar["signet_remember"] != nil)
             browser.setCookie("signet_session", nil)
@@ -412,7 +440,10 @@ struct PageSMSTests {
             let fields2 = try #require(LoginForm.fields(in: page2.body))
             _ = try await browser.post(
                 provider.url("/login"),
-                form: [("authorization", fields2.authorization), ("csrf_token", fields2.csrfToken), ("username", "alice"), ("password", Fixture.password), ("remember_me", "on")])
+                form: [
+                    ("authorization", fields2.authorization), ("csrf_token", fields2.csrfToken), ("username", "alice"),
+                    ("password", Fixture.password), ("remember_me", "on"),
+                ])
             let logout = try await browser.get(provider.url("/logout"))
             let token = try #require(LoginForm.hiddenValue("csrf_token", in: logout.body))
             _ = try await browser.post(provider.url("/logout"), form: [("csrf_token", token), ("forget_user", "true")])
@@ -447,7 +478,8 @@ struct SecondFactorRuleTests {
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
             // Another user than the hint names: answered exactly like a wrong password, so no password is confirmed.
-            let (_, other) = try await app.throughPassword(scenario: .usernamePasswordSMS, username: "bob", password: "bobs passphrase", startExtra: ["id_token_hint": tokens.idToken!])
+            let (_, other) = try await app.throughPassword(
+                scenario: .usernamePasswordSMS, username: "bob", password: "bobs passphrase", startExtra: ["id_token_hint": tokens.idToken!])
             #expect(other.json["error"] as? String == "invalid_credentials")
             #expect(await provider.outbox.messages.isEmpty)
             let (_, named) = try await app.throughPassword(scenario: .usernamePassword, startExtra: ["id_token_hint": tokens.idToken!])

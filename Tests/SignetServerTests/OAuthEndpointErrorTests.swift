@@ -6,9 +6,13 @@ import SignetTesting
 import Testing
 
 /// Checks that `response` is an OAuth JSON error: status, `application/json`, `no-store`, `error`, a wire-safe description.
-func expectOAuthJSONError(_ response: ScriptedResponse, status: Int, error: String = "invalid_request", _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOAuthJSONError(
+    _ response: ScriptedResponse, status: Int, error: String = "invalid_request", _ comment: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(response.status == status, "\(comment)", sourceLocation: sourceLocation)
-    #expect(response.header("Content-Type")?.hasPrefix("application/json") == true, "\(comment): \(response.header("Content-Type") ?? "no content type")", sourceLocation: sourceLocation)
+    #expect(
+        response.header("Content-Type")?.hasPrefix("application/json") == true, "\(comment): \(response.header("Content-Type") ?? "no content type")",
+        sourceLocation: sourceLocation)
     #expect(response.header("Cache-Control") == "no-store", "\(comment)", sourceLocation: sourceLocation)
     #expect(response.oauthError == error, "\(comment): \(response.body.prefix(200))", sourceLocation: sourceLocation)
     let description = response.json["error_description"] as? String
@@ -44,7 +48,8 @@ struct OAuthEndpointErrorTests {
         try await withTestProvider { provider in
             let body = "token=" + String(repeating: "a", count: provider.configuration.maxBodySize)
             for (path, _) in Self.endpoints {
-                let response = try await ScriptedBrowser().send("POST", provider.url(path), body: body, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                let response = try await ScriptedBrowser().send(
+                    "POST", provider.url(path), body: body, headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 expectOAuthJSONError(response, status: 413, "\(path)")
             }
         }
@@ -55,9 +60,12 @@ struct OAuthEndpointErrorTests {
         try await withTestProvider { provider in
             for (path, _) in Self.endpoints {
                 for type in ["application/json", "application/json; charset=utf-8", "application/problem+json"] {
-                    let response = try await ScriptedBrowser().send("POST", provider.url(path), body: #"{"grant_type":"refresh_token","token":"x"}"#, headers: [("Content-Type", type)])
+                    let response = try await ScriptedBrowser().send(
+                        "POST", provider.url(path), body: #"{"grant_type":"refresh_token","token":"x"}"#, headers: [("Content-Type", type)])
                     expectOAuthJSONError(response, status: 400, "\(type) to \(path)")
-                    #expect((response.json["error_description"] as? String)?.contains("form-encoded (application/x-www-form-urlencoded)") == true, "\(path)")
+                    #expect(
+                        (response.json["error_description"] as? String)?.contains("form-encoded (application/x-www-form-urlencoded)") == true,
+                        "\(path)")
                 }
                 for type in ["text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencodedx"] {
                     let response = try await ScriptedBrowser().send("POST", provider.url(path), body: "token=x", headers: [("Content-Type", type)])
@@ -65,7 +73,8 @@ struct OAuthEndpointErrorTests {
                 }
             }
             for path in ["/token", "/revoke"] {
-                expectOAuthJSONError(try await ScriptedBrowser().send("POST", provider.url(path), body: "token=x"), status: 415, "no content type to \(path)")
+                expectOAuthJSONError(
+                    try await ScriptedBrowser().send("POST", provider.url(path), body: "token=x"), status: 415, "no content type to \(path)")
             }
             // /userinfo takes a POST without a body (the token in the header), so no type is fine there.
             let bare = try await ScriptedBrowser().send("POST", provider.url("/userinfo"), body: nil)
@@ -81,25 +90,32 @@ struct OAuthEndpointErrorTests {
             for (path, _) in Self.endpoints {
                 let query = try await browser.post(provider.url(path + "?client_id=app"), form: [("token", "x"), ("grant_type", "refresh_token")])
                 expectOAuthJSONError(query, status: 400, "query on POST \(path)")
-                let repeated = try await browser.post(provider.url(path), form: [("token", "x"), ("token", "y"), ("access_token", "a"), ("access_token", "b"), ("client_id", "app")])
+                let repeated = try await browser.post(
+                    provider.url(path), form: [("token", "x"), ("token", "y"), ("access_token", "a"), ("access_token", "b"), ("client_id", "app")])
                 expectOAuthJSONError(repeated, status: 400, "repeated parameters at \(path)")
-                let malformed = try await browser.send("POST", provider.url(path), body: "token=%zz", headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                let malformed = try await browser.send(
+                    "POST", provider.url(path), body: "token=%zz", headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 expectOAuthJSONError(malformed, status: 400, "bad percent-encoding at \(path)")
                 // A raw byte that is not UTF-8 is refused as %ff is, never read as U+FFFD.
-                let raw = try await browser.send("POST", provider.url(path), bytes: Array("grant_type=".utf8) + [0xFF], headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                let raw = try await browser.send(
+                    "POST", provider.url(path), bytes: Array("grant_type=".utf8) + [0xFF],
+                    headers: [("Content-Type", "application/x-www-form-urlencoded")])
                 expectOAuthJSONError(raw, status: 400, "a raw byte that is not UTF-8 at \(path)")
                 #expect(raw.json["error_description"] as? String == "the body is not UTF-8", "\(path)")
             }
             // An empty value counts as absent.
-            expectOAuthJSONError(try await browser.post(provider.url("/token"), form: [("grant_type", ""), ("client_id", "app")]), status: 400, "empty grant_type")
+            expectOAuthJSONError(
+                try await browser.post(provider.url("/token"), form: [("grant_type", ""), ("client_id", "app")]), status: 400, "empty grant_type")
 
             // Unknown parameters change nothing: the code is redeemed, the token revoked.
             let authorization = fixture.appAuthorization
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
-            let redeemed = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app"), ("resource_hint", "x"), ("unknown", "")])
+            let redeemed = try await provider.redeem(
+                code, authorization, clientAuth: [("client_id", "app"), ("resource_hint", "x"), ("unknown", "")])
             #expect(redeemed.status == 200)
             let tokens = try redeemed.decode(TokenResponse.self)
-            let revoked = try await browser.post(provider.url("/revoke"), form: [("token", try #require(tokens.refreshToken)), ("client_id", "app"), ("extra", "1")])
+            let revoked = try await browser.post(
+                provider.url("/revoke"), form: [("token", try #require(tokens.refreshToken)), ("client_id", "app"), ("extra", "1")])
             #expect(revoked.status == 200)
         }
     }
@@ -113,7 +129,8 @@ struct OAuthEndpointErrorTests {
             let invalid = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer nope")])
             expectOAuthJSONError(invalid, status: 401, error: "invalid_token", "bad token")
             #expect(invalid.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
-            expectOAuthJSONError(try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Basic eDp5")]), status: 400, "Basic scheme")
+            expectOAuthJSONError(
+                try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Basic eDp5")]), status: 400, "Basic scheme")
         }
     }
 
@@ -143,19 +160,23 @@ struct OAuthEndpointErrorTests {
             #expect(invalid.status == 401)
             #expect(invalid.body.isEmpty)
             #expect(invalid.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
-            let twoHeaders = try await browser.send("HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer \(token)"), ("Authorization", "Bearer \(token)")])
+            let twoHeaders = try await browser.send(
+                "HEAD", userinfo, body: nil, headers: [("Authorization", "Bearer \(token)"), ("Authorization", "Bearer \(token)")])
             #expect(twoHeaders.status == 400)
             #expect(twoHeaders.body.isEmpty)
             // A DPoP-bound token: the proof names the method the request uses (htm HEAD).
             let dpop = DPoPKey()
             let (authorization, code) = try await fixture.backendCode()
             let bound = try await provider.redeem(
-                code, authorization, clientAuth: try fixture.assertion(), headers: [("DPoP", try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))]
+                code, authorization, clientAuth: try fixture.assertion(),
+                headers: [("DPoP", try dpop.proof("POST", provider.url("/token"), at: provider.clock.now))]
             ).decode(TokenResponse.self).accessToken
             func headWithProof(_ htm: String) async throws -> ScriptedResponse {
                 try await browser.send(
                     "HEAD", userinfo, body: nil,
-                    headers: [("Authorization", "DPoP \(bound)"), ("DPoP", try dpop.proof(htm, userinfo, at: provider.clock.now, accessToken: bound))])
+                    headers: [
+                        ("Authorization", "DPoP \(bound)"), ("DPoP", try dpop.proof(htm, userinfo, at: provider.clock.now, accessToken: bound)),
+                    ])
             }
             #expect(try await headWithProof("HEAD").status == 200)
             let wrongMethod = try await headWithProof("GET")
@@ -172,7 +193,8 @@ struct OAuthEndpointErrorTests {
     func pagesUnchanged() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let json = try await ScriptedBrowser().post(provider.url("/authorize"), form: fixture.appAuthorization.parameters(), headers: [("Content-Type", "application/json")])
+            let json = try await ScriptedBrowser().post(
+                provider.url("/authorize"), form: fixture.appAuthorization.parameters(), headers: [("Content-Type", "application/json")])
             #expect(json.status == 415)
             #expect(json.header("Content-Type")?.hasPrefix("text/html") == true)
             let put = try await ScriptedBrowser().send("PUT", provider.url("/login"), body: nil)

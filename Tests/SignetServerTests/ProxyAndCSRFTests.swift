@@ -25,7 +25,9 @@ struct ForwardedForTests {
     @Test("headers from a peer that is not a trusted proxy are ignored")
     func untrustedPeer() {
         #expect(proxies.clientAddress(peer: "198.51.100.9", headerValues: ["203.0.113.5"]) == "198.51.100.9")
-        #expect(ForwardedFor(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .forwarded).clientAddress(peer: "198.51.100.9", headerValues: ["for=203.0.113.5"]) == "198.51.100.9")
+        #expect(
+            ForwardedFor(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .forwarded).clientAddress(
+                peer: "198.51.100.9", headerValues: ["for=203.0.113.5"]) == "198.51.100.9")
         #expect(ForwardedFor(trustedProxies: []).clientAddress(peer: "10.0.0.1", headerValues: ["203.0.113.5"]) == "10.0.0.1")
     }
 
@@ -58,7 +60,8 @@ struct ForwardedForTests {
             try await failThrice(app, header: "203.0.113.1")
             // The proxy appends the real client to X-Forwarded-For; the client adds a Forwarded of its choosing.
             let (_, forged) = try await app.throughPassword(
-                scenario: .usernamePassword, username: "nobody7", password: "guess", headers: [("X-Forwarded-For", "203.0.113.1"), ("Forwarded", "for=198.51.100.77")])
+                scenario: .usernamePassword, username: "nobody7", password: "guess",
+                headers: [("X-Forwarded-For", "203.0.113.1"), ("Forwarded", "for=198.51.100.77")])
             #expect(forged.oauthError == "too_many_attempts")
         }
     }
@@ -66,7 +69,8 @@ struct ForwardedForTests {
     /// Three wrong passwords for different names, each claiming the address in `header`.
     func failThrice(_ app: NativeApp, header: String) async throws {
         for index in 0..<3 {
-            let (_, answer) = try await app.throughPassword(scenario: .usernamePassword, username: "nobody\(index)", password: "guess", headers: [("X-Forwarded-For", header)])
+            let (_, answer) = try await app.throughPassword(
+                scenario: .usernamePassword, username: "nobody\(index)", password: "guess", headers: [("X-Forwarded-For", header)])
             #expect(answer.oauthError == "invalid_credentials")
         }
     }
@@ -77,7 +81,8 @@ struct ForwardedForTests {
             _ = try await Fixture.make(provider)
             let app = NativeApp(provider)
             try await failThrice(app, header: "203.0.113.1")
-            let (_, other) = try await app.throughPassword(scenario: .usernamePassword, username: "nobody9", password: "guess", headers: [("X-Forwarded-For", "203.0.113.99")])
+            let (_, other) = try await app.throughPassword(
+                scenario: .usernamePassword, username: "nobody9", password: "guess", headers: [("X-Forwarded-For", "203.0.113.99")])
             #expect(other.oauthError == "too_many_attempts")
         }
     }
@@ -91,9 +96,11 @@ struct ForwardedForTests {
             _ = try await Fixture.make(provider)
             let app = NativeApp(provider)
             try await failThrice(app, header: "203.0.113.1")
-            let (_, paused) = try await app.throughPassword(scenario: .usernamePassword, username: "nobody8", password: "guess", headers: [("X-Forwarded-For", "203.0.113.1")])
+            let (_, paused) = try await app.throughPassword(
+                scenario: .usernamePassword, username: "nobody8", password: "guess", headers: [("X-Forwarded-For", "203.0.113.1")])
             #expect(paused.oauthError == "too_many_attempts")
-            let (_, other) = try await app.throughPassword(scenario: .usernamePassword, username: "nobody9", password: "guess", headers: [("X-Forwarded-For", "203.0.113.99")])
+            let (_, other) = try await app.throughPassword(
+                scenario: .usernamePassword, username: "nobody9", password: "guess", headers: [("X-Forwarded-For", "203.0.113.99")])
             #expect(other.oauthError == "invalid_credentials")
             let (_, alice) = try await app.throughPassword(scenario: .usernamePassword, headers: [("X-Forwarded-For", "203.0.113.99")])
             #expect(alice.json["next_step"] as? String == "finished")

@@ -13,21 +13,27 @@ struct RefreshAndRevocationTests {
             fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + extra + (try fixture.assertion()))
     }
 
-    @Test("a replayed code and a reused refresh token raise the alarm (warning) once, when they revoke a live grant; replays after that are logged at info")
+    @Test(
+        "a replayed code and a reused refresh token raise the alarm (warning) once, when they revoke a live grant; replays after that are logged at info"
+    )
     func replayAlarmOnlyForALiveGrant() async throws {
         let capture = LogCapture()
         try await withTestProvider(logger: capture.logger(level: .info)) { provider in
             let fixture = try await Fixture.make(provider)
             func events() -> [(level: String, event: String)] {
                 capture.objects.compactMap { line in
-                    guard let event = line["event"] as? String, event.hasPrefix("code.replayed") || event.hasPrefix("refresh.reused") else { return nil }
+                    guard let event = line["event"] as? String, event.hasPrefix("code.replayed") || event.hasPrefix("refresh.reused") else {
+                        return nil
+                    }
                     return (line["level"] as? String ?? "", event)
                 }
             }
             // A code replayed twice: the first replay revokes the live grant, the second finds it revoked.
             let (authorization, code) = try await fixture.backendCode()
             #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).status == 200)
-            for _ in 0..<2 { #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).oauthError == "invalid_grant") }
+            for _ in 0..<2 {
+                #expect(try await provider.redeem(code, authorization, clientAuth: try fixture.assertion()).oauthError == "invalid_grant")
+            }
             #expect(events().map(\.event) == ["code.replayed", "code.replayed_again"])
             #expect(events().map(\.level) == ["warning", "info"])
             // The same for a rotated refresh token coming back twice.
@@ -39,7 +45,9 @@ struct RefreshAndRevocationTests {
         }
     }
 
-    @Test("a public client's used code replayed without its verifier or with another redirect URI is refused and revokes nothing; with both, it revokes the grant, and each revocation by a replay is an audit event")
+    @Test(
+        "a public client's used code replayed without its verifier or with another redirect URI is refused and revokes nothing; with both, it revokes the grant, and each revocation by a replay is an audit event"
+    )
     func publicCodeReplayNeedsTheVerifier() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
@@ -49,7 +57,9 @@ struct RefreshAndRevocationTests {
             func live() async throws -> Bool {
                 try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")]).status == 200
             }
-            func revocations() async throws -> [AuditEventRecord] { try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" } }
+            func revocations() async throws -> [AuditEventRecord] {
+                try await provider.store.auditEvents(AuditQuery()).filter { $0.kind == "grant.revoked" }
+            }
 
             // Someone who saw the used code in a URL, without the app's verifier.
             var thief = authorization
@@ -213,7 +223,8 @@ struct RefreshAndRevocationTests {
             #expect(try await refresh(fixture, tokens.refreshToken!).status == 200)
 
             let tokens2 = try await fixture.backendTokens().1.decode(TokenResponse.self)
-            let revoked = try await browser.post(provider.url("/revoke"), form: [("token", tokens2.refreshToken!), ("token_type_hint", "refresh_token")] + (try fixture.assertion()))
+            let revoked = try await browser.post(
+                provider.url("/revoke"), form: [("token", tokens2.refreshToken!), ("token_type_hint", "refresh_token")] + (try fixture.assertion()))
             #expect(revoked.status == 200)
             #expect(try await refresh(fixture, tokens2.refreshToken!).oauthError == "invalid_grant")
             let userInfo = try await browser.get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens2.accessToken)")])
@@ -221,7 +232,8 @@ struct RefreshAndRevocationTests {
 
             let unknown = try await browser.post(provider.url("/revoke"), form: [("token", "unknown")] + (try fixture.assertion()))
             #expect(unknown.status == 200)
-            let badHint = try await browser.post(provider.url("/revoke"), form: [("token", "x"), ("token_type_hint", "id_token")] + (try fixture.assertion()))
+            let badHint = try await browser.post(
+                provider.url("/revoke"), form: [("token", "x"), ("token_type_hint", "id_token")] + (try fixture.assertion()))
             #expect(badHint.oauthError == "unsupported_token_type")
             let unauthenticated = try await browser.post(provider.url("/revoke"), form: [("token", "x"), ("client_id", "backend")])
             #expect(unauthenticated.status == 401)

@@ -40,7 +40,10 @@ struct RefusalAndRaceTests {
                     group.addTask {
                         try await browser.post(
                             provider.url("/login"),
-                            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", "guess-\(index)")]
+                            form: [
+                                ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"),
+                                ("password", "guess-\(index)"),
+                            ]
                         ).status
                     }
                 }
@@ -58,7 +61,9 @@ struct RefusalAndRaceTests {
             let browser = ScriptedBrowser()
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
             let fields = try #require(LoginForm.fields(in: page.body))
-            let form = [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)]
+            let form = [
+                ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+            ]
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 { group.addTask { try await browser.post(provider.url("/login"), form: form).status } }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -72,7 +77,10 @@ struct RefusalAndRaceTests {
             let codeStatuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<30 {
                     group.addTask {
-                        try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)]).status
+                        try await browser.post(
+                            provider.url("/login/sms"),
+                            form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)]
+                        ).status
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -88,10 +96,12 @@ struct RefusalAndRaceTests {
             #expect(codeStatuses.filter { $0 == 401 }.count == min(checked, 2))
             // The guesses that were not checked may be sent again: they count then, up to 3 in all.
             for _ in checked..<3 {
-                _ = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)])
+                _ = try await browser.post(
+                    provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", wrong)])
             }
             #expect(try await provider.store.loginSession(id: session)?.sms?.attempts == 3)
-            let right = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)])
+            let right = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)])
             #expect(right.status == 403)
             #expect(right.header("Location") == nil)
         }
@@ -105,7 +115,8 @@ struct RefusalAndRaceTests {
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             var claims = TestJWS.assertionClaims(clientID: "backend", audience: provider.url("/token"), now: provider.clock.now)
             claims["exp"] = Int.max
-            let assertion = try TestJWS.es256(header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims, key: fixture.backendKey.privateKey)
+            let assertion = try TestJWS.es256(
+                header: ["alg": "ES256", "kid": fixture.backendKey.keyID], claims: claims, key: fixture.backendKey.privateKey)
             let response = try await provider.redeem(code, authorization, clientAuth: TestJWS.assertionFields(assertion))
             #expect(response.status == 401)
             #expect(try await ScriptedBrowser().get(provider.url("/jwks")).status == 200)
@@ -119,7 +130,8 @@ struct RefusalAndRaceTests {
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             let response = try await ScriptedBrowser().get(provider.url("/logout?") + FormParameters([("id_token_hint", tokens.accessToken)]).encoded)
             #expect(response.status == 400)
-            let authorize = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", tokens.accessToken)]))
+            let authorize = try await ScriptedBrowser().get(
+                fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", tokens.accessToken)]))
             #expect(authorize.locationParameters?["error"] == "invalid_request")
         }
     }
@@ -130,14 +142,20 @@ struct RefusalAndRaceTests {
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.addUser(username: "bob", password: "bobs passphrase")
-            let right = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "bobs passphrase", extra: [("id_token_hint", tokens.idToken!)])
-            let wrong = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "not bobs", extra: [("id_token_hint", tokens.idToken!)])
+            let right = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "bobs passphrase",
+                extra: [("id_token_hint", tokens.idToken!)])
+            let wrong = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "bob", password: "not bobs",
+                extra: [("id_token_hint", tokens.idToken!)])
             #expect(right.status == 401)
             #expect(wrong.status == 401)
             #expect(right.header("Location") == nil)
             #expect(right.body.contains("The username or password is incorrect."))
             // The named user still signs in.
-            let alice = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("id_token_hint", tokens.idToken!)])
+            let alice = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password,
+                extra: [("id_token_hint", tokens.idToken!)])
             #expect(alice.locationParameters?["code"] != nil)
         }
     }

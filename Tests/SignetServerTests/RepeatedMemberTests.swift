@@ -18,7 +18,10 @@ struct RepeatedMemberTests {
         let now = Int(fixture.provider.clock.now.timeIntervalSince1970)
         return (
             [("alg", "ES256"), ("kid", fixture.backendKey.keyID), ("typ", "JWT")],
-            [("iss", "backend"), ("sub", "backend"), ("aud", fixture.provider.url("/token")), ("iat", now), ("exp", now + 60), ("jti", UUID().uuidString)]
+            [
+                ("iss", "backend"), ("sub", "backend"), ("aud", fixture.provider.url("/token")), ("iat", now), ("exp", now + 60),
+                ("jti", UUID().uuidString),
+            ]
         )
     }
 
@@ -27,7 +30,8 @@ struct RepeatedMemberTests {
     func tryAssertion(_ fixture: Fixture, header: [(String, Any)], claims: [(String, Any)]) async throws -> ScriptedResponse {
         let assertion = try TestJWS.es256(headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey)
         return try await ScriptedBrowser().post(
-            fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
+            fixture.provider.url("/token"),
+            form: [("grant_type", "refresh_token"), ("refresh_token", "unknown")] + TestJWS.assertionFields(assertion))
     }
 
     /// `members` with `name`'s value replaced by `first` and `second`, in that order, at its place.
@@ -60,7 +64,8 @@ struct RepeatedMemberTests {
             ]
             for (name, wrong, right) in headerCases {
                 for (first, second) in [(wrong, right), (right, wrong)] {
-                    let response = try await tryAssertion(fixture, header: repeating(header, name, first, second), claims: assertionMembers(fixture).claims)
+                    let response = try await tryAssertion(
+                        fixture, header: repeating(header, name, first, second), claims: assertionMembers(fixture).claims)
                     #expect(response.status == 401, "header \(name): \(first), \(second)")
                     #expect(response.oauthError == "invalid_client", "header \(name)")
                     #expect((response.json["error_description"] as? String)?.contains("repeats the member \(name)") == true, "header \(name)")
@@ -68,7 +73,8 @@ struct RepeatedMemberTests {
             }
             for (name, wrong, right) in claimCases {
                 for (first, second) in [(wrong, right), (right, wrong)] {
-                    let response = try await tryAssertion(fixture, header: header, claims: repeating(assertionMembers(fixture).claims, name, first, second))
+                    let response = try await tryAssertion(
+                        fixture, header: header, claims: repeating(assertionMembers(fixture).claims, name, first, second))
                     #expect(response.status == 401, "claim \(name): \(first), \(second)")
                     #expect(response.oauthError == "invalid_client", "claim \(name)")
                     #expect((response.json["error_description"] as? String)?.contains("repeats the claim \(name)") == true, "claim \(name)")
@@ -105,14 +111,18 @@ struct RepeatedMemberTests {
             let authorization = fixture.backendAuthorization
             let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             let (header, claims) = assertionMembers(fixture)
-            for (first, second) in [("https://attacker.example.com", provider.url("/token")), (provider.url("/token"), "https://attacker.example.com")] {
+            for (first, second) in [
+                ("https://attacker.example.com", provider.url("/token")), (provider.url("/token"), "https://attacker.example.com"),
+            ] {
                 let assertion = try TestJWS.es256(
-                    headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(repeating(claims, "aud", first, second)), key: fixture.backendKey.privateKey)
+                    headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(repeating(claims, "aud", first, second)),
+                    key: fixture.backendKey.privateKey)
                 let refused = try await provider.redeem(code, authorization, clientAuth: TestJWS.assertionFields(assertion))
                 #expect(refused.status == 401)
                 #expect(refused.oauthError == "invalid_client")
             }
-            let assertion = try TestJWS.es256(headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey)
+            let assertion = try TestJWS.es256(
+                headerJSON: TestJWS.object(header), claimsJSON: TestJWS.object(claims), key: fixture.backendKey.privateKey)
             #expect(try await provider.redeem(code, authorization, clientAuth: TestJWS.assertionFields(assertion)).status == 200)
         }
     }
@@ -148,11 +158,16 @@ struct RepeatedMemberTests {
             }
         }
         for (first, second) in [("unknown", nil), (nil, "unknown")] as [(String?, String?)] {
-            let token = try await hint(provider, header: { kid in self.repeating(Self.hintHeader(kid), "kid", first ?? kid, second ?? kid) }, claims: claims)
+            let token = try await hint(
+                provider, header: { kid in self.repeating(Self.hintHeader(kid), "kid", first ?? kid, second ?? kid) }, claims: claims)
             hints.append(("header kid", token))
         }
         for (first, second) in [("at+jwt", "JWT"), ("JWT", "at+jwt")] {
-            hints.append(("header typ", try await hint(provider, header: { kid in self.repeating(Self.hintHeader(kid), "typ", first, second) }, claims: claims)))
+            hints.append(
+                (
+                    "header typ",
+                    try await hint(provider, header: { kid in self.repeating(Self.hintHeader(kid), "typ", first, second) }, claims: claims)
+                ))
         }
         return hints
     }
@@ -166,7 +181,8 @@ struct RepeatedMemberTests {
             #expect(accepted.status == 200)
             #expect(LoginForm.fields(in: accepted.body) != nil)
             for (name, token) in try await repeatedHints(fixture) {
-                let response = try await ScriptedBrowser().get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", token)]))
+                let response = try await ScriptedBrowser().get(
+                    fixture.appAuthorization.url(issuer: provider.issuer, extra: [("id_token_hint", token)]))
                 #expect(response.status == 302, "\(name)")
                 #expect(response.locationParameters?["error"] == "invalid_request", "\(name)")
             }

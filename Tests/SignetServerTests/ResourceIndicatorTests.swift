@@ -39,7 +39,10 @@ struct ResourceIndicatorTests {
                 authorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("resource", Self.payments)])
             let widened = try await ScriptedBrowser().post(
                 provider.url("/token"),
-                form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI), ("code_verifier", authorization.verifier), ("resource", Self.accounts)]
+                form: [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI),
+                    ("code_verifier", authorization.verifier), ("resource", Self.accounts),
+                ]
                     + (try fixture.assertion()))
             #expect(widened.oauthError == "invalid_target")
             let tokens = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
@@ -56,10 +59,12 @@ struct ResourceIndicatorTests {
             let fixture = try await Fixture.make(provider)
             try await provider.admin.updateClient(id: "backend", .init(resources: [Self.accounts, Self.payments]))
             for resource in ["https://evil.example.com/api", "/relative", Self.accounts + "#x"] {
-                let answer = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", resource)]))
+                let answer = try await ScriptedBrowser().get(
+                    fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", resource)]))
                 #expect(answer.locationParameters?["error"] == "invalid_target", "\(resource)")
             }
-            let both = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", Self.accounts), ("resource", Self.payments)]))
+            let both = try await ScriptedBrowser().get(
+                fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("resource", Self.accounts), ("resource", Self.payments)]))
             #expect(both.status == 200)
             await #expect(throws: SignetError.self) { _ = try await provider.admin.updateClient(id: "backend", .init(resources: ["not a uri#frag"])) }
         }

@@ -34,7 +34,10 @@ struct SessionAndLogoutTests {
             let browser = ScriptedBrowser()
             let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
             let response = try await browser.get(
-                provider.url("/logout?") + FormParameters([("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://service.example.com/bye"), ("state", "s1")]).encoded)
+                provider.url("/logout?")
+                    + FormParameters([
+                        ("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://service.example.com/bye"), ("state", "s1"),
+                    ]).encoded)
             #expect(response.status == 302)
             #expect(response.header("Location") == "https://service.example.com/bye?state=s1")
             #expect(browser.cookieJar["signet_session"] == nil)
@@ -49,7 +52,8 @@ struct SessionAndLogoutTests {
             let fixture = try await Fixture.make(provider)
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             let unregistered = try await ScriptedBrowser().get(
-                provider.url("/logout?") + FormParameters([("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://evil.example.com/")]).encoded)
+                provider.url("/logout?")
+                    + FormParameters([("id_token_hint", tokens.idToken!), ("post_logout_redirect_uri", "https://evil.example.com/")]).encoded)
             #expect(unregistered.status == 400)
             #expect(unregistered.header("Location") == nil)
             let forged = try await ScriptedBrowser().get(provider.url("/logout?id_token_hint=eyJhbGciOiJub25lIn0.e30."))
@@ -89,7 +93,8 @@ struct SessionAndLogoutTests {
             #expect(after.keys.count == 3)
             let newTokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             #expect(TestJWS.verifiedES256(newTokens.idToken!, jwks: after)?.header["kid"] as? String == newKID)
-            let stillValid = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(oldTokens.accessToken)")])
+            let stillValid = try await ScriptedBrowser().get(
+                provider.url("/userinfo"), headers: [("Authorization", "Bearer \(oldTokens.accessToken)")])
             #expect(stillValid.status == 200)
             // Once every token of the retired key has expired, it leaves the JWKS.
             provider.clock.advance(by: 700)

@@ -44,7 +44,8 @@ struct StorageOutageTests {
 
             let native = try await ScriptedBrowser().send(
                 "POST", provider.url("/login/native/start"),
-                body: #"{"client_id":"app","redirect_uri":"com.example.app:/callback","scope":"openid","code_challenge":"\#(authorization.challenge)","code_challenge_method":"S256"}"#,
+                body:
+                    #"{"client_id":"app","redirect_uri":"com.example.app:/callback","scope":"openid","code_challenge":"\#(authorization.challenge)","code_challenge_method":"S256"}"#,
                 headers: [("Content-Type", "application/json")])
             #expect(native.status == 503)
             #expect(native.json["error"] as? String == "temporarily_unavailable")

@@ -12,7 +12,9 @@ struct TokenConfusionTests {
     /// Request-object claims for the fixture's backend client.
     func objectClaims(_ provider: TestProvider, _ authorization: TestAuthorization, extra: [String: Any] = [:]) -> [String: Any] {
         let now = Int(provider.clock.now.timeIntervalSince1970)
-        var claims: [String: Any] = ["iss": "backend", "sub": "backend", "aud": provider.issuer, "exp": now + 120, "nbf": now, "iat": now, "jti": UUID().uuidString]
+        var claims: [String: Any] = [
+            "iss": "backend", "sub": "backend", "aud": provider.issuer, "exp": now + 120, "nbf": now, "iat": now, "jti": UUID().uuidString,
+        ]
         for (name, value) in authorization.parameters() { claims[name] = value }
         return claims.merging(extra) { $1 }
     }
@@ -22,7 +24,8 @@ struct TokenConfusionTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let object = try TestJWS.es256(
-                header: ["alg": "ES256", "kid": fixture.backendKey.keyID, "typ": "oauth-authz-req+jwt"], claims: objectClaims(provider, fixture.backendAuthorization),
+                header: ["alg": "ES256", "kid": fixture.backendKey.keyID, "typ": "oauth-authz-req+jwt"],
+                claims: objectClaims(provider, fixture.backendAuthorization),
                 key: fixture.backendKey.privateKey)
             let asAssertion = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", "x")] + TestJWS.assertionFields(object))
             #expect(asAssertion.status == 401)
@@ -30,7 +33,8 @@ struct TokenConfusionTests {
             let assertion = try TestJWS.es256(
                 header: ["alg": "ES256", "kid": fixture.backendKey.keyID, "typ": "JWT"], claims: objectClaims(provider, fixture.backendAuthorization),
                 key: fixture.backendKey.privateKey)
-            let asObject = try await ScriptedBrowser().get(provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request", assertion)]).encoded)
+            let asObject = try await ScriptedBrowser().get(
+                provider.url("/authorize?") + FormParameters([("client_id", "backend"), ("request", assertion)]).encoded)
             #expect(asObject.status == 400)
             #expect(asObject.body.contains("invalid_request_object"))
         }
@@ -65,7 +69,8 @@ struct TokenConfusionTests {
             let thief = try await provider.redeem(code, fixture.appAuthorization, clientAuth: [("client_id", "app")])
             #expect(thief.oauthError == "invalid_grant")
             let refreshed = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
+                provider.url("/token"),
+                form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refreshed.status == 200)
         }
     }
@@ -82,7 +87,8 @@ struct TokenConfusionTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let page = try await ScriptedBrowser().get(
-                fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("redirect_uri_https_type", "app_claimed_https")]))
+                fixture.backendAuthorization.url(
+                    issuer: provider.issuer, extra: [("prompt", "none"), ("redirect_uri_https_type", "app_claimed_https")]))
             #expect(page.status == 200)
             #expect(page.body.contains("Sign-in not completed"))
             #expect(!page.body.contains("<h1>Signed in</h1>"))

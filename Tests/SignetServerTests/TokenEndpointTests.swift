@@ -62,12 +62,14 @@ struct TokenEndpointTests {
                 let authorization = TestAuthorization(clientID: client, redirectURI: Fixture.backendRedirect)
                 let basicHeader = { (secret: String) in [("Authorization", "Basic " + Data("basic:\(secret)".utf8).base64EncodedString())] }
                 let badCode = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
-                let refused = try await provider.redeem(badCode, authorization, clientAuth: bad, headers: client == "basic" ? basicHeader("wrong") : [])
+                let refused = try await provider.redeem(
+                    badCode, authorization, clientAuth: bad, headers: client == "basic" ? basicHeader("wrong") : [])
                 #expect(refused.status == 401)
                 #expect(refused.oauthError == "invalid_client")
                 if client == "basic" { #expect(refused.header("WWW-Authenticate")?.hasPrefix("Basic") == true) }
                 let code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
-                let accepted = try await provider.redeem(code, authorization, clientAuth: good, headers: client == "basic" ? basicHeader(fixture.basicSecret) : [])
+                let accepted = try await provider.redeem(
+                    code, authorization, clientAuth: good, headers: client == "basic" ? basicHeader(fixture.basicSecret) : [])
                 #expect(accepted.status == 200)
             }
         }
@@ -141,7 +143,8 @@ struct TokenEndpointTests {
             // Missing verifier.
             code = try await provider.signIn(authorization, username: "alice", password: Fixture.password)
             response = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI)] + (try fixture.assertion()))
+                provider.url("/token"),
+                form: [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", authorization.redirectURI)] + (try fixture.assertion()))
             #expect(response.status == 400)
             #expect(response.oauthError == "invalid_request")
         }
@@ -173,22 +176,34 @@ struct TokenEndpointTests {
             #expect(response.oauthError == "unsupported_grant_type")
             response = try await browser.post(provider.url("/token"), form: [("client_id", "app")])
             #expect(response.oauthError == "invalid_request")
-            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("grant_type", "refresh_token"), ("client_id", "app")])
+            response = try await browser.post(
+                provider.url("/token"), form: [("grant_type", "authorization_code"), ("grant_type", "refresh_token"), ("client_id", "app")])
             #expect(response.status == 400)
             #expect(response.oauthError == "invalid_request")
             // A JSON body is a wrong request (form encoding is required), not an unsupported type.
-            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")], headers: [("Content-Type", "application/json")])
+            response = try await browser.post(
+                provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")],
+                headers: [("Content-Type", "application/json")])
             #expect(response.status == 400)
             #expect(response.oauthError == "invalid_request")
             #expect((response.json["error_description"] as? String)?.contains("form-encoded") == true)
-            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")], headers: [("Content-Type", "text/plain")])
+            response = try await browser.post(
+                provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app")], headers: [("Content-Type", "text/plain")])
             #expect(response.status == 415)
             #expect(response.oauthError == "invalid_request")
-            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app"), ("code", String(repeating: "a", count: 100_000))])
+            response = try await browser.post(
+                provider.url("/token"),
+                form: [("grant_type", "authorization_code"), ("client_id", "app"), ("code", String(repeating: "a", count: 100_000))])
             #expect(response.status == 413)
-            response = try await browser.send("POST", provider.url("/token"), body: "%zz=1", headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            response = try await browser.send(
+                "POST", provider.url("/token"), body: "%zz=1", headers: [("Content-Type", "application/x-www-form-urlencoded")])
             #expect(response.status == 400)
-            response = try await browser.post(provider.url("/token"), form: [("grant_type", "authorization_code"), ("client_id", "app"), ("code", "nope"), ("redirect_uri", Fixture.appRedirect), ("code_verifier", PKCE.makeVerifier())])
+            response = try await browser.post(
+                provider.url("/token"),
+                form: [
+                    ("grant_type", "authorization_code"), ("client_id", "app"), ("code", "nope"), ("redirect_uri", Fixture.appRedirect),
+                    ("code_verifier", PKCE.makeVerifier()),
+                ])
             #expect(response.oauthError == "invalid_grant")
             _ = fixture
         }

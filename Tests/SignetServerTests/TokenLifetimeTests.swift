@@ -26,19 +26,25 @@ struct TokenLifetimeTests {
     }
 
     func refresh(_ fixture: Fixture, _ token: String) async throws -> ScriptedResponse {
-        try await ScriptedBrowser().post(fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + (try fixture.assertion()))
+        try await ScriptedBrowser().post(
+            fixture.provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", token)] + (try fixture.assertion()))
     }
 
-    @Test("the provider's lifetimes set expires_in, each token's exp, when a refresh token stops working unused, when a grant ends, and when a code expires")
+    @Test(
+        "the provider's lifetimes set expires_in, each token's exp, when a refresh token stops working unused, when a grant ends, and when a code expires"
+    )
     func providerLifetimes() async throws {
         let clock = TestClock()
-        try await withTestProvider(clock: clock, configure: {
-            $0.accessTokenLifetime = 300
-            $0.idTokenLifetime = 120
-            $0.refreshTokenLifetime = 3_600
-            $0.grantLifetime = 5_000
-            $0.authorizationCodeLifetime = 20
-        }) { provider in
+        try await withTestProvider(
+            clock: clock,
+            configure: {
+                $0.accessTokenLifetime = 300
+                $0.idTokenLifetime = 120
+                $0.refreshTokenLifetime = 3_600
+                $0.grantLifetime = 5_000
+                $0.authorizationCodeLifetime = 20
+            }
+        ) { provider in
             let fixture = try await Fixture.make(provider)
             let issued = try Issued(try await fixture.backendTokens().1)
             #expect(issued.expiresIn == 300)
@@ -119,7 +125,8 @@ struct TokenLifetimeTests {
             let refusals: [(SignetAdmin.ClientChange, String)] = [
                 (ClientChangeFor.access(59), "access_token_lifetime"), (ClientChangeFor.access(86_401), "access_token_lifetime"),
                 (ClientChangeFor.id(0), "id_token_lifetime"), (ClientChangeFor.code(61), "code_lifetime"), (ClientChangeFor.code(9), "code_lifetime"),
-                (ClientChangeFor.idle(400 * 86_400), "refresh_token_idle_lifetime"), (ClientChangeFor.absolute(3_651 * 86_400), "refresh_token_absolute_lifetime"),
+                (ClientChangeFor.idle(400 * 86_400), "refresh_token_idle_lifetime"),
+                (ClientChangeFor.absolute(3_651 * 86_400), "refresh_token_absolute_lifetime"),
                 (ClientChangeFor.idleOverAbsolute, "refresh_token_idle_lifetime must not be longer"),
                 (ClientChangeFor.access(.nan), "access_token_lifetime"), (ClientChangeFor.access(.infinity), "access_token_lifetime"),
             ]

@@ -27,7 +27,9 @@ struct UAFStatusCodeTests {
         return try await phone.assertion(try TestUAFPhone.request(fromStart: start), authenticator)
     }
 
-    @Test("1491: a challenge missing, not made here, for another device, mismatched in fcParams, expired or answered before; an unknown one spends nothing")
+    @Test(
+        "1491: a challenge missing, not made here, for another device, mismatched in fcParams, expired or answered before; an unknown one spends nothing"
+    )
     func requestInvalid() async throws {
         let clock = TestClock()
         try await withTestProvider(clock: clock, tls: true) { provider in
@@ -43,10 +45,13 @@ struct UAFStatusCodeTests {
                 $0.header.serverData = String(sealed.dropLast()) + (sealed.hasSuffix("A") ? "B" : "A")
             }
             expectRefusal(try await phone.finish(forged), 400, "invalid_uaf_message", uaf: 1491, "serverData not made here")
-            expectRefusal(try await phone.finish(try base.tamper(good) { $0.header.serverData = "nonsense" }), 400, "invalid_uaf_message", uaf: 1491, "serverData malformed")
+            expectRefusal(
+                try await phone.finish(try base.tamper(good) { $0.header.serverData = "nonsense" }), 400, "invalid_uaf_message", uaf: 1491,
+                "serverData malformed")
             // Another device of the same user sends this device's answer.
             let otherDevice = try await base.mutualTLS.activate(provider)
-            expectRefusal(try await phone.finish(good, browser: otherDevice.browser), 400, "invalid_uaf_message", uaf: 1491, "another device's challenge")
+            expectRefusal(
+                try await phone.finish(good, browser: otherDevice.browser), 400, "invalid_uaf_message", uaf: 1491, "another device's challenge")
             // None of those spent the challenge: the answer itself still logs in, once.
             #expect(try await phone.finish(good).status == 200)
             expectRefusal(try await phone.finish(good), 400, "uaf_request_used", uaf: 1491, "the same answer again")
@@ -65,15 +70,19 @@ struct UAFStatusCodeTests {
             expectRefusal(try await phone.finish(late), 400, "uaf_request_expired", uaf: 1491, "expired")
 
             // A registration answered twice: the spent challenge is told, not the KeyID registered meanwhile.
-            let request = try TestUAFPhone.envelope(try await phone.registrationRequest(token: try await base.freshToken(provider, device: phone.device)))
+            let request = try TestUAFPhone.envelope(
+                try await phone.registrationRequest(token: try await base.freshToken(provider, device: phone.device)))
             let text = try await phone.registrationResponse(request, TestAuthenticator(aaid: "F1D0#1003"), pin: nil)
             #expect(try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)).status == 201)
             expectRefusal(
-                try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)), 400, "uaf_request_used", uaf: 1491, "registration replayed")
+                try await phone.postJSON("/uaf/registration/response", try TestUAFPhone.send(text)), 400, "uaf_request_used", uaf: 1491,
+                "registration replayed")
         }
     }
 
-    @Test("1498: a malformed message or assertion, a hash, appID or facet that does not match, another version, scheme or AAID, a KeyID taken, a bad signature")
+    @Test(
+        "1498: a malformed message or assertion, a hash, appID or facet that does not match, another version, scheme or AAID, a KeyID taken, a bad signature"
+    )
     func unacceptableContent() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await base.setUp(provider)
@@ -81,42 +90,60 @@ struct UAFStatusCodeTests {
             #expect(try await phone.register(authenticator, token: token).status == 201)
 
             // Not even a UAF message: nothing names a challenge.
-            expectRefusal(try await phone.postJSON("/login/device/finish", #"{"uafResponse": "[]"}"#), 400, "invalid_uaf_message", uaf: 1498, "no response")
-            expectRefusal(try await phone.postJSON("/login/device/finish", #"{"uafResponse": "{}"}"#), 400, "invalid_uaf_message", uaf: 1498, "no array")
+            expectRefusal(
+                try await phone.postJSON("/login/device/finish", #"{"uafResponse": "[]"}"#), 400, "invalid_uaf_message", uaf: 1498, "no response")
+            expectRefusal(
+                try await phone.postJSON("/login/device/finish", #"{"uafResponse": "{}"}"#), 400, "invalid_uaf_message", uaf: 1498, "no array")
             expectRefusal(try await phone.postJSON("/login/device/finish", #"{"other": 1}"#), 400, "invalid_uaf_message", uaf: 1498, "no uafResponse")
 
             let cases: [(String, Int, String, (inout UAFResponse) throws -> Void)] = [
                 ("another version", 400, "invalid_uaf_message", { $0.header.upv = UAFVersion(major: 1, minor: 0) }),
                 ("another scheme", 403, "unacceptable_authenticator", { $0.assertions[0].assertionScheme = "UAFV2TLV" }),
                 ("appID in the header", 403, "untrusted_facet", { $0.header.appID = "https://evil.example/facets" }),
-                ("a truncated assertion", 400, "invalid_uaf_message", {
-                    let bytes = Array(Data(base64URLEncoded: $0.assertions[0].assertion)!)
-                    $0.assertions[0].assertion = Data(bytes.dropLast(3)).base64URLEncodedString()
-                }),
+                (
+                    "a truncated assertion", 400, "invalid_uaf_message",
+                    {
+                        let bytes = Array(Data(base64URLEncoded: $0.assertions[0].assertion)!)
+                        $0.assertions[0].assertion = Data(bytes.dropLast(3)).base64URLEncodedString()
+                    }
+                ),
                 ("an assertion that is no base64url", 400, "invalid_uaf_message", { $0.assertions[0].assertion = "***" }),
                 ("two assertions", 400, "invalid_uaf_message", { $0.assertions.append($0.assertions[0]) }),
-                ("a bad signature", 401, "invalid_signature", {
-                    var bytes = Array(Data(base64URLEncoded: $0.assertions[0].assertion)!)
-                    bytes[bytes.count - 1] ^= 0x01
-                    $0.assertions[0].assertion = Data(bytes).base64URLEncodedString()
-                }),
+                (
+                    "a bad signature", 401, "invalid_signature",
+                    {
+                        var bytes = Array(Data(base64URLEncoded: $0.assertions[0].assertion)!)
+                        bytes[bytes.count - 1] ^= 0x01
+                        $0.assertions[0].assertion = Data(bytes).base64URLEncodedString()
+                    }
+                ),
                 // The same challenge, other fcParams text: TAG_FINAL_CHALLENGE_HASH no longer its hash.
-                ("a final challenge hash that does not match", 400, "invalid_uaf_message", {
-                    $0.fcParams = (Data(base64URLEncoded: $0.fcParams)! + Data(" ".utf8)).base64URLEncodedString()
-                }),
-                ("fcParams naming another appID", 403, "untrusted_facet", {
-                    var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
-                    params.appID = "https://evil.example/facets"
-                    $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
-                }),
-                ("a facet the client does not trust", 403, "untrusted_facet", {
-                    var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
-                    params.facetID = "ios:bundle-id:com.evil.app"
-                    $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
-                }),
+                (
+                    "a final challenge hash that does not match", 400, "invalid_uaf_message",
+                    {
+                        $0.fcParams = (Data(base64URLEncoded: $0.fcParams)! + Data(" ".utf8)).base64URLEncodedString()
+                    }
+                ),
+                (
+                    "fcParams naming another appID", 403, "untrusted_facet",
+                    {
+                        var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
+                        params.appID = "https://evil.example/facets"
+                        $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
+                    }
+                ),
+                (
+                    "a facet the client does not trust", 403, "untrusted_facet",
+                    {
+                        var params = try JSONDecoder().decode(UAFFinalChallengeParams.self, from: Data(base64URLEncoded: $0.fcParams)!)
+                        params.facetID = "ios:bundle-id:com.evil.app"
+                        $0.fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
+                    }
+                ),
             ]
             for (label, status, error, change) in cases {
-                expectRefusal(try await phone.finish(try base.tamper(try await answer(phone, authenticator), change)), status, error, uaf: 1498, label)
+                expectRefusal(
+                    try await phone.finish(try base.tamper(try await answer(phone, authenticator), change)), status, error, uaf: 1498, label)
             }
 
             // An AAID other than the one registered with this KeyID (both in the client's policy).
@@ -137,13 +164,17 @@ struct UAFStatusCodeTests {
     func unacceptableAuthenticator() async throws {
         try await withTestProvider(tls: true) { provider in
             let (phone, token) = try await base.setUp(provider, aaids: ["F1D0#1002", "F1D0#1003", "F1D0#1004"])
-            expectRefusal(try await phone.register(TestAuthenticator(aaid: "F1D0#0002"), token: token), 403, "unacceptable_authenticator", uaf: 1492, "AAID outside")
+            expectRefusal(
+                try await phone.register(TestAuthenticator(aaid: "F1D0#0002"), token: token), 403, "unacceptable_authenticator", uaf: 1492,
+                "AAID outside")
             let kept = TestAuthenticator(aaid: "F1D0#1002")
             for authenticator in [kept, TestAuthenticator(aaid: "F1D0#1003"), TestAuthenticator(aaid: "F1D0#1004")] {
                 #expect(try await phone.register(authenticator, token: token).status == 201)
             }
-            try await provider.admin.updateClient(id: "wallet", .init(authenticatorAAIDs: .some(["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])))
-            expectRefusal(try await phone.postJSON("/uaf/registration/request", "{}", token: token), 409, "authenticator_limit", uaf: 1492, "device full")
+            try await provider.admin.updateClient(
+                id: "wallet", .init(authenticatorAAIDs: .some(["F1D0#1002", "F1D0#1003", "F1D0#1004", "F1D0#1001"])))
+            expectRefusal(
+                try await phone.postJSON("/uaf/registration/request", "{}", token: token), 409, "authenticator_limit", uaf: 1492, "device full")
 
             // Answered for an AAID the client stopped accepting between request and answer.
             let started = try await answer(phone, kept)
@@ -160,7 +191,8 @@ struct UAFStatusCodeTests {
             #expect(try await phone.register(counted, token: token).status == 201)
             #expect(try await phone.login(base.login, counted).status == 200)
             let start = try TestUAFPhone.request(fromStart: try await phone.startLogin(base.login))
-            expectRefusal(try await phone.finish(try await phone.assertion(start, counted, counter: 1)), 403, "authenticator_revoked", uaf: 1493, "cloned")
+            expectRefusal(
+                try await phone.finish(try await phone.assertion(start, counted, counter: 1)), 403, "authenticator_revoked", uaf: 1493, "cloned")
         }
     }
 
@@ -191,7 +223,8 @@ struct UAFStatusCodeTests {
             let stranger = TestAuthenticator(aaid: "F1D0#1002")
             expectRefusal(try await phone.finish(try await answer(phone, stranger)), 401, "unknown_authenticator", uaf: 1481, "unknown KeyID")
             expectRefusal(
-                try await phone.postJSON("/uaf/deregistration", "{\"key_ids\": [\"\(stranger.keyIDText)\"]}"), 401, "unknown_authenticator", uaf: 1481, "deregistering an unknown KeyID")
+                try await phone.postJSON("/uaf/deregistration", "{\"key_ids\": [\"\(stranger.keyIDText)\"]}"), 401, "unknown_authenticator",
+                uaf: 1481, "deregistering an unknown KeyID")
         }
     }
 }

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Own resources: the Authorization header (RFC 6750 §2.1, RFC 7235 §2.1)")
 struct UserInfoCredentialsTests {
-    @Test("two Authorization headers, another scheme, a scheme without token or a token that is no token68 are 400 invalid_request; the token still works alone")
+    @Test(
+        "two Authorization headers, another scheme, a scheme without token or a token that is no token68 are 400 invalid_request; the token still works alone"
+    )
     func headerRules() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)

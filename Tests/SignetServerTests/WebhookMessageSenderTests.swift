@@ -50,7 +50,9 @@ actor FakeGateway {
 
 @Suite("SMS delivery through a gateway webhook")
 struct WebhookMessageSenderTests {
-    let message = OutgoingMessage(id: "m-1", to: "+4511111111", body: "123456 is your code\n\n@id.example.com #123456", purpose: "login_otp", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+    let message = OutgoingMessage(
+        id: "m-1", to: "+4511111111", body: "123456 is your code\n\n@id.example.com #123456", purpose: "login_otp",
+        createdAt: Date(timeIntervalSince1970: 1_800_000_000))
 
     /// A client that keeps no idle connections, so the fake gateway can shut down at once.
     static func shortLivedClient() -> HTTPClient {
@@ -65,7 +67,9 @@ struct WebhookMessageSenderTests {
         try await FakeGateway.run(statuses: [500, 503, 200]) { gateway, url in
             let waits = WaitLog()
             let client = Self.shortLivedClient()
-            let sender = WebhookMessageSender(url: url, secret: "a-shared-secret-of-some-length", httpClient: client, maxAttempts: 3, backoff: .milliseconds(5), sleep: { await waits.add($0) })
+            let sender = WebhookMessageSender(
+                url: url, secret: "a-shared-secret-of-some-length", httpClient: client, maxAttempts: 3, backoff: .milliseconds(5),
+                sleep: { await waits.add($0) })
             try await sender.send(message)
             try await client.shutdown()
             let received = await gateway.received
@@ -75,7 +79,8 @@ struct WebhookMessageSenderTests {
             #expect(last.headers["idempotency-key"] == "m-1")
             let signature = try #require(last.headers["signet-signature"])
             let timestamp = try #require(signature.split(separator: ",").first?.dropFirst(2)).description
-            #expect(signature == WebhookMessageSender.signature(body: last.body, timestamp: Int(timestamp)!, secret: "a-shared-secret-of-some-length"))
+            #expect(
+                signature == WebhookMessageSender.signature(body: last.body, timestamp: Int(timestamp)!, secret: "a-shared-secret-of-some-length"))
             let json = try JSONSerialization.jsonObject(with: last.body) as? [String: Any]
             #expect(json?["to"] as? String == "+4511111111")
             #expect(json?["purpose"] as? String == "login_otp")
@@ -86,7 +91,8 @@ struct WebhookMessageSenderTests {
     func clientErrorFails() async throws {
         try await FakeGateway.run(statuses: [400]) { gateway, url in
             let client = Self.shortLivedClient()
-            let sender = WebhookMessageSender(url: url, secret: "a-shared-secret-of-some-length", httpClient: client, maxAttempts: 3, backoff: .milliseconds(1), sleep: { _ in })
+            let sender = WebhookMessageSender(
+                url: url, secret: "a-shared-secret-of-some-length", httpClient: client, maxAttempts: 3, backoff: .milliseconds(1), sleep: { _ in })
             await #expect(throws: MessageDeliveryFailure("gateway answered 400")) { try await sender.send(message) }
             try await client.shutdown()
             #expect(await gateway.received.count == 1)
@@ -97,7 +103,9 @@ struct WebhookMessageSenderTests {
     func unreachable() async throws {
         let port = try FreePort.find()
         let attempts = WaitLog()
-        let sender = WebhookMessageSender(url: "http://127.0.0.1:\(port)/sms", secret: "secret-secret-secret", timeout: .milliseconds(300), maxAttempts: 2, backoff: .milliseconds(1), sleep: { await attempts.add($0) })
+        let sender = WebhookMessageSender(
+            url: "http://127.0.0.1:\(port)/sms", secret: "secret-secret-secret", timeout: .milliseconds(300), maxAttempts: 2,
+            backoff: .milliseconds(1), sleep: { await attempts.add($0) })
         await #expect(throws: MessageDeliveryFailure.self) { try await sender.send(message) }
         #expect(await attempts.durations.count == 1)
     }

@@ -26,7 +26,8 @@ struct AuditPurgeTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for index in 0..<2 {
             try await store.appendAuditEvent(
-                AuditEventRecord(id: "new-\(index)", at: now, kind: "token.issued", userID: "u1", clientID: "c1", actor: "client", target: nil, reason: nil))
+                AuditEventRecord(
+                    id: "new-\(index)", at: now, kind: "token.issued", userID: "u1", clientID: "c1", actor: "client", target: nil, reason: nil))
         }
         #expect(SQLStore.purgeBatch < 2500)
         #expect(try await store.purgeAuditEvents(before: now.addingTimeInterval(-60)) == 2500)

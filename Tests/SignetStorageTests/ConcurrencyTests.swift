@@ -18,9 +18,16 @@ struct ConcurrencyTests {
     }
 
     func seed(_ store: any SignetStore) async throws {
-        try await store.insertGrant(GrantRecord(id: "g", clientID: "c", userID: "u", scope: "openid", authTime: now, acr: "a", amr: [], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(600)))
-        try await store.insertCode(AuthorizationCodeRecord(codeHash: "code", grantID: "g", clientID: "c", redirectURI: "x:/y", codeChallenge: "c", nonce: nil, expiresAt: now.addingTimeInterval(60)))
-        try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "refresh", grantID: "g", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+        try await store.insertGrant(
+            GrantRecord(
+                id: "g", clientID: "c", userID: "u", scope: "openid", authTime: now, acr: "a", amr: [], sessionID: nil, createdAt: now,
+                expiresAt: now.addingTimeInterval(600)))
+        try await store.insertCode(
+            AuthorizationCodeRecord(
+                codeHash: "code", grantID: "g", clientID: "c", redirectURI: "x:/y", codeChallenge: "c", nonce: nil,
+                expiresAt: now.addingTimeInterval(60)))
+        try await store.insertRefreshToken(
+            RefreshTokenRecord(tokenHash: "refresh", grantID: "g", clientID: "c", expiresAt: now.addingTimeInterval(60)))
     }
 
     @Test("50 concurrent redemptions of one code, one refresh token or one jti yield exactly one success", arguments: StoreBackend.available)
@@ -28,8 +35,13 @@ struct ConcurrencyTests {
         try await withStore(backend) { store in
             try await seed(store)
             let now = self.now
-            #expect(try await countWinners { if case .redeemed = try await store.redeemCode(hash: "code", at: now) { return true } else { return false } } == 1)
-            #expect(try await countWinners { if case .redeemed = try await store.useRefreshToken(hash: "refresh", at: now) { return true } else { return false } } == 1)
+            #expect(
+                try await countWinners { if case .redeemed = try await store.redeemCode(hash: "code", at: now) { return true } else { return false } }
+                    == 1)
+            #expect(
+                try await countWinners {
+                    if case .redeemed = try await store.useRefreshToken(hash: "refresh", at: now) { return true } else { return false }
+                } == 1)
             #expect(try await countWinners { try await store.recordOnce(key: "jti", expiresAt: now.addingTimeInterval(60), now: now) } == 1)
         }
     }
@@ -55,7 +67,9 @@ struct ConcurrencyTests {
                 return false
             }
             #expect(refreshWinners == 1)
-            let jtiWinners = try await countWinners { try await stores.randomElement()!.recordOnce(key: "jti", expiresAt: now.addingTimeInterval(60), now: now) }
+            let jtiWinners = try await countWinners {
+                try await stores.randomElement()!.recordOnce(key: "jti", expiresAt: now.addingTimeInterval(60), now: now)
+            }
             #expect(jtiWinners == 1)
         }
         for store in stores { try? await store.close() }

@@ -17,7 +17,8 @@ struct HandWrittenRecordTests {
         let handObject = try #require(try JSONSerialization.jsonObject(with: Data(hand.utf8)) as? NSDictionary)
         let codableObject = try #require(try JSONSerialization.jsonObject(with: Data(codable.utf8)) as? NSDictionary)
         #expect(handObject == codableObject)
-        #expect(handObject.count == Mirror(reflecting: value).children.count, "a member of \(T.self) is missing from the test value or from writeJSON")
+        #expect(
+            handObject.count == Mirror(reflecting: value).children.count, "a member of \(T.self) is missing from the test value or from writeJSON")
         // Read back exactly as what JSONEncoder wrote reads back, dates included.
         #expect(try SQLStore.decoder.decode(T.self, from: Data(hand.utf8)) == SQLStore.decoder.decode(T.self, from: Data(codable.utf8)))
     }
@@ -33,7 +34,8 @@ struct HandWrittenRecordTests {
 
     @Test("an audit event record, every member set")
     func auditEvent() throws {
-        let event = AuditEventRecord(id: "e", at: Date(), kind: "token.issued", userID: Self.awkward, clientID: "c", actor: "user", target: "t", reason: "r\n")
+        let event = AuditEventRecord(
+            id: "e", at: Date(), kind: "token.issued", userID: Self.awkward, clientID: "c", actor: "user", target: "t", reason: "r\n")
         try expectSameAsCodable(event)
     }
 
@@ -71,7 +73,8 @@ struct HandWrittenRecordTests {
         grant.deviceID = "d"
         #expect(Mirror(reflecting: grant).children.count == 15, "a member of GrantRecord is missing from this test and perhaps from init(members:)")
         try expectReadByHand(GrantRecord.self, String(decoding: try SQLStore.encoder.encode(grant), as: UTF8.self))
-        grant = GrantRecord(id: "g", clientID: "c", userID: "u", scope: "", authTime: now, acr: "", amr: [], sessionID: nil, createdAt: now, expiresAt: now)
+        grant = GrantRecord(
+            id: "g", clientID: "c", userID: "u", scope: "", authTime: now, acr: "", amr: [], sessionID: nil, createdAt: now, expiresAt: now)
         try expectReadByHand(GrantRecord.self, String(decoding: try SQLStore.encoder.encode(grant), as: UTF8.self))
 
         var token = RefreshTokenRecord(tokenHash: "h", grantID: "g", clientID: "c", expiresAt: now, usedAt: now)
@@ -114,7 +117,8 @@ struct HandWrittenRecordTests {
         try expectSameAsCodable(session)
         // And with the optionals left out (no member written, as `encodeIfPresent` writes none).
         let bare = LoginSessionRecord(
-            id: "id", channel: .page, request: ValidatedAuthorizationRequest(clientID: "c", redirectURI: "r", scope: "", state: nil, nonce: nil, codeChallenge: "ch"),
+            id: "id", channel: .page,
+            request: ValidatedAuthorizationRequest(clientID: "c", redirectURI: "r", scope: "", state: nil, nonce: nil, codeChallenge: "ch"),
             step: .usernamePassword, expiresAt: Date())
         #expect(try SQLStore.json(bare) == String(decoding: try SQLStore.encoder.encode(bare), as: UTF8.self))
     }

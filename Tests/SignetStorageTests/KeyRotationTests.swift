@@ -68,7 +68,9 @@ struct KeyRotationTests {
         Dictionary(grouping: try await store.signingKeys(), by: \.status)
     }
 
-    @Test("two instances that check at once after the rotation period rotate once: the next key signs on both, the old one stays published, a new next key is announced", arguments: StoreBackend.available)
+    @Test(
+        "two instances that check at once after the rotation period rotate once: the next key signs on both, the old one stays published, a new next key is announced",
+        arguments: StoreBackend.available)
     func rotatesOnceAcrossInstances(_ backend: StoreBackend) async throws {
         let clock = TestClock()
         try await withTwoInstances(backend, clock: clock) { a, b in
@@ -116,7 +118,9 @@ struct KeyRotationTests {
         }
     }
 
-    @Test("a rotation waits until the next key has been published for the announcement, however long the active key has signed", arguments: StoreBackend.available)
+    @Test(
+        "a rotation waits until the next key has been published for the announcement, however long the active key has signed",
+        arguments: StoreBackend.available)
     func waitsForTheAnnouncement(_ backend: StoreBackend) async throws {
         let clock = TestClock()
         try await withTwoInstances(backend, clock: clock) { a, b in
@@ -162,7 +166,9 @@ struct KeyRotationTests {
         let activatedLate = [key("a", .active, created: 0, activated: 20 * 86_400), key("n", .next, created: 20 * 86_400)]
         #expect(KeyRotation.step(activatedLate, now: t0.addingTimeInterval(40 * 86_400), policy: policy) == .none)
         // A rotation stopped halfway: the newer active key keeps signing, the older retires.
-        let twoActive = [key("old", .active, created: 0), key("new", .active, created: 10, activated: 30 * 86_400), key("n", .next, created: 30 * 86_400)]
+        let twoActive = [
+            key("old", .active, created: 0), key("new", .active, created: 10, activated: 30 * 86_400), key("n", .next, created: 30 * 86_400),
+        ]
         #expect(KeyRotation.step(twoActive, now: t0.addingTimeInterval(30 * 86_400), policy: policy) == .repair(retiring: ["old"]))
     }
 }

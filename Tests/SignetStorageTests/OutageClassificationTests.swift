@@ -11,10 +11,13 @@ import Testing
 /// Retry-After) rather than "the statement failed" (500).
 @Suite("PostgreSQL outages are told from failed statements")
 struct OutageClassificationTests {
-    @Test("a refused, reset or timed-out connection, a closed channel and a pool that gave no connection in time are outages; other errors are not, and pass through unchanged")
+    @Test(
+        "a refused, reset or timed-out connection, a closed channel and a pool that gave no connection in time are outages; other errors are not, and pass through unchanged"
+    )
     func classification() {
         for outage: any Error in [
-            IOError(errnoCode: ECONNREFUSED, reason: "connect"), IOError(errnoCode: ECONNRESET, reason: "read"), IOError(errnoCode: ETIMEDOUT, reason: "connect"),
+            IOError(errnoCode: ECONNREFUSED, reason: "connect"), IOError(errnoCode: ECONNRESET, reason: "read"),
+            IOError(errnoCode: ETIMEDOUT, reason: "connect"),
             ChannelError.ioOnClosedChannel, ChannelError.eof, ConnectionPoolTimeoutError.connectionRequestTimeout,
         ] {
             #expect(GuardedPostgres.isOutage(outage), "\(outage)")

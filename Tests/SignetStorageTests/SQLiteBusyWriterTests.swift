@@ -71,7 +71,10 @@ struct SQLiteBusyWriterTests {
                 return
             }
             #expect(result.rows.count == 1)
-            guard case .writes = try InlineSQLiteDatabase.attemptRead("DELETE FROM signet_clients WHERE id = ?", [.text("routed")], onWriter: connection) else {
+            guard
+                case .writes = try InlineSQLiteDatabase.attemptRead(
+                    "DELETE FROM signet_clients WHERE id = ?", [.text("routed")], onWriter: connection)
+            else {
                 Issue.record("a statement that writes is handed back to the write path")
                 return
             }

@@ -52,7 +52,9 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("with full, an answer that waits for the disk is given after its audit event is written and on disk, even when its other commits were on disk already")
+    @Test(
+        "with full, an answer that waits for the disk is given after its audit event is written and on disk, even when its other commits were on disk already"
+    )
     func answerWaitsForItsEvent() async throws {
         try await withTemporarySQLiteStore("deferred-full") { store, database, path in
             // A write outside an answer: on disk when it returns, so the answer below has no commit
@@ -110,7 +112,9 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("while another process holds the write lock, queued events wait for it, then are written in the order they were made, those queued meanwhile after them")
+    @Test(
+        "while another process holds the write lock, queued events wait for it, then are written in the order they were made, those queued meanwhile after them"
+    )
     func eventsWaitForAnotherProcess() async throws {
         try await withTemporarySQLiteStore("deferred-busy") { store, database, path in
             // Patience enough for a slow machine: this test is about the order, not the patience.
@@ -142,7 +146,9 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("past the patience with another process's lock, an answer whose events are not written fails while one that waits only for its commits is given; the events are written later")
+    @Test(
+        "past the patience with another process's lock, an answer whose events are not written fails while one that waits only for its commits is given; the events are written later"
+    )
     func lockPastPatienceFailsOnlyThoseWithEvents() async throws {
         try await withTemporarySQLiteStore("deferred-patience") { store, database, path in
             database.flusher.deferredPatience.store(200, ordering: .relaxed)
@@ -209,7 +215,8 @@ struct SQLiteDeferredWritesTests {
         }
     }
 
-    @Test("once a flush has failed nothing is queued: the answer fails at once; on a closed writer queued statements are an error, none queued is not")
+    @Test(
+        "once a flush has failed nothing is queued: the answer fails at once; on a closed writer queued statements are an error, none queued is not")
     func nothingQueuedAfterAFailureOrOnAClosedWriter() async throws {
         try await withTemporarySQLiteStore("deferred-latched") { store, database, _ in
             database.flusher.latch(SQLiteFailure(code: 10 /* SQLITE_IOERR */, message: "simulated"), during: "a flush to disk")
@@ -223,7 +230,8 @@ struct SQLiteDeferredWritesTests {
             let closed = try SQLiteConnectionHandle(path: path, settings: [])
             closed.close()
             try flusher.commitBatch(on: closed)
-            _ = flusher.deferred.add(DeferredWrites.Statement(sql: "INSERT INTO signet_audit_events (id, at, kind, data) VALUES ('x', 0, 'test', '{}')", values: []))
+            _ = flusher.deferred.add(
+                DeferredWrites.Statement(sql: "INSERT INTO signet_audit_events (id, at, kind, data) VALUES ('x', 0, 'test', '{}')", values: []))
             #expect(throws: SQLiteFailure.self) { try flusher.commitBatch(on: closed) }
         }
     }

@@ -20,7 +20,9 @@ struct SQLiteDurabilityTests {
     /// A store in `normal` mode (nobody waits for the disk) whose timed flush comes `laterFlush`
     /// after a commit; closed after `body`.
     private func withNormalStore(laterFlush: Duration, _ body: (SQLStore, InlineSQLiteDatabase) async throws -> Void) async throws {
-        try await withTemporarySQLiteStore("normal", synchronous: .normal, laterFlush: laterFlush) { store, database, _ in try await body(store, database) }
+        try await withTemporarySQLiteStore("normal", synchronous: .normal, laterFlush: laterFlush) { store, database, _ in
+            try await body(store, database)
+        }
     }
 
     @Test("a write outside an answer is on disk when it returns")
@@ -217,7 +219,9 @@ struct SQLiteDurabilityTests {
         }
     }
 
-    @Test("many writers waiting for flushes at once all return, each after a flush that covered a commit made after it began; at the end every commit is on disk")
+    @Test(
+        "many writers waiting for flushes at once all return, each after a flush that covered a commit made after it began; at the end every commit is on disk"
+    )
     func manyWaiters() async throws {
         try await withStore { store, database, _ in
             try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -248,7 +252,8 @@ struct SQLiteDurabilityTests {
                     group.addTask {
                         for index in 0..<1250 {
                             try await store.durableWrites {
-                                try await database.raw("INSERT INTO churn (id, payload) VALUES (\(bind: writer * 10_000 + index), \(bind: payload))").run()
+                                try await database.raw("INSERT INTO churn (id, payload) VALUES (\(bind: writer * 10_000 + index), \(bind: payload))")
+                                    .run()
                             }
                         }
                     }
@@ -265,7 +270,9 @@ struct SQLiteDurabilityTests {
         }
     }
 
-    @Test("the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them past the patience); a reader that lets go in time is waited for")
+    @Test(
+        "the log is copied into the file whole, or the copy is refused and the log keeps its frames (a reader on an older snapshot holds them past the patience); a reader that lets go in time is waited for"
+    )
     func completeCopyOrRefusal() async throws {
         try await withStore { store, database, path in
             try await store.insertClient(sampleClient("before-the-reader"))
@@ -299,7 +306,9 @@ struct SQLiteDurabilityTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "this is not a database, it is only text")
     }
 
-    @Test("each statement runs where its route says; a statement that is not what its route says is refused before it runs, and stored data is left as it was")
+    @Test(
+        "each statement runs where its route says; a statement that is not what its route says is refused before it runs, and stored data is left as it was"
+    )
     func routes() async throws {
         let path = try TestFolder.make("routes", create: false).path
         let store = try await SQLStore.sqlite(path: path)
@@ -314,12 +323,15 @@ struct SQLiteDurabilityTests {
         ] {
             await #expect(throws: SQLiteFailure.self, "\(sql)") { _ = try await view.raw(SQLQueryString(sql)).all() }
         }
-        let value = try await store.lookUps.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(column: "value", as: String.self)
+        let value = try await store.lookUps.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(
+            column: "value", as: String.self)
         #expect(value == "kept")
         #expect(try await store.listings.raw("SELECT name FROM signet_secrets ORDER BY name").all().count >= 1)
         // Without a route, SQLite's verdict places it: a query reads, a write writes.
         _ = try await database.raw("UPDATE signet_secrets SET value = 'again' WHERE name = 'route-test'").run()
-        #expect(try await database.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(column: "value", as: String.self) == "again")
+        #expect(
+            try await database.raw("SELECT value FROM signet_secrets WHERE name = 'route-test'").first()?.decode(column: "value", as: String.self)
+                == "again")
         try await store.close()
         for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }

@@ -10,7 +10,9 @@ import Testing
 /// replay must be answered as one, and its grant revoked, even if that grant cannot be read.
 @Suite("SQLite: a spent code is read without its grant")
 struct SQLiteJoinedReadTests {
-    @Test("a spent code whose grant no longer decodes is still read (as spent), and its grant can still be revoked; an unspent one with such a grant is refused as unreadable")
+    @Test(
+        "a spent code whose grant no longer decodes is still read (as spent), and its grant can still be revoked; an unspent one with such a grant is refused as unreadable"
+    )
     func spentCodeWithUnreadableGrant() async throws {
         try await withTemporarySQLiteStore("joined-read") { store, _, _ in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -32,7 +34,8 @@ struct SQLiteJoinedReadTests {
             #expect(spent.grant == nil)
             #expect(try await store.redeemCode(hash: "spent", at: now) == .alreadyUsed(grantID: "g1"))
             try await store.revokeGrant(id: "g1", at: now)
-            let revoked = try await store.database.raw("SELECT revoked_at FROM signet_grants WHERE id = 'g1'").first()?.decode(column: "revoked_at", as: Int64?.self)
+            let revoked = try await store.database.raw("SELECT revoked_at FROM signet_grants WHERE id = 'g1'").first()?.decode(
+                column: "revoked_at", as: Int64?.self)
             #expect(revoked != nil)
             // Unspent, the grant is needed for the checks before spending: it is not skipped.
             await #expect(throws: SignetError.self) { _ = try await store.codeWithGrant(hash: "unspent") }

@@ -52,7 +52,9 @@ struct SQLitePreparedStatementTests {
         #expect(again <= 3 * 2, "prepared again \(again) times in 60 calls")
     }
 
-    @Test("after a schema change, a password check's throttle slots (taken, looked at, released) by new keys each time are prepared again once, not at every call")
+    @Test(
+        "after a schema change, a password check's throttle slots (taken, looked at, released) by new keys each time are prepared again once, not at every call"
+    )
     func throttleSlotsNotPreparedAgainPerCall() async throws {
         let again = try await preparationsAgain("reprepare-throttle") { store, round in
             let now = Date(timeIntervalSince1970: 1_800_000_000 + Double(round))

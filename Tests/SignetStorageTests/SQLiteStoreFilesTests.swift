@@ -34,13 +34,17 @@ struct SQLiteStoreFilesTests {
         }
     }
 
-    @Test("while a store is open, a restore onto it is refused; while a restore holds a store's place, the store does not open there; once released, both go on; the lock file is owner-only and another user's is refused")
+    @Test(
+        "while a store is open, a restore onto it is refused; while a restore holds a store's place, the store does not open there; once released, both go on; the lock file is owner-only and another user's is refused"
+    )
     func storeLock() async throws {
         try await TestFolder.with("store-lock") { folder in
             let backup = folder.appendingPathComponent("backup.sqlite").path
             let running = try await SQLStore.sqlite(path: folder.appendingPathComponent("signet.sqlite").path)
             try await running.backup(to: backup)
-            let refused = await #expect(throws: SignetError.self) { try await SQLStore.restore(from: backup, to: folder.appendingPathComponent("signet.sqlite").path) }
+            let refused = await #expect(throws: SignetError.self) {
+                try await SQLStore.restore(from: backup, to: folder.appendingPathComponent("signet.sqlite").path)
+            }
             #expect(refused?.reason.contains("is in use") == true, "\(String(describing: refused))")
             #expect(try mode(StoreLock.path(of: folder.appendingPathComponent("signet.sqlite").path)) == 0o600)
             // A lock file of ours that others could open (and so lock) is made owner-only again.
@@ -101,7 +105,9 @@ struct SQLiteStoreFilesTests {
         }
     }
 
-    @Test("a --database value is an SQLite path, sqlite://, or postgres:// in any case; any other scheme is refused without echoing the rest of the URL")
+    @Test(
+        "a --database value is an SQLite path, sqlite://, or postgres:// in any case; any other scheme is refused without echoing the rest of the URL"
+    )
     func locations() async throws {
         #expect(SQLStore.sqlitePath(of: "/srv/signet/signet.sqlite") == "/srv/signet/signet.sqlite")
         #expect(SQLStore.sqlitePath(of: "sqlite:///srv/signet.sqlite") == "/srv/signet.sqlite")
@@ -132,7 +138,9 @@ struct SQLiteStoreFilesTests {
         #expect(SQLStore.redactedURL("postgres://signet@db/signet?password=Sekr3t") == "postgres://signet@db/signet?…")
         #expect(SQLStore.redactedURL("postgres://db/signet") == "postgres://db/signet")
         // An @ in the query with no credentials is fine, and a printed URL never shows what precedes an @.
-        for fine in ["postgres://db.example/signet?application_name=a@b", "postgres://[::1]/db?options=x@y", "postgres://u:pw@db:5432/signet?sslmode=require"] {
+        for fine in [
+            "postgres://db.example/signet?application_name=a@b", "postgres://[::1]/db?options=x@y", "postgres://u:pw@db:5432/signet?sslmode=require",
+        ] {
             #expect(SQLStore.locationProblem(fine) == nil, "\(fine)")
         }
         #expect(!SQLStore.redactedURL("postgres://h/db?password=secret@x").contains("secret"))

@@ -28,7 +28,9 @@ struct SQLiteWriteBatchTests {
     /// No timed commit in these tests unless they ask for one: what they check is who commits.
     private let noTimedCommit: Duration = .seconds(600)
 
-    @Test("answers made together commit once: each reads its own write at once (a listing too), no other connection sees any before the commit, and every answer is given after it is on disk")
+    @Test(
+        "answers made together commit once: each reads its own write at once (a listing too), no other connection sees any before the commit, and every answer is given after it is on disk"
+    )
     func answersShareOneCommit() async throws {
         try await withTemporarySQLiteStore("batch-shared", laterFlush: noTimedCommit) { store, database, path in
             let before = database.commits.made
@@ -117,7 +119,9 @@ struct SQLiteWriteBatchTests {
         }
     }
 
-    @Test("a failure that ends the whole transaction fails every answer whose writes were in it, and readiness says why; alone in its batch, it fails its own answer only")
+    @Test(
+        "a failure that ends the whole transaction fails every answer whose writes were in it, and readiness says why; alone in its batch, it fails its own answer only"
+    )
     func droppedBatchIsAFailedFlush() async throws {
         // A trigger that ends the transaction, as a full disk or an I/O error would.
         let trigger = "CREATE TRIGGER boom BEFORE INSERT ON signet_clients WHEN NEW.id LIKE 'boom%' BEGIN SELECT RAISE(ROLLBACK, 'simulated'); END"
@@ -140,7 +144,9 @@ struct SQLiteWriteBatchTests {
         }
     }
 
-    @Test("a batch ended without its commit (as SQLite ends it after an I/O error, in a read too) is a failed flush: the answers whose writes it held fail, and the next read or write on the writer finds it")
+    @Test(
+        "a batch ended without its commit (as SQLite ends it after an I/O error, in a read too) is a failed flush: the answers whose writes it held fail, and the next read or write on the writer finds it"
+    )
     func batchEndedUnseen() async throws {
         for next in ["a read", "a write"] {
             try await withTemporarySQLiteStore("batch-ended", laterFlush: noTimedCommit) { store, database, path in

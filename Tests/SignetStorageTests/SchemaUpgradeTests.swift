@@ -29,7 +29,8 @@ struct SchemaUpgradeTests {
         for index in 0..<5 {
             try await oldStore.appendAuditEvent(
                 AuditEventRecord(
-                    id: "event-\(index)", at: start.addingTimeInterval(Double(index / 2)), kind: "token.issued", userID: "u1", clientID: "c1", actor: "client",
+                    id: "event-\(index)", at: start.addingTimeInterval(Double(index / 2)), kind: "token.issued", userID: "u1", clientID: "c1",
+                    actor: "client",
                     target: nil, reason: nil))
         }
         #expect(try await oldStore.recordOnce(key: "live", expiresAt: start.addingTimeInterval(600), now: start))
@@ -49,7 +50,9 @@ struct SchemaUpgradeTests {
         #expect(try await !store.recordOnce(key: "live", expiresAt: start.addingTimeInterval(600), now: start.addingTimeInterval(60)))
         #expect(try await store.recordOnce(key: "expired", expiresAt: start.addingTimeInterval(700), now: start.addingTimeInterval(60)))
         try await store.appendAuditEvent(
-            AuditEventRecord(id: "event-5", at: start.addingTimeInterval(3), kind: "token.issued", userID: "u1", clientID: "c1", actor: "client", target: nil, reason: nil))
+            AuditEventRecord(
+                id: "event-5", at: start.addingTimeInterval(3), kind: "token.issued", userID: "u1", clientID: "c1", actor: "client", target: nil,
+                reason: nil))
         #expect(try await store.auditEvents(userID: "u1", limit: 1).map(\.id) == ["event-5"])
         try await store.close()
 
@@ -60,7 +63,9 @@ struct SchemaUpgradeTests {
         #expect(schema["signet_replay_new"] == nil)
     }
 
-    @Test("audit events written at version 9 keep their order after migration 10 rebuilds the table without AUTOINCREMENT and the id index; later events come after them")
+    @Test(
+        "audit events written at version 9 keep their order after migration 10 rebuilds the table without AUTOINCREMENT and the id index; later events come after them"
+    )
     func auditRebuildKeepsEvents() async throws {
         try await withTemporarySQLitePath("audit-rebuild") { path in try await rebuildAudit(path) }
     }
@@ -70,7 +75,8 @@ struct SchemaUpgradeTests {
         func event(_ index: Int, user: String = "u1", client: String = "c1") -> AuditEventRecord {
             // Two events per second: the pairs share their time, and only `seq` orders them.
             AuditEventRecord(
-                id: "event-\(index)", at: start.addingTimeInterval(Double(index / 2)), kind: "token.issued", userID: user, clientID: client, actor: "client",
+                id: "event-\(index)", at: start.addingTimeInterval(Double(index / 2)), kind: "token.issued", userID: user, clientID: client,
+                actor: "client",
                 target: nil, reason: nil)
         }
         let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
@@ -86,7 +92,10 @@ struct SchemaUpgradeTests {
 
         let store = try await SQLStore.sqlite(path: path)
         #expect(try await store.auditEvents(userID: "u1", limit: 10).map(\.id) == ["event-4", "event-2", "event-0"])
-        #expect(try await store.auditEvents(AuditQuery(clientID: "c1", limit: 10)).map(\.id) == ["event-5", "event-4", "event-3", "event-2", "event-1", "event-0"])
+        #expect(
+            try await store.auditEvents(AuditQuery(clientID: "c1", limit: 10)).map(\.id) == [
+                "event-5", "event-4", "event-3", "event-2", "event-1", "event-0",
+            ])
         #expect(try await store.auditEvents(AuditQuery(since: start.addingTimeInterval(2), limit: 10)).map(\.id) == ["event-5", "event-4"])
         // A new event in the same second as the newest kept ones still lists first.
         try await store.appendAuditEvent(event(5, user: "u1"))
@@ -121,7 +130,8 @@ struct SchemaUpgradeTests {
                 let oldStore = SQLStore(database: old) { old.close() }
                 for index in 0..<50 {
                     try await oldStore.appendAuditEvent(
-                        AuditEventRecord(id: "event-\(index)", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)), kind: "token.issued", userID: "u1",
+                        AuditEventRecord(
+                            id: "event-\(index)", at: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)), kind: "token.issued", userID: "u1",
                             clientID: "c1", actor: "client", target: nil, reason: nil))
                 }
                 try await oldStore.close()
@@ -132,7 +142,8 @@ struct SchemaUpgradeTests {
                 // Opened without migrating: the file itself is at version 10.
                 let restored = try InlineSQLiteDatabase(path: destination, waitsForDisk: true, logger: Logger(label: "test"))
                 defer { restored.close() }
-                let version = try await restored.raw("SELECT max(version) AS v FROM signet_schema_migrations").first()?.decode(column: "v", as: Int.self)
+                let version = try await restored.raw("SELECT max(version) AS v FROM signet_schema_migrations").first()?.decode(
+                    column: "v", as: Int.self)
                 #expect(version == SchemaMigrations.all.count)
                 #expect(try await tableSQL(restored)["signet_audit_events"]?.contains("AUTOINCREMENT") == false)
                 #expect(try await seqs(restored) == Array(1...50))
@@ -140,7 +151,9 @@ struct SchemaUpgradeTests {
         }
     }
 
-    @Test("of two restores into one folder at once, one puts its backup in place whole and the other is refused; the restored store is one backup, not a mix")
+    @Test(
+        "of two restores into one folder at once, one puts its backup in place whole and the other is refused; the restored store is one backup, not a mix"
+    )
     func concurrentRestores() async throws {
         try await withTemporarySQLitePath("restore-first") { first in
             try await withTemporarySQLitePath("restore-second") { second in
@@ -148,7 +161,10 @@ struct SchemaUpgradeTests {
                     for (path, client) in [(first, "first"), (second, "second")] {
                         let store = try await SQLStore.sqlite(path: path)
                         for index in 0..<200 {
-                            try await store.insertClient(ClientRecord(id: "\(client)-\(index)", name: client, authMethod: .none, redirectURIs: ["com.example.app:/cb"], createdAt: Date()))
+                            try await store.insertClient(
+                                ClientRecord(
+                                    id: "\(client)-\(index)", name: client, authMethod: .none, redirectURIs: ["com.example.app:/cb"],
+                                    createdAt: Date()))
                         }
                         try await store.close()
                     }
@@ -191,7 +207,9 @@ struct SchemaUpgradeTests {
         }
     }
 
-    @Test("opened to refuse another schema version, a store at version 9 (or a newer one) is refused and left as it is; opened as it is, it is left at 9; a new store gets the whole schema either way")
+    @Test(
+        "opened to refuse another schema version, a store at version 9 (or a newer one) is refused and left as it is; opened as it is, it is left at 9; a new store gets the whole schema either way"
+    )
     func migrationPolicies() async throws {
         try await withTemporarySQLitePath("policy") { path in
             let old = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
@@ -214,7 +232,8 @@ struct SchemaUpgradeTests {
 
             // A store a newer build upgraded is refused too.
             let newer = try InlineSQLiteDatabase(path: path, waitsForDisk: true, logger: Logger(label: "test"))
-            try await newer.migrationSession.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: SchemaMigrations.all.count + 1))").run()
+            try await newer.migrationSession.raw("INSERT INTO signet_schema_migrations (version) VALUES (\(bind: SchemaMigrations.all.count + 1))")
+                .run()
             newer.close()
             let refusal = await #expect(throws: SignetError.self) { _ = try await SQLStore.sqlite(path: path, migrations: .requireCurrent) }
             #expect(refusal?.reason.contains("newer than this build's") == true)
@@ -243,7 +262,8 @@ struct SchemaUpgradeTests {
             #expect(try await store.throttle(key: "address-checking:10.0.0.1") == nil)
             #expect(try await store.throttle(key: "account-checking:abc") == nil)
             #expect(try await store.throttle(key: "address:10.0.0.1")?.failures == 1)
-            let view = try await store.takeSlot(ThrottleSlot(key: "account-checking:abc", id: "1"), expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "account:abc")
+            let view = try await store.takeSlot(
+                ThrottleSlot(key: "account-checking:abc", id: "1"), expiresAt: now.addingTimeInterval(60), now: now, failuresKey: "account:abc")
             #expect(view.liveSlots == 1)
             #expect(view.failures?.failures == 1)
             try await store.close()
@@ -263,6 +283,7 @@ struct SchemaUpgradeTests {
 
     private func tableSQL(_ database: InlineSQLiteDatabase) async throws -> [String: String] {
         let rows = try await database.raw("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all()
-        return try Dictionary(uniqueKeysWithValues: rows.map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "sql", as: String.self)) })
+        return try Dictionary(
+            uniqueKeysWithValues: rows.map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "sql", as: String.self)) })
     }
 }

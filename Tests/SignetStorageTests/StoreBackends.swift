@@ -24,10 +24,13 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .sqlite:
             let folder = try TestFolder.make("store")
             let store = try await SQLStore.sqlite(path: folder.appendingPathComponent("signet.sqlite").path)
-            return (store, {
-                try await store.close()
-                try? FileManager.default.removeItem(at: folder)
-            })
+            return (
+                store,
+                {
+                    try await store.close()
+                    try? FileManager.default.removeItem(at: folder)
+                }
+            )
         case .postgres:
             let store = try await SQLStore.postgres(url: Self.postgresURL!, schema: Self.freshSchema())
             return (store, { try await store.close() })

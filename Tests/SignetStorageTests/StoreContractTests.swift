@@ -19,11 +19,15 @@ struct StoreContractTests {
     }
 
     func grant(_ id: String = UUID().uuidString) -> GrantRecord {
-        GrantRecord(id: id, clientID: "c", userID: "u", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600))
+        GrantRecord(
+            id: id, clientID: "c", userID: "u", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now,
+            expiresAt: now.addingTimeInterval(3600))
     }
 
     func code(_ hash: String, grantID: String) -> AuthorizationCodeRecord {
-        AuthorizationCodeRecord(codeHash: hash, grantID: grantID, clientID: "c", redirectURI: "com.example.app:/cb", codeChallenge: "x", nonce: "n", expiresAt: now.addingTimeInterval(60))
+        AuthorizationCodeRecord(
+            codeHash: hash, grantID: grantID, clientID: "c", redirectURI: "com.example.app:/cb", codeChallenge: "x", nonce: "n",
+            expiresAt: now.addingTimeInterval(60))
     }
 
     @Test("PostgreSQL is configured whenever CI runs, so its contract is never silently skipped")
@@ -47,7 +51,9 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a client is replaced only at the version read: a stale version changes nothing, and parallel administrative changes of different settings are all kept", arguments: StoreBackend.available)
+    @Test(
+        "a client is replaced only at the version read: a stale version changes nothing, and parallel administrative changes of different settings are all kept",
+        arguments: StoreBackend.available)
     func clientCompareAndSwap(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             try await store.insertClient(client("a"))
@@ -85,7 +91,9 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a key holding the NUL character finds nothing and spends nothing on every store (PostgreSQL text cannot hold it)", arguments: StoreBackend.available)
+    @Test(
+        "a key holding the NUL character finds nothing and spends nothing on every store (PostgreSQL text cannot hold it)",
+        arguments: StoreBackend.available)
     func nulCharacter(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             try await store.insertClient(client("a"))
@@ -145,7 +153,9 @@ struct StoreContractTests {
         }
     }
 
-    @Test("an instance id is consumed once by 50 racers; devices are unique by instance and certificate; CAs come newest first", arguments: StoreBackend.available)
+    @Test(
+        "an instance id is consumed once by 50 racers; devices are unique by instance and certificate; CAs come newest first",
+        arguments: StoreBackend.available)
     func devices(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let instance = DeviceInstanceRecord(id: "inst-9", clientID: "app", createdAt: now, expiresAt: now.addingTimeInterval(600))
@@ -165,7 +175,9 @@ struct StoreContractTests {
             await #expect(throws: SignetError.self) { try await store.insertDevice(device) }
             for (id, age) in [("old", 100.0), ("new", 10.0)] {
                 try await store.insertDeviceCA(
-                    DeviceCARecord(id: id, privateKeyPEM: "k", certificatePEM: "c", createdAt: now.addingTimeInterval(-age), notAfter: now.addingTimeInterval(1_000)))
+                    DeviceCARecord(
+                        id: id, privateKeyPEM: "k", certificatePEM: "c", createdAt: now.addingTimeInterval(-age),
+                        notAfter: now.addingTimeInterval(1_000)))
             }
             #expect(try await store.deviceCAs().map(\.id) == ["new", "old"])
         }
@@ -190,17 +202,22 @@ struct StoreContractTests {
         try await withStore(backend) { store in
             let user = "user-\(UUID().uuidString)", client = "client-\(UUID().uuidString)"
             for (offset, kind, userID, clientID) in [
-                (0.0, "login.failed", user, client), (10, "login.succeeded", user, client), (20, "client.updated", nil, client), (30, "user.locked", user, nil),
+                (0.0, "login.failed", user, client), (10, "login.succeeded", user, client), (20, "client.updated", nil, client),
+                (30, "user.locked", user, nil),
             ] as [(TimeInterval, String, String?, String?)] {
                 try await store.appendAuditEvent(
                     AuditEventRecord(
-                        id: UUID().uuidString, at: now.addingTimeInterval(offset), kind: kind, userID: userID, clientID: clientID, actor: "user", target: nil,
+                        id: UUID().uuidString, at: now.addingTimeInterval(offset), kind: kind, userID: userID, clientID: clientID, actor: "user",
+                        target: nil,
                         reason: nil))
             }
             #expect(try await store.auditEvents(AuditQuery(userID: user)).map(\.kind) == ["user.locked", "login.succeeded", "login.failed"])
             #expect(try await store.auditEvents(AuditQuery(clientID: client)).map(\.kind) == ["client.updated", "login.succeeded", "login.failed"])
             #expect(try await store.auditEvents(AuditQuery(userID: user, clientID: client, limit: 1)).map(\.kind) == ["login.succeeded"])
-            #expect(try await store.auditEvents(AuditQuery(clientID: client, since: now.addingTimeInterval(10))).map(\.kind) == ["client.updated", "login.succeeded"])
+            #expect(
+                try await store.auditEvents(AuditQuery(clientID: client, since: now.addingTimeInterval(10))).map(\.kind) == [
+                    "client.updated", "login.succeeded",
+                ])
             #expect(try await store.purgeAuditEvents(before: now.addingTimeInterval(15)) >= 2)
             #expect(try await store.auditEvents(AuditQuery(clientID: client)).map(\.kind) == ["client.updated"])
         }
@@ -226,7 +243,8 @@ struct StoreContractTests {
         try await withStore(backend) { store in
             try await store.insertGrant(grant("g1"))
             for hash in ["r1", "r2"] {
-                try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: hash, grantID: "g1", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+                try await store.insertRefreshToken(
+                    RefreshTokenRecord(tokenHash: hash, grantID: "g1", clientID: "c", expiresAt: now.addingTimeInterval(60)))
             }
             guard case .redeemed = try await store.useRefreshToken(hash: "r1", at: now) else {
                 Issue.record("first use should win")
@@ -245,7 +263,8 @@ struct StoreContractTests {
     @Test("a login session changes only from the version it was read at, and is consumed once", arguments: StoreBackend.available)
     func loginSessions(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
-            let request = ValidatedAuthorizationRequest(clientID: "c", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "x")
+            let request = ValidatedAuthorizationRequest(
+                clientID: "c", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "x")
             let record = LoginSessionRecord(id: "p1", channel: .api, request: request, step: .selectScenario, expiresAt: now.addingTimeInterval(600))
             try await store.insertLoginSession(record)
             #expect(try await store.loginSession(id: "p1") == record)
@@ -266,7 +285,8 @@ struct StoreContractTests {
     func rememberTokens(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             for (hash, user) in [("t1", "u1"), ("t2", "u1"), ("t3", "u2")] {
-                try await store.insertRememberToken(RememberTokenRecord(tokenHash: hash, clientID: "c", userID: user, createdAt: now, expiresAt: now.addingTimeInterval(60)))
+                try await store.insertRememberToken(
+                    RememberTokenRecord(tokenHash: hash, clientID: "c", userID: user, createdAt: now, expiresAt: now.addingTimeInterval(60)))
             }
             #expect(try await store.rememberToken(hash: "t1")?.userID == "u1")
             try await store.deleteRememberToken(hash: "t3")
@@ -297,12 +317,15 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a code or refresh token is read with its grant as the two reads apart give it (revoked or not, bound to a device or not, grant gone or not); once spent, without its grant", arguments: StoreBackend.available)
+    @Test(
+        "a code or refresh token is read with its grant as the two reads apart give it (revoked or not, bound to a device or not, grant gone or not); once spent, without its grant",
+        arguments: StoreBackend.available)
     func readsWithGrant(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             try await store.insertGrant(grant("g3"))
             try await store.insertCode(code("h3", grantID: "g3"))
-            try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "r3", grantID: "g3", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            try await store.insertRefreshToken(
+                RefreshTokenRecord(tokenHash: "r3", grantID: "g3", clientID: "c", expiresAt: now.addingTimeInterval(60)))
             try await store.insertCode(code("orphan", grantID: "no-such-grant"))
 
             let fresh = try #require(try await store.codeWithGrant(hash: "h3"))
@@ -342,7 +365,8 @@ struct StoreContractTests {
     func refreshTokenReadWithGrant(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             try await store.insertGrant(grant("g5"))
-            try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: "r5", grantID: "g5", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+            try await store.insertRefreshToken(
+                RefreshTokenRecord(tokenHash: "r5", grantID: "g5", clientID: "c", expiresAt: now.addingTimeInterval(60)))
             #expect(try await store.bindGrant(id: "g5", toDevice: "device-5", replacing: nil))
             let read = try #require(try await store.refreshTokenWithGrant(hash: "r5"))
             #expect(read.token.usedAt == nil)
@@ -351,7 +375,9 @@ struct StoreContractTests {
         }
     }
 
-    @Test("spending a code or refresh token with its grant gives the winner the grant and its user as they stand at the spend (revoked, bound to a device, locked, gone), and losers none", arguments: StoreBackend.available)
+    @Test(
+        "spending a code or refresh token with its grant gives the winner the grant and its user as they stand at the spend (revoked, bound to a device, locked, gone), and losers none",
+        arguments: StoreBackend.available)
     func spendsWithGrant(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             var owner = UserRecord(id: "u", username: "owner", passwordHash: "$2b$04$hash", securityStamp: "s1", createdAt: now)
@@ -361,7 +387,8 @@ struct StoreContractTests {
             try await store.insertCode(code("h7", grantID: "g6"))
             try await store.insertCode(code("orphan6", grantID: "no-such-grant"))
             for hash in ["r6", "r7"] {
-                try await store.insertRefreshToken(RefreshTokenRecord(tokenHash: hash, grantID: "g6", clientID: "c", expiresAt: now.addingTimeInterval(60)))
+                try await store.insertRefreshToken(
+                    RefreshTokenRecord(tokenHash: hash, grantID: "g6", clientID: "c", expiresAt: now.addingTimeInterval(60)))
             }
 
             let first = try await store.redeemCodeWithGrant(hash: "h6", at: now)
@@ -416,9 +443,11 @@ struct StoreContractTests {
             #expect(late.user == owner && late.user?.locked == true, "a code spent after its user was locked gets the locked user")
 
             // A grant whose user is gone: the grant, and no user.
-            try await store.insertGrant(GrantRecord(
-                id: "g8", clientID: "c", userID: "no-such-user", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now,
-                expiresAt: now.addingTimeInterval(3600)))
+            try await store.insertGrant(
+                GrantRecord(
+                    id: "g8", clientID: "c", userID: "no-such-user", scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil,
+                    createdAt: now,
+                    expiresAt: now.addingTimeInterval(3600)))
             try await store.insertCode(code("h8", grantID: "g8"))
             let userless = try await store.redeemCodeWithGrant(hash: "h8", at: now)
             #expect(userless.grant?.id == "g8" && userless.user == nil)
@@ -440,7 +469,8 @@ struct StoreContractTests {
     @Test("sessions: insert, find, delete", arguments: StoreBackend.available)
     func sessions(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
-            let session = BrowserSessionRecord(idHash: "s1", sid: "sid", userID: "u", authTime: now, acr: "a", amr: ["pwd"], expiresAt: now.addingTimeInterval(60))
+            let session = BrowserSessionRecord(
+                idHash: "s1", sid: "sid", userID: "u", authTime: now, acr: "a", amr: ["pwd"], expiresAt: now.addingTimeInterval(60))
             try await store.insertSession(session)
             #expect(try await store.session(idHash: "s1") == session)
             try await store.deleteSession(idHash: "s1")
@@ -499,7 +529,9 @@ struct StoreContractTests {
         }
     }
 
-    @Test("a slot is taken before the look, counts until released or expired, and the look reads the limit's failures", arguments: StoreBackend.available)
+    @Test(
+        "a slot is taken before the look, counts until released or expired, and the look reads the limit's failures",
+        arguments: StoreBackend.available)
     func throttleSlots(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let a1 = ThrottleSlot(key: "a", id: "1"), a2 = ThrottleSlot(key: "a", id: "2"), a3 = ThrottleSlot(key: "a", id: "3")
@@ -520,19 +552,31 @@ struct StoreContractTests {
             // Released slots count no more; unknown ones, and none at all, are ignored.
             try await store.releaseSlots([a2, b1, ThrottleSlot(key: "a", id: "missing")])
             try await store.releaseSlots([])
-            #expect(try await store.takeSlot(ThrottleSlot(key: "a", id: "4"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fa").liveSlots == 2)
-            #expect(try await store.takeSlot(ThrottleSlot(key: "b", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fb").liveSlots == 1)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "a", id: "4"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fa")
+                    .liveSlots == 2)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "b", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "fb")
+                    .liveSlots == 1)
             // A slot is its key and id together: releasing (c, 1) and (d, 2) leaves (c, 2) and (d, 1).
             for slot in [ThrottleSlot(key: "c", id: "1"), ThrottleSlot(key: "c", id: "2"), ThrottleSlot(key: "d", id: "1")] {
                 _ = try await store.takeSlot(slot, expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f")
             }
-            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "d", id: "2"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f")
+                    .liveSlots == 2)
             try await store.releaseSlots([ThrottleSlot(key: "c", id: "1"), ThrottleSlot(key: "d", id: "2")])
-            #expect(try await store.takeSlot(ThrottleSlot(key: "c", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
-            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f").liveSlots == 2)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "c", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f")
+                    .liveSlots == 2)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "d", id: "3"), expiresAt: later.addingTimeInterval(60), now: later, failuresKey: "f")
+                    .liveSlots == 2)
             // A slot counts until its expiry, not at it.
             let end = later.addingTimeInterval(60)
-            #expect(try await store.takeSlot(ThrottleSlot(key: "d", id: "4"), expiresAt: end.addingTimeInterval(60), now: end, failuresKey: "f").liveSlots == 1)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "d", id: "4"), expiresAt: end.addingTimeInterval(60), now: end, failuresKey: "f").liveSlots
+                    == 1)
         }
     }
 
@@ -543,17 +587,23 @@ struct StoreContractTests {
             _ = try await store.takeSlot(ThrottleSlot(key: "k", id: "live"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f")
             try await store.purgeExpired(before: now.addingTimeInterval(100))
             // Counted at a time when both would count: only the live one is left.
-            #expect(try await store.takeSlot(ThrottleSlot(key: "k", id: "new"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f").liveSlots == 2)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "k", id: "new"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f")
+                    .liveSlots == 2)
             try await store.releaseSlots([ThrottleSlot(key: "k", id: "live"), ThrottleSlot(key: "k", id: "new")])
-            #expect(try await store.takeSlot(ThrottleSlot(key: "k", id: "last"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f").liveSlots == 1)
+            #expect(
+                try await store.takeSlot(ThrottleSlot(key: "k", id: "last"), expiresAt: now.addingTimeInterval(1000), now: now, failuresKey: "f")
+                    .liveSlots == 1)
         }
     }
 
     @Test("purging removes what has expired and keeps what has not", arguments: StoreBackend.available)
     func purge(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
-            try await store.insertSession(BrowserSessionRecord(idHash: "old", sid: "1", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(10)))
-            try await store.insertSession(BrowserSessionRecord(idHash: "new", sid: "2", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(1000)))
+            try await store.insertSession(
+                BrowserSessionRecord(idHash: "old", sid: "1", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(10)))
+            try await store.insertSession(
+                BrowserSessionRecord(idHash: "new", sid: "2", userID: "u", authTime: now, acr: "a", amr: [], expiresAt: now.addingTimeInterval(1000)))
             try await store.purgeExpired(before: now.addingTimeInterval(100))
             #expect(try await store.session(idHash: "old") == nil)
             #expect(try await store.session(idHash: "new") != nil)
@@ -591,7 +641,8 @@ struct LimitStoreContractTests {
             let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        let next = LimitRecord(key: "race", uses: [self.now.addingTimeInterval(Double(index))], version: 2, expiresAt: self.now.addingTimeInterval(60))
+                        let next = LimitRecord(
+                            key: "race", uses: [self.now.addingTimeInterval(Double(index))], version: 2, expiresAt: self.now.addingTimeInterval(60))
                         return try await store.replaceLimit(next, expectedVersion: 1)
                     }
                 }
@@ -607,7 +658,9 @@ struct UserRevocationContractTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func grant(_ id: String, user: String) -> GrantRecord {
-        GrantRecord(id: id, clientID: "c", userID: user, scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now, expiresAt: now.addingTimeInterval(3600))
+        GrantRecord(
+            id: id, clientID: "c", userID: user, scope: "openid", authTime: now, acr: "a", amr: ["pwd"], sessionID: nil, createdAt: now,
+            expiresAt: now.addingTimeInterval(3600))
     }
 
     func refresh(_ hash: String, grant: String) -> RefreshTokenRecord {
@@ -669,13 +722,15 @@ struct UserRevocationContractTests {
             carol.securityStamp = "c1"
             #expect(try await store.replaceUser(carol, expectedStamp: "c0") == false)
             #expect(try await store.replaceUser(carol, expectedStamp: nil))
-            #expect(try await store.replaceUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: now), expectedStamp: nil) == false)
+            #expect(
+                try await store.replaceUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: now), expectedStamp: nil) == false)
         }
     }
 
     @Test("records stored before min_acr, native_login and locked existed still read, with safe defaults")
     func olderRecordsDecode() throws {
-        let client = #"{"id":"c","name":"C","authMethod":"none","redirectURIs":["com.example.app:/cb"],"postLogoutRedirectURIs":[],"allowedScopes":["openid"],"allowsRefreshTokens":true,"createdAt":0}"#
+        let client =
+            #"{"id":"c","name":"C","authMethod":"none","redirectURIs":["com.example.app:/cb"],"postLogoutRedirectURIs":[],"allowedScopes":["openid"],"allowsRefreshTokens":true,"createdAt":0}"#
         let decoded = try JSONDecoder().decode(ClientRecord.self, from: Data(client.utf8))
         #expect(decoded.nativeLogin == false)
         #expect(decoded.minimumACR == nil)

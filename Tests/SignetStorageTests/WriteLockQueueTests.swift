@@ -18,16 +18,16 @@ struct WriteLockQueueTests {
         let python = try ChildProcess.start(
             "/usr/bin/env",
             [
-            "python3", "-c",
-            """
-            import fcntl, os, sys, time
-            f = open(sys.argv[1], 'a+')
-            fcntl.lockf(f, fcntl.LOCK_SH, 1, 0, os.SEEK_SET)
-            open(sys.argv[1] + '.held', 'w').close()
-            while not os.path.exists(sys.argv[2]):
-                time.sleep(0.01)
-            """,
-            path, release,
+                "python3", "-c",
+                """
+                import fcntl, os, sys, time
+                f = open(sys.argv[1], 'a+')
+                fcntl.lockf(f, fcntl.LOCK_SH, 1, 0, os.SEEK_SET)
+                open(sys.argv[1] + '.held', 'w').close()
+                while not os.path.exists(sys.argv[2]):
+                    time.sleep(0.01)
+                """,
+                path, release,
             ])
         try waitFor(path + ".held", from: python)
         return python
@@ -43,7 +43,9 @@ struct WriteLockQueueTests {
         try #require(FileManager.default.fileExists(atPath: marker))
     }
 
-    @Test("a write that meets another process's write lock says it waits, until it is written: that process sees the wait, and a write that waits is not announced after it is written")
+    @Test(
+        "a write that meets another process's write lock says it waits, until it is written: that process sees the wait, and a write that waits is not announced after it is written"
+    )
     func waitingWriteIsAnnounced() async throws {
         try await withTemporarySQLiteStore("queue-announced", laterFlush: .seconds(3600)) { store, _, path in
             // Another process: takes SQLite's write lock, waits until it sees a write waiting for
@@ -51,25 +53,25 @@ struct WriteLockQueueTests {
             let python = try ChildProcess.start(
                 "/usr/bin/env",
                 [
-                "python3", "-c",
-                """
-                import fcntl, os, sqlite3, struct, sys, time
-                db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
-                db.execute('BEGIN IMMEDIATE')
-                open(sys.argv[1] + '.locked', 'w').close()
-                waiting = open(sys.argv[1] + '-waiting', 'a+')
-                seen = False
-                for _ in range(3000):
-                    query = struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
-                    answer = fcntl.fcntl(waiting.fileno(), fcntl.F_GETLK, query)
-                    if struct.unpack('hhqqi', answer)[0] != fcntl.F_UNLCK:
-                        seen = True
-                        break
-                    time.sleep(0.01)
-                open(sys.argv[1] + '.seen', 'w').write('yes' if seen else 'no')
-                db.execute('COMMIT')
-                """,
-                path,
+                    "python3", "-c",
+                    """
+                    import fcntl, os, sqlite3, struct, sys, time
+                    db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+                    db.execute('BEGIN IMMEDIATE')
+                    open(sys.argv[1] + '.locked', 'w').close()
+                    waiting = open(sys.argv[1] + '-waiting', 'a+')
+                    seen = False
+                    for _ in range(3000):
+                        query = struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
+                        answer = fcntl.fcntl(waiting.fileno(), fcntl.F_GETLK, query)
+                        if struct.unpack('hhqqi', answer)[0] != fcntl.F_UNLCK:
+                            seen = True
+                            break
+                        time.sleep(0.01)
+                    open(sys.argv[1] + '.seen', 'w').write('yes' if seen else 'no')
+                    db.execute('COMMIT')
+                    """,
+                    path,
                 ])
             try waitFor(path + ".locked", from: python)
             try await store.durableWrites {
@@ -82,15 +84,15 @@ struct WriteLockQueueTests {
             let check = try ChildProcess.start(
                 "/usr/bin/env",
                 [
-                "python3", "-c",
-                """
-                import fcntl, os, struct, sys
-                waiting = open(sys.argv[1] + '-waiting', 'a+')
-                query = struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
-                answer = fcntl.fcntl(waiting.fileno(), fcntl.F_GETLK, query)
-                sys.exit(0 if struct.unpack('hhqqi', answer)[0] == fcntl.F_UNLCK else 1)
-                """,
-                path,
+                    "python3", "-c",
+                    """
+                    import fcntl, os, struct, sys
+                    waiting = open(sys.argv[1] + '-waiting', 'a+')
+                    query = struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0)
+                    answer = fcntl.fcntl(waiting.fileno(), fcntl.F_GETLK, query)
+                    sys.exit(0 if struct.unpack('hhqqi', answer)[0] == fcntl.F_UNLCK else 1)
+                    """,
+                    path,
                 ])
             #expect(check.waitUntilExit() == 0, "no wait announced once written")
         }
@@ -113,7 +115,9 @@ struct WriteLockQueueTests {
         }
     }
 
-    @Test("while another process's write waits, a server's answer that writes opens no batch and waits, for half a second at most: a process stopped while it waits does not stop the server")
+    @Test(
+        "while another process's write waits, a server's answer that writes opens no batch and waits, for half a second at most: a process stopped while it waits does not stop the server"
+    )
     func serverGivesWay() async throws {
         try await withTemporarySQLiteStore("queue-gives-way", laterFlush: .seconds(3600)) { store, database, path in
             let release = path + ".release"

@@ -51,13 +51,17 @@ public struct DeviceAuthenticators: Sendable {
     {
         guard let kind = AuthenticatorCatalog.kind(aaid) else { throw SignetClientError(.misuse, isRetryable: false, reason: "unknown AAID \(aaid)") }
         guard (kind.verification == .pin) == (pin != nil) else {
-            throw SignetClientError(.misuse, isRetryable: false, reason: kind.verification == .pin ? "a PIN authenticator needs a PIN" : "only a PIN authenticator takes a PIN")
+            throw SignetClientError(
+                .misuse, isRetryable: false,
+                reason: kind.verification == .pin ? "a PIN authenticator needs a PIN" : "only a PIN authenticator takes a PIN")
         }
         let credential = try await requireCredential()
-        let envelope = try await post(UAFReturnRequest.self, "/uaf/registration/request", body: [String: String](), credential: credential, accessToken: accessToken)
+        let envelope = try await post(
+            UAFReturnRequest.self, "/uaf/registration/request", body: [String: String](), credential: credential, accessToken: accessToken)
         let request = try UAFClient.registrationRequest(envelope)
         guard UAFClient.acceptedAAIDs(request.policy).contains(kind.aaid) else {
-            throw SignetClientError(.misuse, isRetryable: false, reason: "the provider does not accept \(kind.aaid) on this device (policy, or registered already)")
+            throw SignetClientError(
+                .misuse, isRetryable: false, reason: "the provider does not accept \(kind.aaid) on this device (policy, or registered already)")
         }
         let (signer, keyMaterial) = try await devices.store { try await keyStore.makeKey(aaid: kind.aaid, der: kind.usesDER, options: options) }
         var derivation: PINKeyDerivation?
@@ -71,7 +75,8 @@ public struct DeviceAuthenticators: Sendable {
         let text = try await uaf.register(request, aaid: kind.aaid, keyID: keyID, signer: signer, pinKey: pinKey)
         _ = try await post(RegisteredAnswer.self, "/uaf/registration/response", body: UAFSendResponse(uafResponse: text), credential: credential)
         let stored = StoredAuthenticator(
-            aaid: kind.aaid, keyID: Data(keyID).base64URLEncodedString(), keyMaterial: keyMaterial, der: kind.usesDER, pin: derivation, options: options)
+            aaid: kind.aaid, keyID: Data(keyID).base64URLEncodedString(), keyMaterial: keyMaterial, der: kind.usesDER, pin: derivation,
+            options: options)
         try await devices.store { try await keyStore.save(stored) }
         return stored
     }
@@ -82,7 +87,9 @@ public struct DeviceAuthenticators: Sendable {
     public func changePIN(keyID: String, old: String, new: String) async throws {
         let credential = try await requireCredential()
         let authenticator = try await kept(keyID)
-        guard let derivation = authenticator.pin else { throw SignetClientError(.misuse, isRetryable: false, reason: "this authenticator has no PIN") }
+        guard let derivation = authenticator.pin else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "this authenticator has no PIN")
+        }
         try checkCoolDown(authenticator)
         let envelope = try await post(UAFReturnRequest.self, "/uaf/pin/change/request", body: ["key_id": keyID], credential: credential)
         let (newDerivation, newKey) = try PINKeyDerivation.enrol(pin: new, rounds: pinRounds)
@@ -156,11 +163,14 @@ public struct DeviceAuthenticators: Sendable {
             try await forget(authenticator, onProvider: true)
             throw error
         }
-        if authenticator.pin != nil, pinKey == nil { throw SignetClientError(.misuse, isRetryable: false, reason: "a PIN authenticator needs the PIN") }
+        if authenticator.pin != nil, pinKey == nil {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "a PIN authenticator needs the PIN")
+        }
         let advanced = try await devices.store { try await keyStore.advanceCounter(keyID: authenticator.keyID) }
         guard let keyID = Data(base64URLEncoded: authenticator.keyID) else { throw SignetClientError(.deviceKeyUnavailable, isRetryable: false) }
         return try await uaf.authenticate(
-            request, aaid: authenticator.aaid, keyID: Array(keyID), signer: signer, signCounter: advanced.signCounter, transactionShown: transactionShown,
+            request, aaid: authenticator.aaid, keyID: Array(keyID), signer: signer, signCounter: advanced.signCounter,
+            transactionShown: transactionShown,
             pinKey: pinKey, newPINKey: newPINKey)
     }
 
@@ -172,7 +182,9 @@ public struct DeviceAuthenticators: Sendable {
         case "wrong_pin":
             mapped.code = .wrongPIN
             mapped.isRetryable = true
-            try await updateGuard(authenticator.keyID) { $0.sync(remaining: error.attemptsLeft, coolDown: error.retryAfter.map(TimeInterval.init), now: now()) }
+            try await updateGuard(authenticator.keyID) {
+                $0.sync(remaining: error.attemptsLeft, coolDown: error.retryAfter.map(TimeInterval.init), now: now())
+            }
         case "pin_cool_down":
             mapped.code = .pinCoolingDown
             mapped.isRetryable = true
@@ -205,21 +217,26 @@ public struct DeviceAuthenticators: Sendable {
     /// Forgets an authenticator here, and on the provider when it may still be there.
     private func forget(_ authenticator: StoredAuthenticator, onProvider: Bool) async throws {
         if onProvider, let credential = try? await requireCredential() {
-            _ = try? await post(UAFReturnRequest.self, "/uaf/deregistration", body: DeregistrationBody(keyIDs: [authenticator.keyID]), credential: credential)
+            _ = try? await post(
+                UAFReturnRequest.self, "/uaf/deregistration", body: DeregistrationBody(keyIDs: [authenticator.keyID]), credential: credential)
         }
         try await devices.store { try await keyStore.delete(keyID: authenticator.keyID) }
     }
 
     /// POSTs JSON over mutual TLS and decodes the answer; the provider's errors as ``SignetClientError``,
     /// with the PIN's remaining tries in ``SignetClientError/attemptsLeft``.
-    func post<Answer: Decodable>(_ type: Answer.Type, _ path: String, body: some Encodable, credential: DeviceCredential, accessToken: String? = nil) async throws
+    func post<Answer: Decodable>(_ type: Answer.Type, _ path: String, body: some Encodable, credential: DeviceCredential, accessToken: String? = nil)
+        async throws
         -> Answer
     {
-        let request = HTTPTransportRequest(method: "POST", url: try devices.endpoint(path), headers: DeviceEnrolment.jsonHeaders, body: try DeviceEnrolment.json(body))
+        let request = HTTPTransportRequest(
+            method: "POST", url: try devices.endpoint(path), headers: DeviceEnrolment.jsonHeaders, body: try DeviceEnrolment.json(body))
         let response = try await devices.send(request, presenting: credential, accessToken: accessToken)
         if !response.isSuccess {
             var error = SignetClientError.from(response)
-            if let pin = try? JSONDecoder().decode(PINErrorBody.self, from: response.body).pin { error.attemptsLeft = pin.remainingTries ?? error.attemptsLeft }
+            if let pin = try? JSONDecoder().decode(PINErrorBody.self, from: response.body).pin {
+                error.attemptsLeft = pin.remainingTries ?? error.attemptsLeft
+            }
             throw error
         }
         return try devices.decode(Answer.self, from: response)
@@ -243,7 +260,9 @@ public struct DeviceAuthenticators: Sendable {
 
 extension DeviceEnrolment {
     /// The device's FIDO UAF authenticators, kept in `keyStore`, for the app whose facet id is `facetID`.
-    public func authenticators(keyStore: any AuthenticatorKeyStore, facetID: String, pinRounds: Int = PINKeyDerivation.defaultRounds) -> DeviceAuthenticators {
+    public func authenticators(keyStore: any AuthenticatorKeyStore, facetID: String, pinRounds: Int = PINKeyDerivation.defaultRounds)
+        -> DeviceAuthenticators
+    {
         DeviceAuthenticators(devices: self, keyStore: keyStore, facetID: facetID, pinRounds: pinRounds)
     }
 }

@@ -59,10 +59,12 @@ public struct DeviceLogin: Sendable {
         let kept = try await authenticators.registered()
         let usable = offered.compactMap { keyID in kept.first { $0.keyID == keyID } }
         guard !usable.isEmpty else {
-            throw SignetClientError(.authenticatorNotRegistered, isRetryable: false, reason: "none of the provider's authenticators for this device is on this phone")
+            throw SignetClientError(
+                .authenticatorNotRegistered, isRetryable: false, reason: "none of the provider's authenticators for this device is on this phone")
         }
         let shown = request.transaction?.first.flatMap { Data(base64URLEncoded: $0.content) }.map { String(decoding: $0, as: UTF8.self) }
-        return DeviceLoginChallenge(transactionText: shown, authenticators: usable, expiresIn: answer.expiresIn, request: request, parameters: input.parameters)
+        return DeviceLoginChallenge(
+            transactionText: shown, authenticators: usable, expiresIn: answer.expiresIn, request: request, parameters: input.parameters)
     }
 
     /// Answers the challenge with an authenticator (the first usable when `keyID` is `nil`),

@@ -27,7 +27,8 @@ public actor SoftwareAuthenticatorKeyStore: AuthenticatorKeyStore {
     /// face (a software key claiming a biometric AAID would claim what it cannot do).
     public func makeKey(aaid: String, der: Bool, options: AuthenticatorOptions) throws -> (signer: any UAFSigner, keyMaterial: Data) {
         guard AuthenticatorCatalog.kind(aaid)?.verification == .pin else {
-            throw SignetClientError(.misuse, isRetryable: false, reason: "software keys serve PIN authenticators only; \(aaid) needs the OS's user verification")
+            throw SignetClientError(
+                .misuse, isRetryable: false, reason: "software keys serve PIN authenticators only; \(aaid) needs the OS's user verification")
         }
         let signer = SoftwareUAFSigner(der: der)
         return (signer, signer.key.rawRepresentation)
@@ -103,8 +104,10 @@ public actor MemoryAuthenticatorKeyStore: AuthenticatorKeyStore {
 extension SoftwareUAFSigner {
     /// The signer of a kept software authenticator.
     static func restore(_ authenticator: StoredAuthenticator) throws -> SoftwareUAFSigner {
-        do { return SoftwareUAFSigner(key: try P256.Signing.PrivateKey(rawRepresentation: authenticator.keyMaterial), der: authenticator.der) } catch {
-            throw SignetClientError(.authenticatorInvalidated, isRetryable: false, reason: "the authenticator's key cannot be read", underlying: error)
+        do { return SoftwareUAFSigner(key: try P256.Signing.PrivateKey(rawRepresentation: authenticator.keyMaterial), der: authenticator.der) } catch
+        {
+            throw SignetClientError(
+                .authenticatorInvalidated, isRetryable: false, reason: "the authenticator's key cannot be read", underlying: error)
         }
     }
 }

@@ -65,18 +65,23 @@ public struct UAFClient: Sendable {
 
     /// The registration response for `request`, by a new key `signer` with `keyID`, its PIN key
     /// (X9.62) when it is a PIN authenticator.
-    public func register(_ request: UAFRegistrationRequest, aaid: String, keyID: [UInt8], signer: any UAFSigner, signCounter: UInt32 = 0, pinKey: [UInt8]? = nil)
+    public func register(
+        _ request: UAFRegistrationRequest, aaid: String, keyID: [UInt8], signer: any UAFSigner, signCounter: UInt32 = 0, pinKey: [UInt8]? = nil
+    )
         async throws -> String
     {
         let (fcParams, hash) = try finalChallenge(request.header, challenge: request.challenge)
         let data = UAFKeyRegistrationData(
-            aaid: aaid, signatureAlgorithm: signer.signatureAlgorithm, publicKeyFormat: signer.publicKeyFormat, finalChallengeHash: hash, keyID: keyID,
+            aaid: aaid, signatureAlgorithm: signer.signatureAlgorithm, publicKeyFormat: signer.publicKeyFormat, finalChallengeHash: hash,
+            keyID: keyID,
             signCounter: signCounter, publicKey: signer.publicKey,
             extensions: pinKey.map { [UAFExtension(id: UAFPINProof.keyExtension, data: $0, critical: true)] } ?? [])
         // Surrogate basic attestation: the new key signs its own registration data.
         let signature = try await signer.sign(data.tlv.encoded)
         let assertion = UAFRegistrationAssertion(keyRegistrationData: data, surrogateSignature: signature)
-        return try Self.text([UAFResponse(header: request.header, fcParams: fcParams, assertions: [UAFAuthenticatorAssertion(assertion: assertion.tlv.encoded)])])
+        return try Self.text([
+            UAFResponse(header: request.header, fcParams: fcParams, assertions: [UAFAuthenticatorAssertion(assertion: assertion.tlv.encoded)])
+        ])
     }
 
     /// The authentication response for `request` by the authenticator `aaid`/`keyID`.
@@ -86,7 +91,8 @@ public struct UAFClient: Sendable {
     ///   - pinKey: the key derived from the PIN typed, for a PIN authenticator.
     ///   - newPINKey: the new PIN's public key (X9.62), in a PIN change.
     public func authenticate(
-        _ request: UAFAuthenticationRequest, aaid: String, keyID: [UInt8], signer: any UAFSigner, signCounter: UInt32, transactionShown: [UInt8]? = nil,
+        _ request: UAFAuthenticationRequest, aaid: String, keyID: [UInt8], signer: any UAFSigner, signCounter: UInt32,
+        transactionShown: [UInt8]? = nil,
         pinKey: P256.Signing.PrivateKey? = nil, newPINKey: [UInt8]? = nil
     ) async throws -> String {
         let (fcParams, hash) = try finalChallenge(request.header, challenge: request.challenge)
@@ -100,24 +106,31 @@ public struct UAFClient: Sendable {
         var generator = SystemRandomNumberGenerator()
         for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255, using: &generator) }
         let data = UAFSignedData(
-            aaid: aaid, authenticationMode: transactionShown == nil ? .userVerified : .transactionConfirmed, signatureAlgorithm: signer.signatureAlgorithm,
+            aaid: aaid, authenticationMode: transactionShown == nil ? .userVerified : .transactionConfirmed,
+            signatureAlgorithm: signer.signatureAlgorithm,
             authenticatorNonce: nonce, finalChallengeHash: hash, transactionContentHash: transactionShown.map { Array(SHA256.hash(data: $0)) } ?? [],
             keyID: keyID, signCounter: signCounter, extensions: extensions)
         let signature = try await signer.sign(data.tlv.encoded)
         let assertion = UAFAuthenticationAssertion(signedData: data, signature: signature)
-        return try Self.text([UAFResponse(header: request.header, fcParams: fcParams, assertions: [UAFAuthenticatorAssertion(assertion: assertion.tlv.encoded)])])
+        return try Self.text([
+            UAFResponse(header: request.header, fcParams: fcParams, assertions: [UAFAuthenticatorAssertion(assertion: assertion.tlv.encoded)])
+        ])
     }
 
     /// fcParams (base64url) and its SHA-256, for a request's header and challenge (UAF Protocol §3.2.1).
     func finalChallenge(_ header: UAFHeader, challenge: String) throws -> (String, [UInt8]) {
-        guard let appID = header.appID else { throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the UAF request names no appID") }
+        guard let appID = header.appID else {
+            throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the UAF request names no appID")
+        }
         let params = UAFFinalChallengeParams(appID: appID, challenge: challenge, facetID: facetID)
         let fcParams = Data(try JSONEncoder().encode(params)).base64URLEncodedString()
         return (fcParams, UAFFinalChallenge.hash(ofFCParams: fcParams))
     }
 
     private static func single<Message: Decodable>(_ type: Message.Type, _ envelope: UAFReturnRequest, op: UAFOperation) throws -> Message {
-        guard envelope.op == op, let messages = try? JSONDecoder().decode([Message].self, from: Data(envelope.uafRequest.utf8)), let first = messages.first else {
+        guard envelope.op == op, let messages = try? JSONDecoder().decode([Message].self, from: Data(envelope.uafRequest.utf8)),
+            let first = messages.first
+        else {
             throw SignetClientError(.invalidResponse, isRetryable: false, reason: "the provider's UAF request is not a \(op.rawValue) request")
         }
         return first

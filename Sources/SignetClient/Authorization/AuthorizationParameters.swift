@@ -38,12 +38,16 @@ public struct AuthorizationParameters: Sendable, Equatable, Codable {
     ) {
         let verifier = PKCE.makeVerifier(random: random)
         self.init(
-            clientID: clientID, redirectURI: redirectURI, scope: scope, state: random.token(byteCount: 16), nonce: nonce ?? random.token(byteCount: 16),
+            clientID: clientID, redirectURI: redirectURI, scope: scope, state: random.token(byteCount: 16),
+            nonce: nonce ?? random.token(byteCount: 16),
             codeChallenge: PKCE.challenge(for: verifier), codeVerifier: verifier, acrValues: acrValues, uiLocales: uiLocales)
     }
 
     /// Parameters handed over by a backend that keeps the verifier itself.
-    public init(clientID: String, redirectURI: String, scope: String, state: String, nonce: String?, codeChallenge: String, codeVerifier: String? = nil, acrValues: String? = nil, uiLocales: String? = nil) {
+    public init(
+        clientID: String, redirectURI: String, scope: String, state: String, nonce: String?, codeChallenge: String, codeVerifier: String? = nil,
+        acrValues: String? = nil, uiLocales: String? = nil
+    ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope

@@ -23,9 +23,12 @@ extension SignetClient {
     ///   refused code; `invalid_id_token` (with ``SignetClientError/idTokenFailures``),
     ///   `acr_not_satisfied`, `unexpected_token_type` when the tokens fail their checks.
     public func signIn(
-        agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil, nonce: String? = nil
+        agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil,
+        nonce: String? = nil
     ) async throws -> AuthTokens {
-        guard scope.split(separator: " ").contains("openid") else { throw SignetClientError(.misuse, isRetryable: false, reason: "scope must include openid") }
+        guard scope.split(separator: " ").contains("openid") else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "scope must include openid")
+        }
         guard let redirectURI = URL(string: configuration.redirectURI) else {
             throw SignetClientError(.misuse, isRetryable: false, reason: "the configured redirect URI is not a URL")
         }

@@ -17,7 +17,8 @@ extension DeviceEnrolment {
     public func rename(_ instanceID: String, to name: String, accessToken: String) async throws -> RegisteredDevice {
         try Self.check(name: name)
         return try await call(
-            "PATCH", try Self.path(instanceID), accessToken: accessToken, body: try Self.json(RenameRequestBody(name: name)), as: DeviceAnswerBody.self
+            "PATCH", try Self.path(instanceID), accessToken: accessToken, body: try Self.json(RenameRequestBody(name: name)),
+            as: DeviceAnswerBody.self
         ).device
     }
 

@@ -43,7 +43,8 @@ public actor SoftwareDeviceKeyStore: DeviceKeyStore {
         guard let contents = try sealed.read(Contents.self) else { return nil }
         let key: P256.Signing.PrivateKey
         do { key = try P256.Signing.PrivateKey(rawRepresentation: contents.key) } catch {
-            throw SignetClientError(.deviceKeyUnavailable, isRetryable: false, reason: "the device key file does not hold a P-256 key", underlying: error)
+            throw SignetClientError(
+                .deviceKeyUnavailable, isRetryable: false, reason: "the device key file does not hold a P-256 key", underlying: error)
         }
         let credential = try DeviceCredential(key: SoftwareDeviceKey(key: key), certificateChain: contents.certificateChain)
         cached = credential

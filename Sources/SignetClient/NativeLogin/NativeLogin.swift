@@ -155,7 +155,9 @@ public struct NativeLoginResult: Sendable, Equatable {
     /// Redeems the code and checks the tokens (token type; the ID token's claims, nonce included,
     /// as ``SignetClient/exchangeCode(_:verifier:acrValues:nonce:)`` says); to keep in an `AuthState`.
     public func exchangeForTokens() async throws -> AuthTokens {
-        guard let verifier = parameters.codeVerifier else { throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier") }
+        guard let verifier = parameters.codeVerifier else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "a backend holds the PKCE verifier")
+        }
         return try await client.redeem(code: code, verifier: verifier, parameters: parameters)
     }
 }

@@ -63,7 +63,7 @@ struct SealedFile: Sendable {
 
     /// Deletes the file; none is not an error.
     func delete() throws {
-        do { try FileManager.default.removeItem(at: file) } catch where !FileManager.default.fileExists(atPath: file.path) {
+        do { try FileManager.default.removeItem(at: file) } catch  where !FileManager.default.fileExists(atPath: file.path) {
             return
         } catch {
             throw failure("the \(noun) file could not be deleted", error)

@@ -23,9 +23,13 @@ extension SignetClient {
     }
 
     /// ``send(_:accessToken:tokenType:)`` through `transport` (a mutual-TLS one for the device endpoints).
-    func send(_ request: HTTPTransportRequest, accessToken: String, tokenType: String, via transport: any HTTPTransport) async throws -> HTTPTransportResponse {
+    func send(_ request: HTTPTransportRequest, accessToken: String, tokenType: String, via transport: any HTTPTransport) async throws
+        -> HTTPTransportResponse
+    {
         let bound = tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
-        guard !bound || dpop != nil else { throw SignetClientError(.misuse, isRetryable: false, reason: "a DPoP-bound token needs the client's DPoP key store") }
+        guard !bound || dpop != nil else {
+            throw SignetClientError(.misuse, isRetryable: false, reason: "a DPoP-bound token needs the client's DPoP key store")
+        }
         var outgoing = request
         outgoing.headers.removeAll { ["authorization", "dpop"].contains($0.name.lowercased()) }
         guard bound, let dpop else {

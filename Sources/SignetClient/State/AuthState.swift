@@ -55,7 +55,9 @@ public actor AuthState {
     /// Signs in through the browser (``SignetClient/signIn(agent:scope:acrValues:loginHint:prompt:nonce:)``)
     /// and keeps the tokens.
     @discardableResult
-    public func signIn(agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil) async throws -> AuthTokens {
+    public func signIn(
+        agent: any ExternalUserAgent, scope: String = "openid", acrValues: String? = nil, loginHint: String? = nil, prompt: String? = nil
+    ) async throws -> AuthTokens {
         let tokens = try await client.signIn(agent: agent, scope: scope, acrValues: acrValues, loginHint: loginHint, prompt: prompt)
         try await update(with: tokens)
         return tokens
@@ -73,7 +75,9 @@ public actor AuthState {
         // Checked by the client that returned it; read again only to keep the claims.
         let claims = response.idToken.flatMap(IDTokenClaims.unverified)
         try await update(
-            with: AuthTokens(tokens: response, accessTokenExpiresAt: client.now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)), idTokenClaims: claims))
+            with: AuthTokens(
+                tokens: response, accessTokenExpiresAt: client.now().addingTimeInterval(TimeInterval(response.expiresIn ?? 300)),
+                idTokenClaims: claims))
     }
 
     /// Tokens whose access token is valid for at least ``refreshMargin`` more seconds, refreshed first when needed.

@@ -35,7 +35,8 @@ struct TokenResponseCheck: Sendable {
         // RFC 6749 §7.1: never use a token of a type not asked for; RFC 9449 §5: DPoP when proved.
         let expectedType = usedDPoP ? "DPoP" : "Bearer"
         guard tokens.tokenType.caseInsensitiveCompare(expectedType) == .orderedSame else {
-            throw SignetClientError(.unexpectedTokenType, isRetryable: false, reason: "token_type is \(tokens.tokenType.prefix(32)), expected \(expectedType)")
+            throw SignetClientError(
+                .unexpectedTokenType, isRetryable: false, reason: "token_type is \(tokens.tokenType.prefix(32)), expected \(expectedType)")
         }
         var claims: IDTokenClaims?
         if let idToken = tokens.idToken {
@@ -47,7 +48,8 @@ struct TokenResponseCheck: Sendable {
                 throw SignetClientError(.invalidIDToken, isRetryable: false, idTokenFailures: failures)
             }
             if let previous = expectation.previous, let claims, claims.sub != previous.sub || claims.iss != previous.iss {
-                throw SignetClientError(.invalidIDToken, isRetryable: false, reason: "the refreshed ID token names another iss or sub (OIDC Core section 12.2)")
+                throw SignetClientError(
+                    .invalidIDToken, isRetryable: false, reason: "the refreshed ID token names another iss or sub (OIDC Core section 12.2)")
             }
         } else if expectation.requiresIDToken {
             throw SignetClientError(.invalidIDToken, isRetryable: false, idTokenFailures: [.malformed], reason: "the token response has no id_token")

@@ -3,7 +3,7 @@ import Foundation
 import SignetCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Sends requests with `URLSession`, reading at most `maximumResponseSize` bytes.
@@ -35,7 +35,9 @@ public struct URLSessionTransport: HTTPTransport {
             throw SignetError(.transportFailure, "\(request.method) \(url.host ?? "") failed: \(String(describing: type(of: error)))")
         }
         guard let http = response as? HTTPURLResponse else { throw SignetError(.transportFailure, "not an HTTP response") }
-        guard data.count <= maximumResponseSize else { throw SignetError(.malformedMessage, "the response is larger than \(maximumResponseSize) bytes") }
+        guard data.count <= maximumResponseSize else {
+            throw SignetError(.malformedMessage, "the response is larger than \(maximumResponseSize) bytes")
+        }
         let headers = http.allHeaderFields.compactMap { key, value -> (name: String, value: String)? in
             guard let name = key as? String else { return nil }
             return (name, String(describing: value))

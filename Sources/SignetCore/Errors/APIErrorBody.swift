@@ -15,7 +15,9 @@ public struct APIErrorBody: Sendable, Equatable, Codable {
     /// The step the same login can go on with, when it can.
     public var nextStep: LoginStep?
 
-    public init(error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil) {
+    public init(
+        error: String, errorDescription: String?, retryable: Bool?, retryAfter: Int? = nil, attemptsLeft: Int? = nil, nextStep: LoginStep? = nil
+    ) {
         self.error = OAuthError.wireSafe(error)
         self.errorDescription = errorDescription.map(OAuthError.wireSafe)
         self.retryable = retryable

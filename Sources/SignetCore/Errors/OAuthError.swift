@@ -55,7 +55,8 @@ public struct OAuthError: Error, Sendable, Hashable, Codable, CustomStringConver
             let replacement: String
             switch scalar {
             case "\u{2010}", "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}", "\u{2015}", "\u{2212}": replacement = "-"
-            case "\"", "\u{2018}", "\u{2019}", "\u{201A}", "\u{201B}", "\u{201C}", "\u{201D}", "\u{201E}", "\u{201F}", "\u{2032}", "\u{2033}": replacement = "'"
+            case "\"", "\u{2018}", "\u{2019}", "\u{201A}", "\u{201B}", "\u{201C}", "\u{201D}", "\u{201E}", "\u{201F}", "\u{2032}", "\u{2033}":
+                replacement = "'"
             case "\u{2026}": replacement = "..."
             case "\\": replacement = "/"
             case "\u{00A7}": replacement = "section "

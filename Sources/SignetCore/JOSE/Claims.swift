@@ -28,7 +28,10 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     /// instance_id — the app installation a login with scope `device` activates (Signet, issue 8).
     public var instanceID: String?
 
-    public init(iss: String, sub: String, aud: [String], azp: String?, exp: Int, iat: Int, authTime: Int?, nonce: String?, acr: String?, amr: [String]?, atHash: String?, sid: String? = nil) {
+    public init(
+        iss: String, sub: String, aud: [String], azp: String?, exp: Int, iat: Int, authTime: Int?, nonce: String?, acr: String?, amr: [String]?,
+        atHash: String?, sid: String? = nil
+    ) {
         self.iss = iss
         self.sub = sub
         self.aud = aud
@@ -57,7 +60,9 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
         iss = try container.decode(String.self, forKey: .iss)
         sub = try container.decode(String.self, forKey: .sub)
         // aud — OIDC Core §2: a string or an array of strings.
-        if let single = try? container.decode(String.self, forKey: .aud) { aud = [single] } else {
+        if let single = try? container.decode(String.self, forKey: .aud) {
+            aud = [single]
+        } else {
             aud = try container.decode([String].self, forKey: .aud)
         }
         azp = try container.decodeIfPresent(String.self, forKey: .azp)
@@ -100,7 +105,10 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// (`none` with the development verifier; docs/devices.md).
     public var attestation: String?
 
-    public init(iss: String, sub: String, aud: [String], clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?, amr: [String]?, grantID: String) {
+    public init(
+        iss: String, sub: String, aud: [String], clientID: String, exp: Int, iat: Int, jti: String, scope: String, authTime: Int?, acr: String?,
+        amr: [String]?, grantID: String
+    ) {
         self.iss = iss
         self.sub = sub
         self.aud = aud

@@ -50,7 +50,7 @@ public struct CompactJWT: Sendable, Equatable {
             else { return nil }
             return (header, claims, signature, secondDot)
         }
-        guard case let (headerJSON, claims, signature, signingInputCount)? = parts else { return .failure(.notCompact) }
+        guard case (let headerJSON, let claims, let signature, let signingInputCount)? = parts else { return .failure(.notCompact) }
         let headerMembers: JSONObjectMembers
         switch JSONObjectMembers.scan(headerJSON) {
         case .malformed: return .failure(.malformedHeader)

@@ -16,7 +16,10 @@ public struct PublicJWK: Sendable, Codable, Equatable {
     public var n: String?
     public var e: String?
 
-    public init(kty: String, kid: String?, use: String?, alg: String?, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil, e: String? = nil) {
+    public init(
+        kty: String, kid: String?, use: String?, alg: String?, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil,
+        e: String? = nil
+    ) {
         self.kty = kty
         self.kid = kid
         self.use = use

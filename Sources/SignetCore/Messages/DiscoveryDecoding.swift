@@ -12,29 +12,31 @@ public enum DiscoveryDecoding {
 
     /// The defaults of OIDC Discovery §3, RFC 8414 §2 and RFC 9207 §3 for members left out.
     /// An endpoint left out is the empty string: the provider does not offer it.
-    public static var defaults: [String: Any] { [
-        "userinfo_endpoint": "",
-        "revocation_endpoint": "",
-        "end_session_endpoint": "",
-        "scopes_supported": ["openid"],
-        "response_types_supported": ["code"],
-        "response_modes_supported": ["query", "fragment"],
-        "grant_types_supported": ["authorization_code", "implicit"],
-        "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": ["RS256"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic"],
-        "token_endpoint_auth_signing_alg_values_supported": [String](),
-        "revocation_endpoint_auth_methods_supported": ["client_secret_basic"],
-        "code_challenge_methods_supported": [String](),
-        "claims_supported": [String](),
-        "prompt_values_supported": [String](),
-        "acr_values_supported": [String](),
-        "ui_locales_supported": [String](),
-        "authorization_response_iss_parameter_supported": false,
-        "claims_parameter_supported": false,
-        "request_parameter_supported": false,
-        "request_uri_parameter_supported": true,
-    ] }
+    public static var defaults: [String: Any] {
+        [
+            "userinfo_endpoint": "",
+            "revocation_endpoint": "",
+            "end_session_endpoint": "",
+            "scopes_supported": ["openid"],
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query", "fragment"],
+            "grant_types_supported": ["authorization_code", "implicit"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+            "token_endpoint_auth_signing_alg_values_supported": [String](),
+            "revocation_endpoint_auth_methods_supported": ["client_secret_basic"],
+            "code_challenge_methods_supported": [String](),
+            "claims_supported": [String](),
+            "prompt_values_supported": [String](),
+            "acr_values_supported": [String](),
+            "ui_locales_supported": [String](),
+            "authorization_response_iss_parameter_supported": false,
+            "claims_parameter_supported": false,
+            "request_parameter_supported": false,
+            "request_uri_parameter_supported": true,
+        ]
+    }
 
     /// The document in `data`, with the defaults filled in.
     ///

@@ -47,7 +47,15 @@ public struct DiscoveryDocument: Sendable, Codable, Equatable {
     public var tlsClientCertificateBoundAccessTokens: Bool?
     public var requestURIParameterSupported: Bool
 
-    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String, jwksURI: String, revocationEndpoint: String, endSessionEndpoint: String, scopesSupported: [String], responseTypesSupported: [String], responseModesSupported: [String], grantTypesSupported: [String], subjectTypesSupported: [String], idTokenSigningAlgValuesSupported: [String], tokenEndpointAuthMethodsSupported: [String], tokenEndpointAuthSigningAlgValuesSupported: [String], revocationEndpointAuthMethodsSupported: [String], codeChallengeMethodsSupported: [String], claimsSupported: [String], promptValuesSupported: [String], acrValuesSupported: [String], uiLocalesSupported: [String], authorizationResponseIssParameterSupported: Bool, claimsParameterSupported: Bool, requestParameterSupported: Bool, requestURIParameterSupported: Bool) {
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String, jwksURI: String, revocationEndpoint: String,
+        endSessionEndpoint: String, scopesSupported: [String], responseTypesSupported: [String], responseModesSupported: [String],
+        grantTypesSupported: [String], subjectTypesSupported: [String], idTokenSigningAlgValuesSupported: [String],
+        tokenEndpointAuthMethodsSupported: [String], tokenEndpointAuthSigningAlgValuesSupported: [String],
+        revocationEndpointAuthMethodsSupported: [String], codeChallengeMethodsSupported: [String], claimsSupported: [String],
+        promptValuesSupported: [String], acrValuesSupported: [String], uiLocalesSupported: [String], authorizationResponseIssParameterSupported: Bool,
+        claimsParameterSupported: Bool, requestParameterSupported: Bool, requestURIParameterSupported: Bool
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint

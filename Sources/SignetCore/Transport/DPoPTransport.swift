@@ -100,7 +100,9 @@ public struct DPoPTransport: HTTPTransport {
         let proof: String
         do {
             proof = try await DPoPProofMaker(key: try await key(), random: random)
-                .proof(method: request.method, url: request.url, issuedAt: now(), accessToken: Self.boundToken(of: request), nonce: nonces.value(for: request.url))
+                .proof(
+                    method: request.method, url: request.url, issuedAt: now(), accessToken: Self.boundToken(of: request),
+                    nonce: nonces.value(for: request.url))
         } catch {
             throw ProofFailure(underlying: error)
         }
@@ -126,7 +128,9 @@ public struct DPoPTransport: HTTPTransport {
         case 401:
             return response.headers.contains { header in
                 header.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame
-                    && AuthenticationChallenge(header.value).map { $0.scheme.caseInsensitiveCompare("DPoP") == .orderedSame && $0.oauthError?.error == .useDPoPNonce } == true
+                    && AuthenticationChallenge(header.value).map {
+                        $0.scheme.caseInsensitiveCompare("DPoP") == .orderedSame && $0.oauthError?.error == .useDPoPNonce
+                    } == true
             }
         default: return false
         }

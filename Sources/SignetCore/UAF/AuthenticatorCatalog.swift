@@ -52,14 +52,27 @@ public enum AuthenticatorCatalog {
     )
 
     public static let all: [AuthenticatorKind] = [
-        AuthenticatorKind(aaid: "F1D0#0001", name: "Android PIN", platform: "android", verification: .pin, signatureAlgorithms: android.0, publicKeyFormats: android.1),
-        AuthenticatorKind(aaid: "F1D0#0002", name: "Android fingerprint", platform: "android", verification: .fingerprint, signatureAlgorithms: android.0, publicKeyFormats: android.1),
-        AuthenticatorKind(aaid: "F1D0#0003", name: "Android biometric", platform: "android", verification: .biometric, signatureAlgorithms: android.0, publicKeyFormats: android.1),
-        AuthenticatorKind(aaid: "F1D0#0004", name: "Android device passcode", platform: "android", verification: .passcode, signatureAlgorithms: android.0, publicKeyFormats: android.1),
-        AuthenticatorKind(aaid: "F1D0#1001", name: "iOS PIN", platform: "ios", verification: .pin, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
-        AuthenticatorKind(aaid: "F1D0#1002", name: "Touch ID", platform: "ios", verification: .fingerprint, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
-        AuthenticatorKind(aaid: "F1D0#1003", name: "Face ID", platform: "ios", verification: .face, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
-        AuthenticatorKind(aaid: "F1D0#1004", name: "iOS device passcode", platform: "ios", verification: .passcode, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
+        AuthenticatorKind(
+            aaid: "F1D0#0001", name: "Android PIN", platform: "android", verification: .pin, signatureAlgorithms: android.0,
+            publicKeyFormats: android.1),
+        AuthenticatorKind(
+            aaid: "F1D0#0002", name: "Android fingerprint", platform: "android", verification: .fingerprint, signatureAlgorithms: android.0,
+            publicKeyFormats: android.1),
+        AuthenticatorKind(
+            aaid: "F1D0#0003", name: "Android biometric", platform: "android", verification: .biometric, signatureAlgorithms: android.0,
+            publicKeyFormats: android.1),
+        AuthenticatorKind(
+            aaid: "F1D0#0004", name: "Android device passcode", platform: "android", verification: .passcode, signatureAlgorithms: android.0,
+            publicKeyFormats: android.1),
+        AuthenticatorKind(
+            aaid: "F1D0#1001", name: "iOS PIN", platform: "ios", verification: .pin, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
+        AuthenticatorKind(
+            aaid: "F1D0#1002", name: "Touch ID", platform: "ios", verification: .fingerprint, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
+        AuthenticatorKind(
+            aaid: "F1D0#1003", name: "Face ID", platform: "ios", verification: .face, signatureAlgorithms: apple.0, publicKeyFormats: apple.1),
+        AuthenticatorKind(
+            aaid: "F1D0#1004", name: "iOS device passcode", platform: "ios", verification: .passcode, signatureAlgorithms: apple.0,
+            publicKeyFormats: apple.1),
     ]
 
     public static func kind(_ aaid: String) -> AuthenticatorKind? { all.first { $0.aaid == aaid.uppercased() } }

@@ -84,7 +84,8 @@ public struct UAFKeyRegistrationData: Sendable, Equatable {
     }
 
     public var tlv: UAFTLV {
-        let info = UAFBytes.littleEndian(authenticatorVersion) + [authenticationMode] + UAFBytes.littleEndian(signatureAlgorithm.rawValue)
+        let info =
+            UAFBytes.littleEndian(authenticatorVersion) + [authenticationMode] + UAFBytes.littleEndian(signatureAlgorithm.rawValue)
             + UAFBytes.littleEndian(publicKeyFormat.rawValue)
         return UAFTLV(
             .keyRegistrationData,
@@ -116,15 +117,19 @@ public struct UAFRegistrationAssertion: Sendable, Equatable {
     /// Reads an assertion; every tag, length and the nesting are checked.
     public init(tlv bytes: [UInt8]) throws {
         let outer = try UAFTLV.single(bytes)
-        guard outer.tag == .regAssertion else { throw SignetError(.malformedMessage, "a registration assertion starts with \(outer.tag), not TAG_UAFV1_REG_ASSERTION") }
-        let fields = try UAFFields(outer, allowed: [.keyRegistrationData, .attestationBasicSurrogate, .attestationBasicFull], context: "the registration assertion")
+        guard outer.tag == .regAssertion else {
+            throw SignetError(.malformedMessage, "a registration assertion starts with \(outer.tag), not TAG_UAFV1_REG_ASSERTION")
+        }
+        let fields = try UAFFields(
+            outer, allowed: [.keyRegistrationData, .attestationBasicSurrogate, .attestationBasicFull], context: "the registration assertion")
         let krd = try fields.composite(.keyRegistrationData, "TAG_UAFV1_KRD")
         keyRegistrationData = try UAFKeyRegistrationData(krd)
         signedBytes = krd.encoded
         extensions = fields.extensions
         switch (fields.has(.attestationBasicSurrogate), fields.has(.attestationBasicFull)) {
         case (true, false):
-            let surrogate = try UAFFields(try fields.composite(.attestationBasicSurrogate, "the attestation"), allowed: [.signature], context: "the surrogate attestation")
+            let surrogate = try UAFFields(
+                try fields.composite(.attestationBasicSurrogate, "the attestation"), allowed: [.signature], context: "the surrogate attestation")
             attestation = .basicSurrogate(signature: try surrogate.required(.signature, "TAG_SIGNATURE", lengths: UAFLengths.signature))
         case (false, true):
             let full = try fields.composite(.attestationBasicFull, "the attestation")
@@ -137,7 +142,9 @@ public struct UAFRegistrationAssertion: Sendable, Equatable {
                 default: throw SignetError(.malformedMessage, "the full attestation holds an unexpected or repeated \(child.tag)")
                 }
             }
-            guard let signature, !certificates.isEmpty else { throw SignetError(.malformedMessage, "the full attestation needs a signature and a certificate") }
+            guard let signature, !certificates.isEmpty else {
+                throw SignetError(.malformedMessage, "the full attestation needs a signature and a certificate")
+            }
             attestation = .basicFull(signature: signature, certificates: certificates)
         default:
             throw SignetError(.malformedMessage, "the registration assertion needs exactly one attestation (basic surrogate or basic full)")
@@ -157,7 +164,8 @@ public struct UAFRegistrationAssertion: Sendable, Equatable {
         switch attestation {
         case .basicSurrogate(let signature): attestationItem = UAFTLV(.attestationBasicSurrogate, children: [UAFTLV(.signature, signature)])
         case .basicFull(let signature, let certificates):
-            attestationItem = UAFTLV(.attestationBasicFull, children: [UAFTLV(.signature, signature)] + certificates.map { UAFTLV(.attestationCertificate, $0) })
+            attestationItem = UAFTLV(
+                .attestationBasicFull, children: [UAFTLV(.signature, signature)] + certificates.map { UAFTLV(.attestationCertificate, $0) })
         }
         return UAFTLV(.regAssertion, signedBytes + attestationItem.encoded + extensions.flatMap(\.tlv.encoded))
     }
@@ -199,7 +207,8 @@ public struct UAFSignedData: Sendable, Equatable {
     init(_ item: UAFTLV) throws {
         let context = "the signed data"
         let fields = try UAFFields(
-            item, allowed: [.aaid, .assertionInfo, .authenticatorNonce, .finalChallengeHash, .transactionContentHash, .keyID, .counters], context: context)
+            item, allowed: [.aaid, .assertionInfo, .authenticatorNonce, .finalChallengeHash, .transactionContentHash, .keyID, .counters],
+            context: context)
         aaid = try UAFAAID.read(try fields.required(.aaid, "TAG_AAID", lengths: 9...9), context: context)
         let info = try fields.required(.assertionInfo, "TAG_ASSERTION_INFO", lengths: 5...5)
         authenticatorVersion = UAFBytes.uint16(info[0..<2])
@@ -238,7 +247,9 @@ public struct UAFAuthenticationAssertion: Sendable, Equatable {
 
     public init(tlv bytes: [UInt8]) throws {
         let outer = try UAFTLV.single(bytes)
-        guard outer.tag == .authAssertion else { throw SignetError(.malformedMessage, "an authentication assertion starts with \(outer.tag), not TAG_UAFV1_AUTH_ASSERTION") }
+        guard outer.tag == .authAssertion else {
+            throw SignetError(.malformedMessage, "an authentication assertion starts with \(outer.tag), not TAG_UAFV1_AUTH_ASSERTION")
+        }
         let fields = try UAFFields(outer, allowed: [.signedData, .signature], context: "the authentication assertion")
         let signed = try fields.composite(.signedData, "TAG_UAFV1_SIGNED_DATA")
         signedData = try UAFSignedData(signed)

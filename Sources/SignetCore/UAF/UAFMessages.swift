@@ -12,7 +12,7 @@ public struct UAFVersion: Codable, Sendable, Equatable {
         self.minor = minor
     }
     /// UAF 1.1, the only version Signet speaks.
-    public static let v1_1 = UAFVersion(major: 1, minor: 1)
+    public static let supported = UAFVersion(major: 1, minor: 1)
 }
 
 /// `Operation` — UAF Protocol §3.1.3.
@@ -53,7 +53,7 @@ public struct UAFHeader: Codable, Sendable, Equatable {
     public var exts: [UAFMessageExtension]?
 
     public init(op: UAFOperation, appID: String?, serverData: String?) {
-        self.upv = .v1_1
+        self.upv = .supported
         self.op = op
         self.appID = appID
         self.serverData = serverData
@@ -226,7 +226,7 @@ public struct UAFTrustedFacetList: Codable, Sendable, Equatable {
     }
     public var trustedFacets: [Entry]
 
-    public init(ids: [String]) { trustedFacets = [Entry(version: .v1_1, ids: ids)] }
+    public init(ids: [String]) { trustedFacets = [Entry(version: .supported, ids: ids)] }
 }
 
 /// UAF status codes — UAF Transport Binding §3.1.

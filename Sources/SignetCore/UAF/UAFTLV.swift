@@ -150,7 +150,10 @@ struct UAFFields {
     func required(_ tag: UAFTag, _ name: String, lengths: ClosedRange<Int>) throws -> [UInt8] {
         guard let value = items[tag] else { throw SignetError(.malformedMessage, "\(context) lacks \(name) (\(tag))") }
         guard lengths.contains(value.count) else {
-            throw SignetError(.malformedMessage, "\(context): \(name) has \(value.count) bytes, not \(lengths.lowerBound == lengths.upperBound ? "\(lengths.lowerBound)" : "\(lengths.lowerBound)–\(lengths.upperBound)")")
+            throw SignetError(
+                .malformedMessage,
+                "\(context): \(name) has \(value.count) bytes, not \(lengths.lowerBound == lengths.upperBound ? "\(lengths.lowerBound)" : "\(lengths.lowerBound)–\(lengths.upperBound)")"
+            )
         }
         return value
     }
@@ -182,7 +185,8 @@ public struct UAFExtension: Sendable, Equatable {
         let fields = try UAFFields(item, allowed: [.extensionID, .extensionData], context: "an extension")
         let id = try fields.required(.extensionID, "its id", lengths: 1...32)
         guard let text = String(validating: id, as: UTF8.self) else { throw SignetError(.malformedMessage, "an extension id is not UTF-8") }
-        self.init(id: text, data: try fields.required(.extensionData, "its data", lengths: 0...UAFTLV.maximumLength), critical: item.tag == .extension)
+        self.init(
+            id: text, data: try fields.required(.extensionData, "its data", lengths: 0...UAFTLV.maximumLength), critical: item.tag == .extension)
     }
 
     public var tlv: UAFTLV {

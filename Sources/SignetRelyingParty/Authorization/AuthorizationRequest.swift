@@ -45,7 +45,10 @@ public struct PendingAuthorization: Sendable, Codable, Equatable, CustomStringCo
     public var requiresIssuerParameter: Bool
 
     /// Pending state with the given values; ``RelyingParty/makeAuthorizationRequest(redirectURI:scope:extraParameters:loginHint:prompt:maxAge:acrValues:uiLocales:signed:)`` makes fresh ones.
-    public init(state: String, nonce: String, codeVerifier: String, redirectURI: String, maxAge: Int? = nil, acrValues: [String]? = nil, requiresIssuerParameter: Bool = false) {
+    public init(
+        state: String, nonce: String, codeVerifier: String, redirectURI: String, maxAge: Int? = nil, acrValues: [String]? = nil,
+        requiresIssuerParameter: Bool = false
+    ) {
         self.acrValues = acrValues
         self.state = state
         self.nonce = nonce

@@ -165,7 +165,9 @@ public actor JWKSCache {
             var list = try decoder.container(keyedBy: CodingKeys.self).nestedUnkeyedContainer(forKey: .keys)
             var keys: [PublicJWK?] = []
             while !list.isAtEnd {
-                if let key = try? list.decode(PublicJWK.self) { keys.append(key) } else {
+                if let key = try? list.decode(PublicJWK.self) {
+                    keys.append(key)
+                } else {
                     _ = try list.decode(Skipped.self)
                     keys.append(nil)
                 }

@@ -57,7 +57,8 @@ public struct AccessTokenVerifier: Sendable {
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         let keySet = JWKSCache.discovered(
-            issuer: configuration.issuer, discovery: DiscoveryCache(), transport: transport, minimumRefetchInterval: configuration.keySetRefetchInterval,
+            issuer: configuration.issuer, discovery: DiscoveryCache(), transport: transport,
+            minimumRefetchInterval: configuration.keySetRefetchInterval,
             maximumAge: configuration.keySetMaximumAge, now: now)
         self.init(configuration: configuration, keySet: keySet, replayCache: replayCache, now: now)
     }
@@ -95,7 +96,9 @@ public struct AccessTokenVerifier: Sendable {
     ///
     /// - Throws: only when the issuer's metadata or keys cannot be fetched at all, or the replay
     ///   cache cannot be reached: the request was not judged (answer 503, not 401).
-    public func verify(_ request: ProtectedResourceRequest, requiredScopes: some Collection<String> = [String]()) async throws -> AccessTokenVerification {
+    public func verify(_ request: ProtectedResourceRequest, requiredScopes: some Collection<String> = [String]()) async throws
+        -> AccessTokenVerification
+    {
         guard !request.hasAccessTokenParameter else {
             return .invalid(.init(.tokenInParameter, "send the access token in the Authorization header only, never in the URI or the body"))
         }
@@ -144,12 +147,17 @@ public struct AccessTokenVerifier: Sendable {
         // RFC 8705 §3 and RFC 9449 §7, as the provider's own resources judge them (TokenBinding).
         let binding = TokenBinding(dpopThumbprint: claims.cnf?.jkt, certificateThumbprint: claims.cnf?.x5tS256)
         switch binding.refusal(scheme: scheme, certificate: request.clientCertificateThumbprint) {
-        case .certificateRequired?: return refuse(.certificateRequired, "the access token is bound to a client certificate: present it over mutual TLS")
+        case .certificateRequired?:
+            return refuse(.certificateRequired, "the access token is bound to a client certificate: present it over mutual TLS")
         case .certificateMismatch?: return refuse(.certificateMismatch, "the access token is bound to another client certificate")
         case .boundTokenAsBearer?:
-            return .invalid(AccessTokenFailure(.boundTokenAsBearer, "the access token is DPoP-bound: send it with the DPoP scheme and a proof", concernsDPoP: true))
+            return .invalid(
+                AccessTokenFailure(
+                    .boundTokenAsBearer, "the access token is DPoP-bound: send it with the DPoP scheme and a proof", concernsDPoP: true))
         case .unboundTokenAsDPoP?:
-            return .invalid(AccessTokenFailure(.unboundTokenAsDPoP, "the access token is not DPoP-bound: the DPoP scheme needs a bound token", concernsDPoP: true))
+            return .invalid(
+                AccessTokenFailure(.unboundTokenAsDPoP, "the access token is not DPoP-bound: the DPoP scheme needs a bound token", concernsDPoP: true)
+            )
         case nil: break
         }
         // A certificate-bound token is sender-constrained already.
@@ -163,7 +171,8 @@ public struct AccessTokenVerifier: Sendable {
             VerifiedAccessToken(
                 issuer: issuer, subject: subject, clientID: clientID, audience: audience, scopes: scopes,
                 expiresAt: Date(timeIntervalSince1970: TimeInterval(exp)), issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)),
-                tokenID: claims.jti, acr: claims.acr, amr: claims.amr, authTime: claims.authTime.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                tokenID: claims.jti, acr: claims.acr, amr: claims.amr,
+                authTime: claims.authTime.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 dpopThumbprint: claims.cnf?.jkt, certificateThumbprint: claims.cnf?.x5tS256))
     }
 
@@ -209,7 +218,8 @@ public struct AccessTokenVerifier: Sendable {
             AccessTokenFailure(reason, description, concernsDPoP: true)
         }
         let check = DPoPProofCheck(
-            lifetime: configuration.dpopProofLifetime, skew: TimeInterval(configuration.clockSkew), algorithms: configuration.acceptedAlgorithms, keys: proofKeys)
+            lifetime: configuration.dpopProofLifetime, skew: TimeInterval(configuration.clockSkew), algorithms: configuration.acceptedAlgorithms,
+            keys: proofKeys)
         let now = now()
         let proof: CheckedDPoPProof
         do {
@@ -220,7 +230,9 @@ public struct AccessTokenVerifier: Sendable {
         } catch let refusal as DPoPProofRefusal {
             return refuse(.invalidProof, refusal.description)
         }
-        guard binding.proofMatches(proof.jkt) else { return refuse(.proofKeyMismatch, "the DPoP proof is made with another key than the access token is bound to") }
+        guard binding.proofMatches(proof.jkt) else {
+            return refuse(.proofKeyMismatch, "the DPoP proof is made with another key than the access token is bound to")
+        }
         switch try await replayCache.recordFirstUse(jti: proof.jti, jkt: proof.jkt, expiry: check.replayHorizon(of: proof), now: now) {
         case .firstUse: return nil
         case .replayed: return refuse(.replayedProof, "the DPoP proof was already used")

@@ -40,7 +40,9 @@ public struct ProtectedResourceRequest: Sendable {
     /// A request for `path` under the API's public base URL, e.g. `https://api.example.com` and `/accounts`.
     ///
     /// A trailing `/` of `publicBaseURL` is dropped, so the two join with exactly one.
-    public init(method: String, publicBaseURL: String, path: String, authorization: [String], dpop: [String] = [], hasAccessTokenParameter: Bool = false) {
+    public init(
+        method: String, publicBaseURL: String, path: String, authorization: [String], dpop: [String] = [], hasAccessTokenParameter: Bool = false
+    ) {
         let base = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
         let tail = path.hasPrefix("/") ? path : "/" + path
         self.init(method: method, url: base + tail, authorization: authorization, dpop: dpop, hasAccessTokenParameter: hasAccessTokenParameter)

@@ -67,7 +67,9 @@ extension RelyingParty {
 
     /// `claims` signed ES256 with the client's key, header `kid` and `typ` — the one signing path
     /// of client assertions and request objects.
-    static func signES256(_ claims: some JWTPayload, privateKey: P256.Signing.PrivateKey, keyID: String, typ: String, what: String) async throws -> String {
+    static func signES256(_ claims: some JWTPayload, privateKey: P256.Signing.PrivateKey, keyID: String, typ: String, what: String) async throws
+        -> String
+    {
         let kid = JWKIdentifier(string: keyID)
         do {
             let keys = JWTKeyCollection()

@@ -66,7 +66,8 @@ extension RelyingParty {
             throw SignetError(.malformedMessage, "the token response is not a valid token response (RFC 6749 §5.1)")
         }
         // RFC 6749 §7.1: a client must not use a token whose type it does not understand (DPoP only when it proved a key).
-        let understood = tokens.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame
+        let understood =
+            tokens.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame
             || (configuration.dpopKey != nil && tokens.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame)
         guard understood else {
             throw SignetError(.malformedMessage, "the token type \(tokens.tokenType.prefix(20)) is not supported")

@@ -92,7 +92,8 @@ extension RelyingParty {
         let endpoint = try Self.checkedEndpoint(document.userinfoEndpoint, name: "userinfo_endpoint")
         // A DPoP-bound token goes with the DPoP scheme and a proof naming it (RFC 9449 §7).
         let scheme = configuration.dpopKey == nil ? "Bearer " : "DPoP "
-        let request = HTTPTransportRequest(method: "GET", url: endpoint, headers: [("Authorization", scheme + accessToken), ("Accept", "application/json")])
+        let request = HTTPTransportRequest(
+            method: "GET", url: endpoint, headers: [("Authorization", scheme + accessToken), ("Accept", "application/json")])
         let response = try await send(proveKey: true) { request }
         guard response.isSuccess else {
             if let challenge = response.header("WWW-Authenticate"), let oauthError = Self.bearerError(in: challenge) {

@@ -44,7 +44,8 @@ extension RelyingParty {
     ///
     /// - Throws: only when the provider's metadata or keys cannot be fetched at all
     ///   (`transport_failure`, `malformed_message`, `issuer_mismatch`): the token was not judged.
-    public func validateIDToken(_ token: String, expectation: IDTokenExpectation, accessToken: String? = nil) async throws -> IDTokenValidationResult {
+    public func validateIDToken(_ token: String, expectation: IDTokenExpectation, accessToken: String? = nil) async throws -> IDTokenValidationResult
+    {
         let header: JOSEHeader
         switch CompactJWT.parse(token) {
         case .success(let jwt): header = jwt.header

@@ -30,7 +30,9 @@ struct AdminAPI: Sendable {
         api.get("users") { _, _ in try await Self.json(admin.store.listUsers().map(UserView.init)) }
         api.post("users") { request, _ in try await addUser(request) }
         api.get("users/:username") { _, context in
-            guard let user = try await admin.store.user(username: context.parameters.require("username").lowercased()) else { throw AdminError.notFound("user") }
+            guard let user = try await admin.store.user(username: context.parameters.require("username").lowercased()) else {
+                throw AdminError.notFound("user")
+            }
             return Self.json(UserView(user))
         }
         api.patch("users/:username") { request, context in try await updateUser(request, username: try context.parameters.require("username")) }
@@ -63,11 +65,17 @@ struct AdminAPI: Sendable {
         if let named = metadata.clientID, named != id { throw AdminError.clientMetadata("client_id in the body must be the client's own") }
         // RFC 7592 §2.2 drops what the body leaves out. Nothing protective is dropped by omission:
         // the method must be stated, and so must any protection the client has now, to keep or end it.
-        guard metadata.tokenEndpointAuthMethod != nil else { throw AdminError.clientMetadata("token_endpoint_auth_method must be stated when a registration is replaced") }
+        guard metadata.tokenEndpointAuthMethod != nil else {
+            throw AdminError.clientMetadata("token_endpoint_auth_method must be stated when a registration is replaced")
+        }
         if let stored = try await admin.store.client(id: id) {
             let unstated = [
-                (stored.fapi2 && metadata.signetFAPI2 == nil, "signet_fapi2"), (stored.requireDPoP && metadata.dpopBoundAccessTokens == nil, "dpop_bound_access_tokens"),
-                (stored.requirePushedAuthorizationRequests && metadata.requirePushedAuthorizationRequests == nil, "require_pushed_authorization_requests"),
+                (stored.fapi2 && metadata.signetFAPI2 == nil, "signet_fapi2"),
+                (stored.requireDPoP && metadata.dpopBoundAccessTokens == nil, "dpop_bound_access_tokens"),
+                (
+                    stored.requirePushedAuthorizationRequests && metadata.requirePushedAuthorizationRequests == nil,
+                    "require_pushed_authorization_requests"
+                ),
                 (stored.requireSignedRequestObject && metadata.requireSignedRequestObject == nil, "require_signed_request_object"),
                 (stored.minimumACR != nil && metadata.signetMinimumACR == nil, "signet_minimum_acr"),
             ].filter(\.0).map(\.1)
@@ -83,7 +91,9 @@ struct AdminAPI: Sendable {
 
     private func addUser(_ request: Request) async throws -> Response {
         let body = try Self.decode(UserViewChange.self, try await Self.body(request))
-        guard let username = body.username, let password = body.password else { throw AdminError.invalidRequest("username and password are required") }
+        guard let username = body.username, let password = body.password else {
+            throw AdminError.invalidRequest("username and password are required")
+        }
         let user = try await run(users: true) {
             try await admin.addUser(username: username, password: password, name: body.name, email: body.email, phoneNumber: body.phoneNumber)
         }
@@ -222,7 +232,9 @@ public struct UserView: Codable, Sendable {
     }
 
     public init(_ user: UserRecord) {
-        (id, username, name, email, phoneNumber, locked, createdAt) = (user.id, user.username, user.name, user.email, user.phoneNumber, user.locked, user.createdAt)
+        (id, username, name, email, phoneNumber, locked, createdAt) = (
+            user.id, user.username, user.name, user.email, user.phoneNumber, user.locked, user.createdAt
+        )
     }
 }
 
@@ -273,7 +285,9 @@ struct AdminAuditEvent: Codable, Sendable {
     }
 
     init(_ event: AuditEventRecord) {
-        (id, at, kind, userID, clientID, actor, target, reason) = (event.id, event.at, event.kind, event.userID, event.clientID, event.actor, event.target, event.reason)
+        (id, at, kind, userID, clientID, actor, target, reason) = (
+            event.id, event.at, event.kind, event.userID, event.clientID, event.actor, event.target, event.reason
+        )
     }
 }
 

@@ -30,7 +30,9 @@ public func buildAdminApplication(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
     }
-    router.get("/health/live") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "live"))) }
+    router.get("/health/live") { _, _ in
+        Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "live")))
+    }
     if let api { AdminAPI(admin: api.admin, configuration: api.configuration).register(on: router, token: api.token) }
     return Application(
         router: router,

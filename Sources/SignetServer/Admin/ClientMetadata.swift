@@ -54,7 +54,8 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         case signetMinimumACR = "signet_minimum_acr", signetNativeLogin = "signet_native_login", signetResources = "signet_resources"
         case signetFAPI2 = "signet_fapi2", signetAppLaunchURLs = "signet_app_launch_urls", signetFacetIDs = "signet_facet_ids"
         case signetAccessTokenLifetime = "signet_access_token_lifetime", signetIDTokenLifetime = "signet_id_token_lifetime"
-        case signetRefreshTokenIdleLifetime = "signet_refresh_token_idle_lifetime", signetRefreshTokenAbsoluteLifetime = "signet_refresh_token_absolute_lifetime"
+        case signetRefreshTokenIdleLifetime = "signet_refresh_token_idle_lifetime", signetRefreshTokenAbsoluteLifetime =
+            "signet_refresh_token_absolute_lifetime"
         case signetCodeLifetime = "signet_code_lifetime"
         case signetAuthenticatorAAIDs = "signet_authenticator_aaids", clientIDIssuedAt = "client_id_issued_at", clientSecret = "client_secret"
     }
@@ -98,9 +99,12 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         guard let id = clientID ?? fallbackID, !id.isEmpty else { throw ClientMetadataError.metadata("client_id is missing") }
         let method = tokenEndpointAuthMethod ?? ClientRecord.AuthMethod.clientSecretBasic.rawValue
         guard let authMethod = ClientRecord.AuthMethod(rawValue: method) else {
-            throw ClientMetadataError.metadata("token_endpoint_auth_method must be one of \(ClientRecord.AuthMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ClientMetadataError.metadata(
+                "token_endpoint_auth_method must be one of \(ClientRecord.AuthMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard let redirects = redirectURIs, !redirects.isEmpty else { throw ClientMetadataError.redirectURI("redirect_uris must name at least one URI") }
+        guard let redirects = redirectURIs, !redirects.isEmpty else {
+            throw ClientMetadataError.redirectURI("redirect_uris must name at least one URI")
+        }
         for uri in redirects + (postLogoutRedirectURIs ?? []) {
             if case .failure(let problem) = RedirectURI.classify(uri) { throw ClientMetadataError.redirectURI("\(uri) \(problem.rawValue)") }
         }
@@ -116,7 +120,8 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         }
         var new = SignetAdmin.NewClient(
             id: id, name: clientName ?? id, authMethod: authMethod, redirectURIs: redirects, postLogoutRedirectURIs: postLogoutRedirectURIs ?? [],
-            jwks: jwksText, jwksURI: jwksURI, allowsRefreshTokens: grants.contains("refresh_token"), minimumACR: signetMinimumACR == "none" ? nil : signetMinimumACR,
+            jwks: jwksText, jwksURI: jwksURI, allowsRefreshTokens: grants.contains("refresh_token"),
+            minimumACR: signetMinimumACR == "none" ? nil : signetMinimumACR,
             nativeLogin: signetNativeLogin ?? false)
         new.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests ?? false
         new.requireSignedRequestObject = requireSignedRequestObject ?? false

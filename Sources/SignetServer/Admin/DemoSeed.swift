@@ -62,13 +62,16 @@ public struct DemoSeed: Sendable, Codable, Equatable {
                 id: seed.backendClientID, name: "Signet Demo Service", authMethod: .privateKeyJWT, redirectURIs: seed.backendRedirectURIs,
                 postLogoutRedirectURIs: [seed.postLogoutRedirectURI, "http://127.0.0.1/signed-out"], jwks: keyPair.publicJWKS))
         var bank = SignetAdmin.NewClient(
-            id: "demo-bank", name: "Signet Demo Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/callback"], jwks: keyPair.publicJWKS)
+            id: "demo-bank", name: "Signet Demo Bank", authMethod: .privateKeyJWT, redirectURIs: ["https://bank.example.com/callback"],
+            jwks: keyPair.publicJWKS)
         bank.fapi2 = true
         bank.resources = ["https://api.bank.example.com"]
         bank.apiScopes = ["accounts"]
         _ = try await admin.addClient(bank)
-        try await admin.addUser(username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
-        try writePrivate(JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)
+        try await admin.addUser(
+            username: seed.username, password: seed.password, name: "Demo User", email: "demo@example.com", phoneNumber: "+4512345678")
+        try writePrivate(
+            JSONSerialization.data(withJSONObject: keyPair.privateJWK, options: [.sortedKeys, .prettyPrinted]), to: seed.backendPrivateJWKPath)
         try seed.save(dataDirectory: dataDirectory)
         return seed
     }

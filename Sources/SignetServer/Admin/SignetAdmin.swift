@@ -76,7 +76,10 @@ public struct SignetAdmin: Sendable {
         public var refreshTokenAbsoluteLifetime: TimeInterval?
         public var codeLifetime: TimeInterval?
 
-        public init(id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false) {
+        public init(
+            id: String, name: String, authMethod: ClientRecord.AuthMethod, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
+            jwks: String? = nil, jwksURI: String? = nil, allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false
+        ) {
             self.minimumACR = minimumACR
             self.nativeLogin = nativeLogin
             self.id = id
@@ -153,14 +156,17 @@ public struct SignetAdmin: Sendable {
         try Self.checkResources(new.resources)
         try Self.checkScopes(new.apiScopes)
         for url in new.appLaunchURLs {
-            guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https", components.host?.isEmpty == false, components.fragment == nil else {
+            guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https", components.host?.isEmpty == false,
+                components.fragment == nil
+            else {
                 throw SignetError(.invalidConfiguration, "app launch URL \(url) must be an https URL without a fragment")
             }
         }
         let record = ClientRecord(
             id: new.id, name: new.name, authMethod: new.authMethod, secretHash: secretHash,
             redirectURIs: new.redirectURIs, postLogoutRedirectURIs: new.postLogoutRedirectURIs, jwks: new.jwks,
-            jwksURI: new.jwksURI, allowedScopes: Self.openIDScopes + new.apiScopes, allowsRefreshTokens: new.allowsRefreshTokens, minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
+            jwksURI: new.jwksURI, allowedScopes: Self.openIDScopes + new.apiScopes, allowsRefreshTokens: new.allowsRefreshTokens,
+            minimumACR: new.minimumACR, nativeLogin: new.nativeLogin,
             requirePushedAuthorizationRequests: new.requirePushedAuthorizationRequests, requireSignedRequestObject: new.requireSignedRequestObject,
             appLaunchURLs: new.appLaunchURLs, requireDPoP: new.requireDPoP, resources: new.resources, fapi2: new.fapi2, createdAt: createdAt)
         try Self.checkFacetIDs(new.facetIDs)
@@ -206,7 +212,8 @@ public struct SignetAdmin: Sendable {
 
         public init(
             name: String? = nil, minimumACR: String?? = nil, nativeLogin: Bool? = nil, requirePushedAuthorizationRequests: Bool? = nil,
-            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil, apiScopes: [String]? = nil,
+            requireSignedRequestObject: Bool? = nil, requireDPoP: Bool? = nil, resources: [String]? = nil, fapi2: Bool? = nil,
+            apiScopes: [String]? = nil,
             facetIDs: [String]? = nil, authenticatorAAIDs: [String]?? = nil
         ) {
             self.facetIDs = facetIDs
@@ -294,8 +301,12 @@ public struct SignetAdmin: Sendable {
     /// most 64 characters, and not one of the OpenID scopes.
     static func checkScopes(_ scopes: [String]) throws {
         for scope in scopes {
-            guard !scope.isEmpty, scope.utf8.count <= 64, scope.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" }) else {
-                throw SignetError(.invalidConfiguration, "scope \(scope) must be 1–64 printable ASCII characters without spaces, quotes or backslashes (RFC 6749 §3.3)")
+            guard !scope.isEmpty, scope.utf8.count <= 64,
+                scope.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" })
+            else {
+                throw SignetError(
+                    .invalidConfiguration,
+                    "scope \(scope) must be 1–64 printable ASCII characters without spaces, quotes or backslashes (RFC 6749 §3.3)")
             }
             guard !openIDScopes.contains(scope) else { throw SignetError(.invalidConfiguration, "\(scope) is an OpenID scope every client has") }
         }
@@ -314,7 +325,9 @@ public struct SignetAdmin: Sendable {
                 valid = false
             }
             guard valid else {
-                throw SignetError(.invalidConfiguration, "facet id \(facet) must be ios:bundle-id:ID, android:apk-key-hash:HASH or an https origin (FIDO AppID and Facet)")
+                throw SignetError(
+                    .invalidConfiguration,
+                    "facet id \(facet) must be ios:bundle-id:ID, android:apk-key-hash:HASH or an https origin (FIDO AppID and Facet)")
             }
         }
     }
@@ -356,11 +369,15 @@ public struct SignetAdmin: Sendable {
 
     /// Registers a user; the username is stored in lower case.
     @discardableResult
-    public func addUser(username: String, password: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) async throws -> UserRecord {
+    public func addUser(username: String, password: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) async throws
+        -> UserRecord
+    {
         let normalized = username.trimmingCharacters(in: .whitespaces).lowercased()
         guard !normalized.isEmpty, normalized.utf8.count <= 128 else { throw SignetError(.invalidConfiguration, "a username is 1–128 characters") }
         // Listed in terminals and pages: a control character could fake a row or colour the screen.
-        guard DisplayedText.isIdentifier(normalized) else { throw SignetError(.invalidConfiguration, "a username has no control, direction or invisible characters") }
+        guard DisplayedText.isIdentifier(normalized) else {
+            throw SignetError(.invalidConfiguration, "a username has no control, direction or invisible characters")
+        }
         guard PasswordHasher.isAcceptable(password) else { throw SignetError(.invalidConfiguration, "a password is 1–72 bytes") }
         // An empty value is none, as in a change (where it removes one).
         let (name, email, phoneNumber) = (name.flatMap(Self.nonEmpty), email.flatMap(Self.nonEmpty), phoneNumber.flatMap(Self.nonEmpty))
@@ -409,8 +426,12 @@ public struct SignetAdmin: Sendable {
             throw SignetError(.invalidConfiguration, "an email address has an @ and at most 254 characters")
         }
         if let name = change.name, name.utf8.count > 200 { throw SignetError(.invalidConfiguration, "a name is at most 200 bytes") }
-        if let email = change.email, !DisplayedText.isIdentifier(email) { throw SignetError(.invalidConfiguration, "an email address has no control, direction or invisible characters") }
-        if let name = change.name, !DisplayedText.isName(name) { throw SignetError(.invalidConfiguration, "a name has no control or direction characters") }
+        if let email = change.email, !DisplayedText.isIdentifier(email) {
+            throw SignetError(.invalidConfiguration, "an email address has no control, direction or invisible characters")
+        }
+        if let name = change.name, !DisplayedText.isName(name) {
+            throw SignetError(.invalidConfiguration, "a name has no control or direction characters")
+        }
     }
 
     /// An empty value given for a new user is none, as in a change (where it removes one).
@@ -436,7 +457,9 @@ public struct SignetAdmin: Sendable {
     /// the old stamp (read again and retried when another change came first, so none is lost).
     private func changeUser(_ username: String, _ change: (inout UserRecord) -> Void) async throws -> UserRecord {
         for _ in 0..<20 {
-            guard let stored = try await store.user(username: username.lowercased()) else { throw SignetError(.notFound, "no user named \(username)") }
+            guard let stored = try await store.user(username: username.lowercased()) else {
+                throw SignetError(.notFound, "no user named \(username)")
+            }
             var changed = stored
             change(&changed)
             changed.securityStamp = random.token(byteCount: 16)

@@ -50,7 +50,8 @@ public func buildApplication(
     // The device CA exists from the start, so `/devices/ca.pem` can be given to a TLS terminator
     // (and TLS below can name it) before any device is activated; one near its end is rotated
     // as an activation would.
-    let deviceAuthorities = DeviceAuthorities(store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
+    let deviceAuthorities = DeviceAuthorities(
+        store: store, clock: clock, random: random, certificateValidity: configuration.deviceCertificateValidity)
     _ = try await deviceAuthorities.issuing()
     let keys = try await ServerKeys.load(from: store, random: random)
     let server = ServerContext(issuer: configuration.issuer, boundIssuer: boundIssuer, clock: clock, random: random, logger: logger, metrics: metrics)
@@ -58,11 +59,14 @@ public func buildApplication(
     let forwarded = ForwardedFor(trustedProxies: configuration.trustedProxies, header: configuration.forwardedHeader)
     router.add(middleware: ClientAddressMiddleware(forwarded: forwarded))
     router.add(middleware: RequestTelemetryMiddleware(logger: logger, metrics: metrics, forwarded: forwarded))
-    router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
+    router.add(
+        middleware: SecurityHeadersMiddleware(
+            strictTransportSecurity: configuration.tlsCertificatePath != nil || configuration.issuer.lowercased().hasPrefix("https://")))
     router.add(middleware: StorageOutageMiddleware())
     router.add(middleware: DurableWritesMiddleware(store: store))
     SignetRoutes(
-        server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, authorities: deviceAuthorities, messages: messageSender,
+        server: server, store: store, configuration: configuration, keyRing: keyRing, keys: keys, authorities: deviceAuthorities,
+        messages: messageSender,
         keySource: RegisteredClientKeys(clock: clock, fetch: SafeFetch(limits: configuration.jwksFetch)), attestationVerifier: attestationVerifier
     ).register(on: router)
 
@@ -90,7 +94,8 @@ public func buildApplication(
             tls.trustRoots = .certificates(try authorities.map { try NIOSSLCertificate(bytes: Array($0.certificatePEM.utf8), format: .pem) })
             tls.sendCANameList = true
         }
-        httpServer = try .tls(.http1(), configuration: TLSChannelConfiguration(tlsConfiguration: tls, customAsyncVerificationCallback: { _ in .certificateVerified }))
+        httpServer = try .tls(
+            .http1(), configuration: TLSChannelConfiguration(tlsConfiguration: tls, customAsyncVerificationCallback: { _ in .certificateVerified }))
     }
     return Application(
         router: router,
@@ -99,8 +104,10 @@ public func buildApplication(
         services: [
             ExpiryCleanupService(store: store, clock: clock, interval: configuration.cleanupInterval, logger: logger),
             KeyRotationService(
-                keys: store, replays: store, clients: store, keyRing: keyRing, audit: AuditTrail(store: store, clock: clock, random: random, logger: logger),
-                policy: configuration.keyRotation, configuration: configuration, clock: clock, logger: logger, interval: configuration.keyRotationCheckInterval),
+                keys: store, replays: store, clients: store, keyRing: keyRing,
+                audit: AuditTrail(store: store, clock: clock, random: random, logger: logger),
+                policy: configuration.keyRotation, configuration: configuration, clock: clock, logger: logger,
+                interval: configuration.keyRotationCheckInterval),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -155,7 +162,8 @@ struct SignetRoutes: Sendable {
             server: server, clients: store, replays: store, clockSkew: settings.clockSkew,
             verifier: clientJWTs)
         let requests = AuthorizationRequestReader(
-            ownTokens: ownTokens, validator: validator, pushedRequests: PushedRequests(server: server, pushedRequests: store), requestObjects: requestObjects)
+            ownTokens: ownTokens, validator: validator, pushedRequests: PushedRequests(server: server, pushedRequests: store),
+            requestObjects: requestObjects)
         let dpop = DPoPProofVerifier(
             replay: store, clock: server.clock, lifetime: settings.dpopProofLifetime, skew: settings.clockSkew,
             nonces: settings.dpopNonces ? DPoPNonceIssuer(key: keys.csrf, clock: server.clock, window: 300) : nil)
@@ -164,7 +172,8 @@ struct SignetRoutes: Sendable {
             authenticator: authenticator, dpop: dpop, requests: requests)
         let runner = LoginRunner(
             server: server, logins: store, users: store, limitStore: store, throttleStore: store, durability: store, codeIssuer: codeIssuer,
-            rememberTokens: rememberTokens, audit: audit, hasher: PasswordHasher(cost: settings.passwordHashCost), messages: messages, otpKey: keys.otp,
+            rememberTokens: rememberTokens, audit: audit, hasher: PasswordHasher(cost: settings.passwordHashCost), messages: messages,
+            otpKey: keys.otp,
             smsPolicy: settings.sms, throttlePolicy: settings.throttle)
         let loginSessions = LoginSessions(server: server, logins: store, clients: store)
         let login = LoginPage(
@@ -192,7 +201,8 @@ struct SignetRoutes: Sendable {
             clients: store, users: store, ownTokens: ownTokens, rememberTokens: rememberTokens, audit: audit, keys: keys, pages: pages,
             sessions: sessions, maxBodySize: maxBodySize)
         let native = NativeLoginEndpoint(
-            server: server, clients: store, logins: store, rememberTokens: rememberTokens, runner: runner, loginSessions: loginSessions, requests: requests,
+            server: server, clients: store, logins: store, rememberTokens: rememberTokens, runner: runner, loginSessions: loginSessions,
+            requests: requests,
             smsPolicy: settings.sms,
             loginPageLifetime: settings.loginPageLifetime, maxBodySize: maxBodySize)
         let instances = DeviceInstances(server: server, clients: store, devices: store, limits: store, maxBodySize: maxBodySize)
@@ -213,7 +223,8 @@ struct SignetRoutes: Sendable {
             server: server, clients: store, deviceStore: store, authenticators: store, authenticatorPolicy: settings.authenticators,
             maxBodySize: maxBodySize, access: access, devices: devices, lifecycle: lifecycle, operations: uaf)
         let deviceLogin = DeviceLoginEndpoint(
-            server: server, clients: store, users: store, logins: store, runner: runner, loginSessions: loginSessions, requests: requests, devices: devices,
+            server: server, clients: store, users: store, logins: store, runner: runner, loginSessions: loginSessions, requests: requests,
+            devices: devices,
             operations: uaf,
             authenticatorPolicy: settings.authenticators, maxBodySize: maxBodySize)
 

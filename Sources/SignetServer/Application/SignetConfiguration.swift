@@ -179,7 +179,6 @@ public struct SignetConfiguration: Sendable {
         return max(retiredKeyPublicationTime, longest + keyRefreshInterval + clockSkew)
     }
 
-
     /// Checks the settings and says what is wrong, in words an operator can act on.
     /// Whether client certificates can reach the provider: its own TLS, or a trusted proxy's header.
     public var acceptsClientCertificates: Bool { tlsCertificatePath != nil || clientCertificateHeader != nil }
@@ -200,15 +199,20 @@ public struct SignetConfiguration: Sendable {
         }
         if tlsCertificatePath == nil, !Loopback.isHost(host), trustedProxies.isEmpty || !issuer.lowercased().hasPrefix("https://") {
             problems.append(
-                "listening on \(host) without TLS: give --tls-certificate and --tls-key, or run behind a TLS-terminating proxy named with --trusted-proxy and an https --issuer")
+                "listening on \(host) without TLS: give --tls-certificate and --tls-key, or run behind a TLS-terminating proxy named with --trusted-proxy and an https --issuer"
+            )
         }
         if let header = clientCertificateHeader {
-            if trustedProxies.isEmpty { problems.append("--client-certificate-header needs --trusted-proxy (the header is read only from trusted proxies)") }
+            if trustedProxies.isEmpty {
+                problems.append("--client-certificate-header needs --trusted-proxy (the header is read only from trusted proxies)")
+            }
             if header.isEmpty || !header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
                 problems.append("--client-certificate-header must be a header name (letters, digits, '-')")
             }
         }
-        if initialCertificateValidity < 60 || initialCertificateValidity > 3600 { problems.append("the initial certificate validity must be 60–3600 s") }
+        if initialCertificateValidity < 60 || initialCertificateValidity > 3600 {
+            problems.append("the initial certificate validity must be 60–3600 s")
+        }
         // A CA lives five years and is replaced with two certificate lifetimes left (DeviceAuthorities).
         if deviceCertificateValidity < 86_400 || deviceCertificateValidity > 825 * 86_400 {
             problems.append("the device certificate validity must be 1 to 825 days")
@@ -243,7 +247,10 @@ public struct ThrottlePolicy: Sendable, Equatable {
     /// Passwords one login may try before it must start again. Default 10.
     public var passwordAttemptsPerLogin: Int = 10
 
-    public init(freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900, window: TimeInterval = ThrottleRecord.retention) {
+    public init(
+        freeFailuresPerAccount: Int = 5, freeFailuresPerAddress: Int = 20, baseDelay: TimeInterval = 30, maxDelay: TimeInterval = 900,
+        window: TimeInterval = ThrottleRecord.retention
+    ) {
         self.freeFailuresPerAccount = freeFailuresPerAccount
         self.freeFailuresPerAddress = freeFailuresPerAddress
         self.baseDelay = baseDelay
@@ -283,7 +290,8 @@ public struct SMSPolicy: Sendable, Equatable {
 
     public init(
         digits: Int = 6, lifetime: TimeInterval = 300, maxWrongAttempts: Int = 3, resendAfter: TimeInterval = 30, maxSends: Int = 5,
-        maxWrongCodesPerAccount: Int = 10, accountWrongCodeWindow: TimeInterval = 86_400, maxSendsPerAccount: Int = 10, accountSendWindow: TimeInterval = 3_600
+        maxWrongCodesPerAccount: Int = 10, accountWrongCodeWindow: TimeInterval = 86_400, maxSendsPerAccount: Int = 10,
+        accountSendWindow: TimeInterval = 3_600
     ) {
         self.digits = digits
         self.lifetime = lifetime

@@ -43,18 +43,22 @@ struct AuthenticatorEndpoints: Sendable {
         guard claims.sub == device.userID, claims.clientID == device.clientID else {
             throw OAuthHTTPError(.forbidden, .accessDenied, "the login is another user's or app's than the device's")
         }
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
-            throw OwnResourceAccess.stepUpChallenge("registering an authenticator needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin)
+        else {
+            throw OwnResourceAccess.stepUpChallenge(
+                "registering an authenticator needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         return JSONResponse.make(
-            try await operations.registrationRequest(device: device, client: try await client(of: device), acr: claims.acr ?? AuthorizationRequestValidator.acrOneFactor))
+            try await operations.registrationRequest(
+                device: device, client: try await client(of: device), acr: claims.acr ?? AuthorizationRequestValidator.acrOneFactor))
     }
 
     /// `POST /uaf/registration/response` (`SendUAFResponse`): stores the authenticator.
     func registrationResponse(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
         let registered = try await operations.register(try await body(request), device: device, client: try await client(of: device))
-        return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(registered, policy: policy, now: server.now())), status: .created)
+        return JSONResponse.make(
+            AuthenticatorAnswer(authenticator: AuthenticatorView(registered, policy: policy, now: server.now())), status: .created)
     }
 
     /// `POST /uaf/deregistration` `{"key_ids": […]}` (all when absent): removes authenticators of
@@ -86,13 +90,15 @@ struct AuthenticatorEndpoints: Sendable {
         else { throw UAFHTTPError(refusal: .unknownAuthenticator) }
         guard authenticator.pinKey != nil else { throw OAuthHTTPError.invalidRequest("this authenticator has no PIN") }
         return JSONResponse.make(
-            try await operations.authenticationRequest(device: device, client: try await client(of: device), purpose: .changePIN, authenticator: authenticator))
+            try await operations.authenticationRequest(
+                device: device, client: try await client(of: device), purpose: .changePIN, authenticator: authenticator))
     }
 
     /// `POST /uaf/pin/change/response` (`SendUAFResponse`): the PIN key is replaced.
     func pinChangeResponse(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
-        let proved = try await operations.authenticate(try await body(request), device: device, client: try await client(of: device), purposes: [.changePIN])
+        let proved = try await operations.authenticate(
+            try await body(request), device: device, client: try await client(of: device), purposes: [.changePIN])
         let updated = try await authenticators.authenticator(id: proved.authenticator.id) ?? proved.authenticator
         return JSONResponse.make(AuthenticatorAnswer(authenticator: AuthenticatorView(updated, policy: policy, now: server.now())))
     }
@@ -104,8 +110,10 @@ struct AuthenticatorEndpoints: Sendable {
             throw OAuthHTTPError(.notFound, .invalidRequest, "no such authenticator")
         }
         let claims = try await access.deviceUserToken(request, context: context, path: "/devices/\(instanceID)/authenticators/\(keyID)")
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
-            throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin)
+        else {
+            throw OwnResourceAccess.stepUpChallenge(
+                "this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         // Another user's is answered exactly like one that does not exist.
         guard let authenticator = try await authenticators.authenticator(userID: claims.sub, keyID: keyID), authenticator.instanceID == instanceID,

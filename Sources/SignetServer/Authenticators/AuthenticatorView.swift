@@ -32,7 +32,9 @@ struct AuthenticatorView: Codable, Sendable, Equatable {
             pin = PINState(state: "unlocked", remainingTries: policy.pinMaximumFailures, coolDown: nil)
         } else {
             let wait = record.pinBlockedUntil.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) }
-            pin = PINState(state: "last_attempt_failed", remainingTries: max(0, policy.pinMaximumFailures - record.pinFailures), coolDown: wait == 0 ? nil : wait)
+            pin = PINState(
+                state: "last_attempt_failed", remainingTries: max(0, policy.pinMaximumFailures - record.pinFailures), coolDown: wait == 0 ? nil : wait
+            )
         }
     }
 

@@ -36,9 +36,13 @@ struct UAFAuthenticationCheck: Sendable {
         let data = assertion.signedData
         // An authenticator of another device or user is answered like one that does not exist.
         guard let record, record.instanceID == device.instanceID, record.userID == device.userID else { return .failure(.unknownAuthenticator) }
-        guard record.aaid == data.aaid else { return .failure(.unacceptable("the assertion's AAID is not the one registered with this KeyID", uafStatus: .unacceptableContent)) }
+        guard record.aaid == data.aaid else {
+            return .failure(.unacceptable("the assertion's AAID is not the one registered with this KeyID", uafStatus: .unacceptableContent))
+        }
         guard accepted.contains(record.aaid) else {
-            return .failure(.unacceptable("the authenticator \(record.aaid) is no longer accepted by this client's policy", uafStatus: .unacceptableAuthenticator))
+            return .failure(
+                .unacceptable("the authenticator \(record.aaid) is no longer accepted by this client's policy", uafStatus: .unacceptableAuthenticator)
+            )
         }
         guard record.cloneSuspectedAt == nil else { return .failure(.cloned) }
         if let only = response.serverData.authenticatorID, only != record.id {
@@ -77,8 +81,12 @@ struct UAFAuthenticationCheck: Sendable {
                 if item.critical { return .failure(.malformed("the critical extension \(item.id.prefix(32)) is not understood")) }
             }
         }
-        if record.pinKey != nil, pinProof == nil { return .failure(.malformed("a PIN authenticator's assertion must carry its PIN proof (\(UAFPINProof.proofExtension))")) }
-        if response.serverData.purpose == .changePIN, newPINKey == nil { return .failure(.malformed("a PIN change must carry the new PIN key (\(UAFPINProof.newKeyExtension))")) }
+        if record.pinKey != nil, pinProof == nil {
+            return .failure(.malformed("a PIN authenticator's assertion must carry its PIN proof (\(UAFPINProof.proofExtension))"))
+        }
+        if response.serverData.purpose == .changePIN, newPINKey == nil {
+            return .failure(.malformed("a PIN change must carry the new PIN key (\(UAFPINProof.newKeyExtension))"))
+        }
         return .success(VerifiedAuthentication(authenticator: record, signedData: data, pinProof: pinProof, newPINKey: newPINKey))
     }
 

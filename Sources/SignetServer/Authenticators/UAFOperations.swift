@@ -43,7 +43,9 @@ struct UAFOperations: Sendable {
         let registered = Set(existing.map(\.aaid))
         let accepted = AuthenticatorCatalog.accepted(by: client).filter { !registered.contains($0) }
         guard !accepted.isEmpty else {
-            throw UAFHTTPError(refusal: .unacceptable("every authenticator this client accepts is registered on the device already", uafStatus: .unacceptableAuthenticator))
+            throw UAFHTTPError(
+                refusal: .unacceptable(
+                    "every authenticator this client accepts is registered on the device already", uafStatus: .unacceptableAuthenticator))
         }
         let (challenge, serverData) = try makeServerData(.register, device: device) {
             $0.registrationACR = acr
@@ -62,7 +64,8 @@ struct UAFOperations: Sendable {
     /// `authenticator`); with `twoFactors`, only those registered after a two-factor login.
     /// `user` is the device's user when the caller has read it already.
     func authenticationRequest(
-        device: DeviceRecord, client: ClientRecord, purpose: UAFServerData.Purpose, loginSession: String? = nil, authenticator: AuthenticatorRecord? = nil,
+        device: DeviceRecord, client: ClientRecord, purpose: UAFServerData.Purpose, loginSession: String? = nil,
+        authenticator: AuthenticatorRecord? = nil,
         transactionText: String? = nil, twoFactors: Bool = false, user: UserRecord? = nil
     ) async throws -> UAFReturnRequest {
         let accepted = Set(AuthenticatorCatalog.accepted(by: client))
@@ -71,7 +74,8 @@ struct UAFOperations: Sendable {
         let stamp = owner?.securityStamp
         var usable: [AuthenticatorRecord] = []
         for candidate in try await current(device, stamp: stamp) {
-            guard accepted.contains(candidate.aaid), candidate.cloneSuspectedAt == nil, authenticator == nil || candidate.id == authenticator?.id else { continue }
+            guard accepted.contains(candidate.aaid), candidate.cloneSuspectedAt == nil, authenticator == nil || candidate.id == authenticator?.id
+            else { continue }
             guard !twoFactors || candidate.assertsTwoFactors else { continue }
             usable.append(candidate)
         }
@@ -94,7 +98,9 @@ struct UAFOperations: Sendable {
         var current: [AuthenticatorRecord] = []
         for candidate in try await authenticators.authenticators(instanceID: device.instanceID) {
             guard candidate.userStamp == stamp else {
-                _ = try await remove(candidate, device: device, by: .device, note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
+                _ = try await remove(
+                    candidate, device: device, by: .device,
+                    note: "\(candidate.aaid): the password changed or the account was locked since it was registered")
                 continue
             }
             current.append(candidate)
@@ -134,7 +140,8 @@ struct UAFOperations: Sendable {
         let keyID = Data(verified.data.keyID).base64URLEncodedString()
         if try await authenticators.authenticator(userID: device.userID, keyID: keyID) != nil { throw UAFHTTPError(refusal: .duplicateKey) }
         if try await current(device, stamp: user.securityStamp).contains(where: { $0.aaid == verified.kind.aaid }) {
-            throw UAFHTTPError(refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
+            throw UAFHTTPError(
+                refusal: .unacceptable("\(verified.kind.aaid) is registered on this device already", uafStatus: .unacceptableAuthenticator))
         }
         let record = AuthenticatorRecord(
             id: server.random.token(byteCount: 16), userID: device.userID, instanceID: device.instanceID, clientID: device.clientID,
@@ -146,7 +153,8 @@ struct UAFOperations: Sendable {
         stamped.userStamp = user.securityStamp
         stamped.registrationACR = response.serverData.registrationACR ?? AuthorizationRequestValidator.acrOneFactor
         let stored: AuthenticatorRecord?
-        do { stored = try await authenticators.insertAuthenticator(stamped, maximumPerDevice: policy.maximumPerDevice) } catch let error as SignetError
+        do { stored = try await authenticators.insertAuthenticator(stamped, maximumPerDevice: policy.maximumPerDevice) } catch let error
+            as SignetError
             where error.code == .conflict
         {
             // A KeyID or AAID taken by a registration racing this one.
@@ -158,18 +166,23 @@ struct UAFOperations: Sendable {
     }
 
     /// Checks an authentication response from start to end, PIN included; what it proved.
-    func authenticate(_ body: Data, device: DeviceRecord, client: ClientRecord, purposes: Set<UAFServerData.Purpose>) async throws -> AuthenticatedAssertion {
+    func authenticate(_ body: Data, device: DeviceRecord, client: ClientRecord, purposes: Set<UAFServerData.Purpose>) async throws
+        -> AuthenticatedAssertion
+    {
         let response = try await checkedAndSpent(body, device: device, client: client, operation: .authentication, purposes: purposes)
         let assertion = try result(UAFAuthenticationCheck.read(response))
         let record = try await authenticators.authenticator(userID: device.userID, keyID: Data(assertion.signedData.keyID).base64URLEncodedString())
         let verified = try result(
-            UAFAuthenticationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(assertion, by: record, device: device, response: response))
+            UAFAuthenticationCheck(accepted: AuthenticatorCatalog.accepted(by: client)).verify(
+                assertion, by: record, device: device, response: response))
         let authenticator = verified.authenticator
         let now = server.now()
         // Registered before a new password or a lock: it ends here (a password thief's enrolment
         // does not outlive the new password).
         guard authenticator.userStamp == (try await users.user(id: device.userID)?.securityStamp) else {
-            _ = try await remove(authenticator, device: device, by: .device, note: "\(authenticator.aaid): the password changed or the account was locked since it was registered")
+            _ = try await remove(
+                authenticator, device: device, by: .device,
+                note: "\(authenticator.aaid): the password changed or the account was locked since it was registered")
             throw UAFHTTPError(refusal: .unknownAuthenticator)
         }
         // A cool-down checks nothing more: no PIN is counted while it runs.
@@ -184,7 +197,8 @@ struct UAFOperations: Sendable {
             // locked (its certificate, grants and tokens end), not only the authenticator.
             try await lifecycle.record("authenticator.clone_suspected", device: device, by: .device, note: authenticator.aaid)
             try await lifecycle.revoke(
-                instanceID: device.instanceID, because: .locked, by: .device, note: "\(authenticator.aaid): its signature counter did not increase (possibly cloned)")
+                instanceID: device.instanceID, because: .locked, by: .device,
+                note: "\(authenticator.aaid): its signature counter did not increase (possibly cloned)")
             throw UAFHTTPError(refusal: .cloned)
         }
         if let proof = verified.pinProof, let pinKey = authenticator.pinKey {
@@ -211,11 +225,14 @@ struct UAFOperations: Sendable {
     private func checkPIN(
         _ proof: [UInt8], pinKey: String, authenticator: AuthenticatorRecord, signedData: UAFSignedData, device: DeviceRecord, now: Date
     ) async throws {
-        let right = Data(base64URLEncoded: pinKey).map {
-            UAFPINProof.isValid(proof, publicKey: Array($0), finalChallengeHash: signedData.finalChallengeHash, keyID: signedData.keyID)
-        } ?? false
+        let right =
+            Data(base64URLEncoded: pinKey).map {
+                UAFPINProof.isValid(proof, publicKey: Array($0), finalChallengeHash: signedData.finalChallengeHash, keyID: signedData.keyID)
+            } ?? false
         if right {
-            if try await authenticators.acceptPIN(id: authenticator.id, pinKey: pinKey, at: now, maximumFailures: policy.pinMaximumFailures) { return }
+            if try await authenticators.acceptPIN(id: authenticator.id, pinKey: pinKey, at: now, maximumFailures: policy.pinMaximumFailures) {
+                return
+            }
             throw UAFHTTPError(refusal: try await notApplied(authenticator, now: now))
         }
         switch try await authenticators.recordPINFailure(id: authenticator.id, pinKey: pinKey, at: now, coolDowns: policy.pinCoolDowns) {
@@ -229,7 +246,9 @@ struct UAFOperations: Sendable {
                 throw UAFHTTPError(refusal: .pinLockedOut)
             }
             // The schedule's own wait, not the stored time less now (stored to the millisecond).
-            throw UAFHTTPError(refusal: .wrongPIN(remaining: policy.pinMaximumFailures - failures, retryAfter: blockedUntil.map { _ in policy.coolDown(after: failures) }))
+            throw UAFHTTPError(
+                refusal: .wrongPIN(
+                    remaining: policy.pinMaximumFailures - failures, retryAfter: blockedUntil.map { _ in policy.coolDown(after: failures) }))
         }
     }
 
@@ -267,7 +286,9 @@ struct UAFOperations: Sendable {
     }
 
     /// Removes one authenticator and records it; `nil` when someone removed it first.
-    func remove(_ authenticator: AuthenticatorRecord, device: DeviceRecord, by actor: DeviceActor, note: String? = nil) async throws -> AuthenticatorRecord? {
+    func remove(_ authenticator: AuthenticatorRecord, device: DeviceRecord, by actor: DeviceActor, note: String? = nil) async throws
+        -> AuthenticatorRecord?
+    {
         guard let removed = try await authenticators.deleteAuthenticator(id: authenticator.id) else { return nil }
         try await lifecycle.record("authenticator.removed", device: device, by: actor, note: note ?? removed.aaid)
         return removed

@@ -20,7 +20,8 @@ enum UAFPublicKey: Sendable {
             guard let key = try? P256.Signing.PublicKey(derRepresentation: bytes) else { return nil }
             self = .p256(key)
         case .rsa2048Raw:
-            guard let (modulus, exponent) = Self.rawRSA(bytes), let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent), key.keySizeInBits >= 2048
+            guard let (modulus, exponent) = Self.rawRSA(bytes), let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent),
+                key.keySizeInBits >= 2048
             else { return nil }
             self = .rsa(key)
         case .rsa2048DER:

@@ -107,7 +107,8 @@ enum UAFRefusal: Error, Sendable, Equatable {
     /// What the app shows about the PIN (Unlocked / LastAttemptFailed / LockedOut).
     var pinState: PINState? {
         switch self {
-        case .wrongPIN(let remaining, let wait): return PINState(state: "last_attempt_failed", remainingTries: remaining, coolDown: wait.map { Int($0.rounded(.up)) })
+        case .wrongPIN(let remaining, let wait):
+            return PINState(state: "last_attempt_failed", remainingTries: remaining, coolDown: wait.map { Int($0.rounded(.up)) })
         case .pinCoolingDown(let wait): return PINState(state: "last_attempt_failed", remainingTries: nil, coolDown: Int(wait.rounded(.up)))
         case .pinLockedOut: return PINState(state: "locked_out", remainingTries: 0, coolDown: nil)
         default: return nil
@@ -147,8 +148,10 @@ struct UAFHTTPError: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let error = OAuthError(refusal.code, refusal.description)
         var response = JSONResponse.make(
-            Body(error: error.error.rawValue, errorDescription: error.errorDescription ?? "", uafStatusCode: refusal.uafStatus.rawValue, pin: refusal.pinState,
-                 retryAfter: refusal.retryAfter.map { Int($0.rounded(.up)) }),
+            Body(
+                error: error.error.rawValue, errorDescription: error.errorDescription ?? "", uafStatusCode: refusal.uafStatus.rawValue,
+                pin: refusal.pinState,
+                retryAfter: refusal.retryAfter.map { Int($0.rounded(.up)) }),
             status: refusal.status)
         if let wait = refusal.retryAfter { response.headers[.retryAfter] = String(Int(wait.rounded(.up))) }
         return response

@@ -27,21 +27,27 @@ struct UAFRegistrationCheck: Sendable {
             return .failure(.malformed("TAG_FINAL_CHALLENGE_HASH is not the hash of fcParams"))
         }
         guard let kind = AuthenticatorCatalog.kind(data.aaid), accepted.contains(kind.aaid) else {
-            return .failure(.unacceptable("the authenticator \(data.aaid) is not accepted by this client's policy", uafStatus: .unacceptableAuthenticator))
+            return .failure(
+                .unacceptable("the authenticator \(data.aaid) is not accepted by this client's policy", uafStatus: .unacceptableAuthenticator))
         }
         guard data.authenticationMode == UAFAuthenticationMode.userVerified.rawValue else {
             return .failure(.malformed("a registration's authentication mode must be 0x01"))
         }
         guard kind.signatureAlgorithms.contains(data.signatureAlgorithm), kind.publicKeyFormats.contains(data.publicKeyFormat) else {
-            return .failure(.unacceptable("\(kind.aaid) does not use \(data.signatureAlgorithm) with \(data.publicKeyFormat)", uafStatus: .unacceptableContent))
+            return .failure(
+                .unacceptable("\(kind.aaid) does not use \(data.signatureAlgorithm) with \(data.publicKeyFormat)", uafStatus: .unacceptableContent))
         }
         guard let key = UAFPublicKey(data.publicKey, format: data.publicKeyFormat), key.fits(data.signatureAlgorithm) else {
-            return .failure(.unacceptable("TAG_PUB_KEY is not a usable \(data.publicKeyFormat) key for \(data.signatureAlgorithm)", uafStatus: .unacceptableContent))
+            return .failure(
+                .unacceptable(
+                    "TAG_PUB_KEY is not a usable \(data.publicKeyFormat) key for \(data.signatureAlgorithm)", uafStatus: .unacceptableContent))
         }
         // Surrogate basic attestation: the new key signs its own registration data (seed 002).
         // Full basic attestation needs the authenticator's metadata, which Signet does not hold.
         guard case .basicSurrogate(let signature) = assertion.attestation else {
-            return .failure(.unacceptable("only surrogate basic attestation is accepted (no authenticator metadata is configured)", uafStatus: .unacceptableAttestation))
+            return .failure(
+                .unacceptable(
+                    "only surrogate basic attestation is accepted (no authenticator metadata is configured)", uafStatus: .unacceptableAttestation))
         }
         guard key.isValid(signature, algorithm: data.signatureAlgorithm, for: assertion.signedBytes) else {
             return .failure(.invalidSignature("the attestation signature over the Key Registration Data does not verify"))

@@ -38,7 +38,8 @@ struct UAFResponseEnvelope: Sendable {
     /// challenge needs, then serverData (present, sealed here, live, for this device and purpose).
     func challenge(_ body: Data, purposes: Set<UAFServerData.Purpose>) -> Result<ChallengedUAFResponse, UAFRefusal> {
         guard let envelope = try? JSONDecoder().decode(UAFSendResponse.self, from: body) else {
-            return .failure(.malformed("the body must be a JSON object with uafResponse, the text of the UAF responses (UAF Transport Binding section 4.2.3)"))
+            return .failure(
+                .malformed("the body must be a JSON object with uafResponse, the text of the UAF responses (UAF Transport Binding section 4.2.3)"))
         }
         guard let responses = try? JSONDecoder().decode([UAFResponse].self, from: Data(envelope.uafResponse.utf8)) else {
             return .failure(.malformed("uafResponse is not a JSON array of UAF responses"))
@@ -60,20 +61,26 @@ struct UAFResponseEnvelope: Sendable {
     /// The checked response, or why it is refused: the rest of the envelope, once its challenge is spent.
     func check(_ challenged: ChallengedUAFResponse, operation: UAFOperation) -> Result<CheckedUAFResponse, UAFRefusal> {
         let (response, serverData) = (challenged.response, challenged.serverData)
-        guard response.header.upv == .v1_1 else { return .failure(.malformed("only UAF 1.1 is supported")) }
-        guard response.header.op == operation else { return .failure(.malformed("the response is for \(response.header.op.rawValue), not \(operation.rawValue)")) }
+        guard response.header.upv == .supported else { return .failure(.malformed("only UAF 1.1 is supported")) }
+        guard response.header.op == operation else {
+            return .failure(.malformed("the response is for \(response.header.op.rawValue), not \(operation.rawValue)"))
+        }
         // UAF Protocol §3.1.7: an extension that must be understood, and is not, refuses the message.
         let extensions = (response.header.exts ?? []) + response.assertions.flatMap { $0.exts ?? [] }
         if let unknown = extensions.first(where: \.failIfUnknown) {
             return .failure(.malformed("the extension \(unknown.id.prefix(32)) must be understood and is not"))
         }
-        if let headerAppID = response.header.appID, headerAppID != appID { return .failure(.untrustedFacet("the response's appID is not this client's")) }
+        if let headerAppID = response.header.appID, headerAppID != appID {
+            return .failure(.untrustedFacet("the response's appID is not this client's"))
+        }
         // fcParams: the client's view of the request (UAF Protocol §3.2.1).
         guard response.fcParams.utf8.count <= 4096, let paramsJSON = Data(base64URLEncoded: response.fcParams),
             let params = try? JSONDecoder().decode(UAFFinalChallengeParams.self, from: paramsJSON)
         else { return .failure(.malformed("fcParams is not base64url FinalChallengeParams")) }
         guard params.appID == appID else { return .failure(.untrustedFacet("fcParams names another appID")) }
-        guard client.facetIDs.contains(params.facetID) else { return .failure(.untrustedFacet("the facet \(params.facetID.prefix(128)) is not trusted by this client")) }
+        guard client.facetIDs.contains(params.facetID) else {
+            return .failure(.untrustedFacet("the facet \(params.facetID.prefix(128)) is not trusted by this client"))
+        }
         // A mismatched challenge (UAF status 1491), as a missing or unknown one.
         guard ConstantTime.equals(params.challenge, serverData.challenge) else { return .failure(.serverData("fcParams names another challenge")) }
         guard response.assertions.count == 1, let assertion = response.assertions.first else {
@@ -87,7 +94,8 @@ struct UAFResponseEnvelope: Sendable {
         }
         return .success(
             CheckedUAFResponse(
-                serverData: serverData, assertion: Array(tlv), finalChallengeHash: UAFFinalChallenge.hash(ofFCParams: response.fcParams), facetID: params.facetID))
+                serverData: serverData, assertion: Array(tlv), finalChallengeHash: UAFFinalChallenge.hash(ofFCParams: response.fcParams),
+                facetID: params.facetID))
     }
 }
 

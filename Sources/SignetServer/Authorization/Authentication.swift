@@ -33,8 +33,10 @@ extension Authentication {
     static func password(userID: String, twoFactor: Bool, at time: Date, sessionID: String?, userStamp: String?) -> Authentication {
         twoFactor
             ? Authentication(
-                userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID, userStamp: userStamp)
-            : Authentication(userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID, userStamp: userStamp)
+                userID: userID, time: time, acr: AuthorizationRequestValidator.acrTwoFactors, amr: ["pwd", "sms", "mfa"], sessionID: sessionID,
+                userStamp: userStamp)
+            : Authentication(
+                userID: userID, time: time, acr: AuthorizationRequestValidator.acrOneFactor, amr: ["pwd"], sessionID: sessionID, userStamp: userStamp)
     }
 
     /// A device login: possession of the activated device's key and a PIN or biometric (`amr`
@@ -50,7 +52,8 @@ extension Authentication {
     static func of(_ proof: LoginProof, userID: String, at time: Date, sessionID: String?, userStamp: String?) -> Authentication {
         switch proof {
         case .password(let twoFactor): return password(userID: userID, twoFactor: twoFactor, at: time, sessionID: sessionID, userStamp: userStamp)
-        case .device(let instanceID, let acr, let amr): return device(userID: userID, instanceID: instanceID, acr: acr, amr: amr, at: time, userStamp: userStamp)
+        case .device(let instanceID, let acr, let amr):
+            return device(userID: userID, instanceID: instanceID, acr: acr, amr: amr, at: time, userStamp: userStamp)
         }
     }
 }

@@ -48,7 +48,8 @@ public struct AuthorizationCodeIssuer: Sendable {
         try await grants.insertCode(
             AuthorizationCodeRecord(
                 codeHash: SecretDigest.hex(code), grantID: grant.id, clientID: request.clientID, redirectURI: request.redirectURI,
-                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(lifetimes.code)).boundTo(request.dpopJKT))
+                codeChallenge: request.codeChallenge, nonce: request.nonce, expiresAt: now.addingTimeInterval(lifetimes.code)
+            ).boundTo(request.dpopJKT))
         var response = FormParameters()
         response.append(OAuthParameter.code, code)
         response.append(OAuthParameter.state, request.state)

@@ -13,7 +13,9 @@ import SignetStore
 struct AuthorizationRedirect: Sendable {
     let pages: PageRenderer
 
-    func response(to location: String, for request: ValidatedAuthorizationRequest, clientName: String, status: HTTPResponse.Status = .found) -> Response {
+    func response(to location: String, for request: ValidatedAuthorizationRequest, clientName: String, status: HTTPResponse.Status = .found)
+        -> Response
+    {
         guard request.returnByLink == true else { return Response(status: status, headers: [.location: location]) }
         let isError = URLComponents(string: location)?.queryItems?.contains { $0.name == OAuthParameter.error } ?? false
         var values = ["clientName": clientName, "location": location]

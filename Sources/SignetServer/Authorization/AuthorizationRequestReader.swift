@@ -50,7 +50,9 @@ struct AuthorizationRequestReader: Sendable {
                 request.idTokenHintSubject = claims.sub
                 decision = .valid(request, client)
             } else {
-                decision = .redirectError(OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: request.redirectURI, state: request.state)
+                decision = .redirectError(
+                    OAuthError(.invalidRequest, "id_token_hint is not an ID token issued here"), redirectURI: request.redirectURI,
+                    state: request.state)
             }
         }
         return Read(decision: decision, parameters: parameters, signed: signed)

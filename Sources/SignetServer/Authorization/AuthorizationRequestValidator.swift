@@ -34,7 +34,10 @@ public struct AuthorizationRequestValidator: Sendable {
     /// The current time, for instance ids' expiry.
     let now: @Sendable () -> Date
 
-    public init(clients: any ClientStore, devices: (any DeviceStore)? = nil, maxParameterLength: Int, requirePushedRequests: Bool = false, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        clients: any ClientStore, devices: (any DeviceStore)? = nil, maxParameterLength: Int, requirePushedRequests: Bool = false,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.clients = clients
         self.devices = devices
         self.now = now
@@ -80,7 +83,9 @@ public struct AuthorizationRequestValidator: Sendable {
             .redirectError(OAuthError(code, description), redirectURI: redirectURI, state: state)
         }
         // resource may be repeated (RFC 8707 §2); nothing else may.
-        if let name = duplicated.subtracting([OAuthParameter.resource]).sorted().first { return fail(.invalidRequest, "\(name) must not be repeated") }
+        if let name = duplicated.subtracting([OAuthParameter.resource]).sorted().first {
+            return fail(.invalidRequest, "\(name) must not be repeated")
+        }
         if let oversized = parameters.pairs.first(where: { $0.value.utf8.count > maxParameterLength || $0.name.utf8.count > 128 }) {
             return fail(.invalidRequest, "\(oversized.name.prefix(64)) is too long")
         }

@@ -51,21 +51,28 @@ struct AuthorizeEndpoint: Sendable {
             // user confirms before a public client's code is issued from an existing session.
             if authorization.prompt.contains("none") {
                 let error = OAuthError(.interactionRequired, "the user must confirm before this app is signed in")
-                return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer), authorization, client)
+                return back(
+                    AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer),
+                    authorization, client)
             }
-            return try await loginPage
+            return
+                try await loginPage
                 .offerContinue(authorization, client: client, browserSession: session, request: request)
         }
         if let session, sessionUsable {
             let authentication = Authentication(
-                userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid, userStamp: session.userStamp)
+                userID: session.userID, time: session.authTime, acr: session.acr, amr: session.amr, sessionID: session.sid,
+                userStamp: session.userStamp)
             return back(try await codeIssuer.issue(for: authorization, authentication: authentication).location, authorization, client)
         }
         if authorization.prompt.contains("none") {
             let error = OAuthError(.loginRequired, "the user must sign in")
-            return back(AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer), authorization, client)
+            return back(
+                AuthorizationResponse.errorURL(error, redirectURI: authorization.redirectURI, state: authorization.state, issuer: server.issuer),
+                authorization, client)
         }
-        return try await loginPage
+        return
+            try await loginPage
             .start(authorization, client: client, request: request)
     }
 

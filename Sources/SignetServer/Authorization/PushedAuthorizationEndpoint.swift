@@ -50,7 +50,9 @@ struct PushedAuthorizationEndpoint: Sendable {
             throw OAuthHTTPError.invalidRequest("request_uri must not be sent to the pushed authorization request endpoint")
         }
         var pushed = FormParameters(
-            parameters.pairs.filter { ![OAuthParameter.clientAssertion, OAuthParameter.clientAssertionType, OAuthParameter.clientSecret].contains($0.name) })
+            parameters.pairs.filter {
+                ![OAuthParameter.clientAssertion, OAuthParameter.clientAssertionType, OAuthParameter.clientSecret].contains($0.name)
+            })
         if let named = pushed[OAuthParameter.clientID] {
             guard named == client.id else { throw OAuthHTTPError.invalidRequest("client_id is not the authenticated client") }
         } else {
@@ -79,6 +81,7 @@ struct PushedAuthorizationEndpoint: Sendable {
             PushedRequestRecord(
                 uriHash: SecretDigest.hex(handle), clientID: client.id, parameters: pushed.pairs.map { [$0.name, $0.value] }, signed: read.signed,
                 expiresAt: server.now().addingTimeInterval(lifetime)))
-        return JSONResponse.make(PushedAuthorizationResponse(requestURI: PushedRequests.uriPrefix + handle, expiresIn: Int(lifetime)), status: .created)
+        return JSONResponse.make(
+            PushedAuthorizationResponse(requestURI: PushedRequests.uriPrefix + handle, expiresIn: Int(lifetime)), status: .created)
     }
 }

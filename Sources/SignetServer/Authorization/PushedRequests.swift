@@ -26,7 +26,9 @@ struct PushedRequests: Sendable {
     /// still use it. A `request_uri` that is not one of ours (an OIDC request by reference) is
     /// left to the validator, which refuses it as `request_uri_not_supported`.
     func resolve(_ parameters: FormParameters) async throws -> Resolution {
-        guard let uri = parameters[OAuthParameter.requestURI], uri.hasPrefix(Self.uriPrefix) else { return .parameters(parameters, pushed: false, signed: false) }
+        guard let uri = parameters[OAuthParameter.requestURI], uri.hasPrefix(Self.uriPrefix) else {
+            return .parameters(parameters, pushed: false, signed: false)
+        }
         if let duplicated = parameters.duplicatedNames.first {
             return .refused(OAuthError(.invalidRequest, "with request_uri, \(duplicated.prefix(64)) must appear once"))
         }

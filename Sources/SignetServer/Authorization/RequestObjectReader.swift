@@ -88,7 +88,8 @@ struct RequestObjectReader: Sendable {
         }
         if result[OAuthParameter.clientID] == nil { result.append(OAuthParameter.clientID, client.id) }
         // Single use, remembered until it expires.
-        let firstUse = try await replays.recordOnce(key: "request-object:\(client.id):\(jti)", expiresAt: Date(timeIntervalSince1970: exp + skew), now: now)
+        let firstUse = try await replays.recordOnce(
+            key: "request-object:\(client.id):\(jti)", expiresAt: Date(timeIntervalSince1970: exp + skew), now: now)
         guard firstUse else { return refuse("the request object's jti was already used") }
         return .parameters(result, signed: true)
     }
@@ -100,13 +101,21 @@ enum ClaimValue: Codable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode([String: ClaimValue].self) { self = .object(value) }
-        else { self = .array(try container.decode([ClaimValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode([String: ClaimValue].self) {
+            self = .object(value)
+        } else {
+            self = .array(try container.decode([ClaimValue].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

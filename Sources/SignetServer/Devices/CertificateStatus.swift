@@ -35,7 +35,9 @@ struct CertificateStatus: Sendable {
     func status(_ request: Request, context: SignetRequestContext) async throws -> Response {
         guard let raw = request.uri.queryParameters.get("serial") else { throw OAuthHTTPError.invalidRequest("serial is missing") }
         let serial = raw.lowercased().replacingOccurrences(of: ":", with: "")
-        guard (2...64).contains(serial.count), serial.allSatisfy(\.isHexDigit) else { throw OAuthHTTPError.invalidRequest("serial must be hexadecimal") }
+        guard (2...64).contains(serial.count), serial.allSatisfy(\.isHexDigit) else {
+            throw OAuthHTTPError.invalidRequest("serial must be hexadecimal")
+        }
         var answer = Answer(serial: serial, status: "unknown")
         if let device = try await store.device(serial: serial) {
             answer.notAfter = Int(device.certificateNotAfter.timeIntervalSince1970)

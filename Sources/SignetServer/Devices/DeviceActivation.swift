@@ -58,7 +58,8 @@ struct DeviceActivation: Sendable {
             throw OAuthHTTPError.invalidRequest("reactivation needs a new instance id: ask for one and log in with it as the nonce")
         }
         guard grant.authTime >= server.now().addingTimeInterval(-Self.freshLogin) else {
-            throw OwnResourceAccess.stepUpChallenge("reactivation needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
+            throw OwnResourceAccess.stepUpChallenge(
+                "reactivation needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         guard grant.deviceID != instanceID else { throw Self.spent }
         guard grant.deviceID == nil || grant.deviceID == current.instanceID else {
@@ -70,11 +71,14 @@ struct DeviceActivation: Sendable {
             try await EnrolmentBody.read(request), instanceID: instanceID, claims: claims, grant: grant, replacing: current.instanceID,
             presented: .none, context: context)
         try await lifecycle.record("device.reactivated", device: enrolled.device, by: .device)
-        guard try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID) != nil else {
+        guard
+            try await lifecycle.revoke(instanceID: current.instanceID, because: .replaced, by: .device, replacedBy: enrolled.device.instanceID) != nil
+        else {
             // Locked, removed, deactivated or replaced by a parallel reactivation meanwhile: the
             // new device follows the old one's fate, so a lock can never be outrun.
             let reason = try await deviceStore.device(instanceID: current.instanceID)?.revocationReason ?? .replaced
-            try await lifecycle.revoke(instanceID: enrolled.device.instanceID, because: reason, by: .device, note: "its predecessor was revoked during the reactivation")
+            try await lifecycle.revoke(
+                instanceID: enrolled.device.instanceID, because: reason, by: .device, note: "its predecessor was revoked during the reactivation")
             throw OAuthHTTPError(.unauthorized, .deviceRevoked, "the device was revoked during the reactivation (\(reason.rawValue))")
         }
         return answer(enrolled)
@@ -91,7 +95,8 @@ struct DeviceActivation: Sendable {
         }
         // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
         guard Set(claims.aud) == [server.issuer] else {
-            throw OwnResourceAccess.challenge(.invalidToken, "activation needs a token for this provider alone, not one that names other resources", status: .unauthorized)
+            throw OwnResourceAccess.challenge(
+                .invalidToken, "activation needs a token for this provider alone, not one that names other resources", status: .unauthorized)
         }
         guard let grant = try await grants.grant(id: claims.grantID), let instanceID = grant.instanceID, grant.clientID == claims.clientID else {
             throw OAuthHTTPError.invalidRequest("this token's login bound no instance id (log in with scope device and the instance id as nonce)")
@@ -125,8 +130,10 @@ struct DeviceActivation: Sendable {
         }
         let device = DeviceRecord(
             instanceID: instanceID, clientID: claims.clientID, userID: claims.sub, grantID: grant.id,
-            certificateSerial: certificate.serialNumber.bytes.hexEncodedString(), certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
-            certificateNotAfter: certificate.notValidAfter, attestation: Self.attestation(of: instance, certifying: certificate.publicKey, presented: presented), name: body.name,
+            certificateSerial: certificate.serialNumber.bytes.hexEncodedString(),
+            certificateThumbprint: try DeviceCertificateAuthority.x5tS256(of: certificate),
+            certificateNotAfter: certificate.notValidAfter,
+            attestation: Self.attestation(of: instance, certifying: certificate.publicKey, presented: presented), name: body.name,
             platform: body.platform, createdAt: now)
         do {
             try await deviceStore.insertDevice(device)

@@ -21,7 +21,10 @@ public struct DeviceAuthorities: Sendable {
     /// The CA certificates read and parsed lately, for the check every device request makes.
     let recent = RecentCertificates()
 
-    public init(store: any DeviceStore, clock: SignetClock = .system, random: SecureRandom = SecureRandom(), certificateValidity: TimeInterval = 90 * 24 * 3600) {
+    public init(
+        store: any DeviceStore, clock: SignetClock = .system, random: SecureRandom = SecureRandom(),
+        certificateValidity: TimeInterval = 90 * 24 * 3600
+    ) {
         self.store = store
         self.clock = clock
         self.random = random

@@ -60,10 +60,13 @@ struct DeviceInstances: Sendable {
         let limits = SlidingWindow(store: limits, clock: server.clock)
         if case .spent(let retryAfter) = try await limits.take(Self.budgetKey(context), maximum: Self.perAddress, window: Self.window) {
             let seconds = Int(retryAfter.rounded(.up))
-            throw OAuthHTTPError(.tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s", headers: [.retryAfter: String(seconds)])
+            throw OAuthHTTPError(
+                .tooManyRequests, .temporarilyUnavailable, "too many instance ids from this address; retry after \(seconds) s",
+                headers: [.retryAfter: String(seconds)])
         }
         let now = server.now()
-        var instance = DeviceInstanceRecord(id: server.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
+        var instance = DeviceInstanceRecord(
+            id: server.random.token(), clientID: client.id, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime))
         instance.budgetKey = Self.budgetKey(context)
         instance.attestation = try await attest?(instance.id).kind
         try await devices.insertDeviceInstance(instance)
@@ -91,7 +94,9 @@ struct DeviceInstances: Sendable {
     static func clientID(of request: Request, maxBodySize: Int) async throws -> String {
         let parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         if let repeated = parameters.duplicatedNames.first { throw OAuthHTTPError.invalidRequest("\(repeated.prefix(64)) must not be repeated") }
-        guard let id = parameters[OAuthParameter.clientID], !id.isEmpty, id.utf8.count <= 128 else { throw OAuthHTTPError.invalidRequest("client_id is missing") }
+        guard let id = parameters[OAuthParameter.clientID], !id.isEmpty, id.utf8.count <= 128 else {
+            throw OAuthHTTPError.invalidRequest("client_id is missing")
+        }
         return id
     }
 

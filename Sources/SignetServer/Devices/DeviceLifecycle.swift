@@ -29,7 +29,10 @@ public struct DeviceLifecycle: Sendable {
     /// Delivers the user's notices; `nil` sends none (e.g. a command with no sender configured).
     let messages: (any MessageSender)?
 
-    public init(store: any DeviceStore & AuditStore & UserStore & ClientStore, clock: SignetClock, random: SecureRandom, logger: Logger, messages: (any MessageSender)?) {
+    public init(
+        store: any DeviceStore & AuditStore & UserStore & ClientStore, clock: SignetClock, random: SecureRandom, logger: Logger,
+        messages: (any MessageSender)?
+    ) {
         self.store = store
         self.clock = clock
         self.random = random
@@ -60,7 +63,9 @@ public struct DeviceLifecycle: Sendable {
     public func current(_ device: DeviceRecord) async throws -> DeviceRecord {
         var device = device
         for _ in 0..<32 {
-            guard device.revocationReason == .replaced, let next = device.replacedBy, let successor = try await store.device(instanceID: next) else { break }
+            guard device.revocationReason == .replaced, let next = device.replacedBy, let successor = try await store.device(instanceID: next) else {
+                break
+            }
             device = successor
         }
         return device
@@ -88,7 +93,8 @@ public struct DeviceLifecycle: Sendable {
         case "device.activated": "A new device was activated for %@. If it was not you, contact support."
         case "device.removed": "A device was removed from your %@ account."
         case "device.locked": "A device was locked for %@: it can no longer sign in."
-        case "authenticator.registered": "A new way to sign in (PIN, fingerprint or face) was added to a device for %@. If it was not you, contact support."
+        case "authenticator.registered":
+            "A new way to sign in (PIN, fingerprint or face) was added to a device for %@. If it was not you, contact support."
         case "authenticator.pin_locked_out": "Too many wrong PINs: the PIN was removed from a device for %@."
         default: nil
         }
@@ -102,7 +108,8 @@ public struct DeviceLifecycle: Sendable {
             id: random.token(byteCount: 16), to: phone, body: template.replacingOccurrences(of: "%@", with: clientName), purpose: purpose,
             createdAt: clock.now())
         do { try await messages.send(message) } catch {
-            logger.warning("device notice failed", metadata: ["event": "device.notice_failed", "error": .string(String(describing: type(of: error)))])
+            logger.warning(
+                "device notice failed", metadata: ["event": "device.notice_failed", "error": .string(String(describing: type(of: error)))])
         }
     }
 }

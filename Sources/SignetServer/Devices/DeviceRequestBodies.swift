@@ -14,7 +14,9 @@ struct EnrolmentBody: Sendable {
     let platform: String?
 
     /// The media types taken.
-    static let mediaTypes: Set<String> = ["application/pkcs10", "application/pem-certificate-chain", "application/x-pem-file", "text/plain", "application/json"]
+    static let mediaTypes: Set<String> = [
+        "application/pkcs10", "application/pem-certificate-chain", "application/x-pem-file", "text/plain", "application/json",
+    ]
     /// The platforms an app may name.
     static let platforms: Set<String> = ["ios", "android", "macos", "linux", "other"]
     /// The longest device name.
@@ -25,7 +27,9 @@ struct EnrolmentBody: Sendable {
         guard body.readableBytes > 0 else { throw OAuthHTTPError.invalidRequest("the body must be a PKCS#10 certificate signing request") }
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         do {
-            guard mediaType == "application/json" else { return EnrolmentBody(csrDER: try DeviceCertificateAuthority.csrDER(from: Array(buffer: body)), name: nil, platform: nil) }
+            guard mediaType == "application/json" else {
+                return EnrolmentBody(csrDER: try DeviceCertificateAuthority.csrDER(from: Array(buffer: body)), name: nil, platform: nil)
+            }
             let json = try decodeJSON(JSONBody.self, from: body)
             guard let csr = json.csr, !csr.isEmpty else { throw OAuthHTTPError.invalidRequest("csr is missing") }
             return EnrolmentBody(
@@ -41,13 +45,16 @@ struct EnrolmentBody: Sendable {
     static func checkedName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= maximumNameLength, DisplayedText.isName(trimmed) else {
-            throw OAuthHTTPError.invalidRequest("name must be 1 to \(maximumNameLength) characters without control, line-separating or direction characters")
+            throw OAuthHTTPError.invalidRequest(
+                "name must be 1 to \(maximumNameLength) characters without control, line-separating or direction characters")
         }
         return trimmed
     }
 
     static func checkedPlatform(_ platform: String) throws -> String {
-        guard platforms.contains(platform) else { throw OAuthHTTPError.invalidRequest("platform must be one of \(platforms.sorted().joined(separator: ", "))") }
+        guard platforms.contains(platform) else {
+            throw OAuthHTTPError.invalidRequest("platform must be one of \(platforms.sorted().joined(separator: ", "))")
+        }
         return platform
     }
 

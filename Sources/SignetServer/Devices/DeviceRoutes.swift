@@ -1,13 +1,19 @@
 // The device API: instance ids, activation, initial certificates, self-service, certificate status.
 extension DeviceInstances: EndpointGroup {
-    var endpoints: [Endpoint] { [Endpoint(.post, "/devices/instances", body: .form(required: false), dialect: .oauth) { try await create($0, context: $1) }] }
+    var endpoints: [Endpoint] {
+        [Endpoint(.post, "/devices/instances", body: .form(required: false), dialect: .oauth) { try await create($0, context: $1) }]
+    }
 }
 
 extension DeviceActivation: EndpointGroup {
     var endpoints: [Endpoint] {
         [
-            Endpoint(.post, "/devices/activation", body: .mediaTypes(EnrolmentBody.mediaTypes), dialect: .oauth) { try await activate($0, context: $1) },
-            Endpoint(.post, "/devices/reactivation", body: .mediaTypes(EnrolmentBody.mediaTypes), dialect: .oauth) { try await reactivate($0, context: $1) },
+            Endpoint(.post, "/devices/activation", body: .mediaTypes(EnrolmentBody.mediaTypes), dialect: .oauth) {
+                try await activate($0, context: $1)
+            },
+            Endpoint(.post, "/devices/reactivation", body: .mediaTypes(EnrolmentBody.mediaTypes), dialect: .oauth) {
+                try await reactivate($0, context: $1)
+            },
         ]
     }
 }

@@ -58,7 +58,9 @@ struct DeviceSelfService: Sendable {
         let instanceID = try Self.instanceID(context)
         let claims = try await access.deviceUserToken(request, context: context, path: "/devices/\(instanceID)")
         let body = try await request.body.collect(upTo: 4096)
-        guard let name = try EnrolmentBody.decodeJSON(RenameBody.self, from: body).name else { throw OAuthHTTPError.invalidRequest("name is missing") }
+        guard let name = try EnrolmentBody.decodeJSON(RenameBody.self, from: body).name else {
+            throw OAuthHTTPError.invalidRequest("name is missing")
+        }
         let checked = try EnrolmentBody.checkedName(name)
         _ = try await ownDevice(instanceID, of: claims)
         guard let renamed = try await deviceStore.renameDevice(instanceID: instanceID, name: checked) else {
@@ -81,8 +83,10 @@ struct DeviceSelfService: Sendable {
         let instanceID = try Self.instanceID(context)
         let path = reason == .locked ? "/devices/\(instanceID)/lock" : "/devices/\(instanceID)"
         let claims = try await access.deviceUserToken(request, context: context, path: path)
-        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin) else {
-            throw OwnResourceAccess.stepUpChallenge("this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
+        guard let authTime = claims.authTime, Date(timeIntervalSince1970: TimeInterval(authTime)) >= server.now().addingTimeInterval(-Self.freshLogin)
+        else {
+            throw OwnResourceAccess.stepUpChallenge(
+                "this needs a login within the last \(Int(Self.freshLogin)) seconds", maxAge: Int(Self.freshLogin))
         }
         let device = try await lifecycle.current(try await ownDevice(instanceID, of: claims))
         guard device.revokedAt == nil, device.userID == claims.sub else { return view(device) }

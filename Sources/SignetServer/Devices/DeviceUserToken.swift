@@ -13,7 +13,8 @@ extension OwnResourceAccess {
         let claims = try await verify(request, context: context, path: path, formBody: false).claims
         // A token that also names other APIs (RFC 8707) could be replayed here by one of them.
         guard Set(claims.aud) == [server.issuer] else {
-            throw OwnResourceAccess.challenge(.invalidToken, "managing devices needs a token for this provider alone, not one that names other resources", status: .unauthorized)
+            throw OwnResourceAccess.challenge(
+                .invalidToken, "managing devices needs a token for this provider alone, not one that names other resources", status: .unauthorized)
         }
         let client = try await clients.client(id: claims.clientID)
         guard let client, client.allowedScopes.contains(DeviceInstances.scope) else {

@@ -29,7 +29,9 @@ struct InitialCertificates: Sendable {
     func issue(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: Self.maximumAttestationSize * 2 + DeviceCertificateAuthority.maximumRequestSize)
         let json = try EnrolmentBody.decodeJSON(Body.self, from: body)
-        guard let clientID = json.clientID, !clientID.isEmpty, clientID.utf8.count <= 128 else { throw OAuthHTTPError.invalidRequest("client_id is missing") }
+        guard let clientID = json.clientID, !clientID.isEmpty, clientID.utf8.count <= 128 else {
+            throw OAuthHTTPError.invalidRequest("client_id is missing")
+        }
         guard let csr = json.csr, !csr.isEmpty else { throw OAuthHTTPError.invalidRequest("csr is missing") }
         let platform = try json.platform.map(EnrolmentBody.checkedPlatform)
         var attestation: [UInt8]?
@@ -54,7 +56,8 @@ struct InitialCertificates: Sendable {
             // The new key must be vouched for as the first was: the instance's label covers only keys judged alike.
             let verdict = try await judge(clientID: clientID, instanceID: instance.id, platform: platform, attestation: attestation, key: key)
             guard verdict.kind == (instance.attestation ?? AttestationResult.none.kind) else {
-                throw OAuthHTTPError.invalidRequest("the new key's attestation (\(verdict.kind)) is not the instance's (\(instance.attestation ?? AttestationResult.none.kind))")
+                throw OAuthHTTPError.invalidRequest(
+                    "the new key's attestation (\(verdict.kind)) is not the instance's (\(instance.attestation ?? AttestationResult.none.kind))")
             }
         } else {
             instance = try await instances.makeInstance(clientID: clientID, context: context) { instanceID in
@@ -78,17 +81,22 @@ struct InitialCertificates: Sendable {
 
     /// The instance a swap is for: unexpired, not activated, this client's, and the request
     /// comes with a valid initial certificate naming it.
-    private func swapped(_ instanceID: String, clientID: String, request: Request, context: SignetRequestContext) async throws -> DeviceInstanceRecord {
+    private func swapped(_ instanceID: String, clientID: String, request: Request, context: SignetRequestContext) async throws -> DeviceInstanceRecord
+    {
         guard case .notActivated(let presented, _, _) = try await devices.identify(request, context: context), presented == instanceID else {
-            throw OAuthHTTPError(.unauthorized, .deviceCertificateRequired, "a fresh initial certificate needs the instance's current one (mutual TLS)")
+            throw OAuthHTTPError(
+                .unauthorized, .deviceCertificateRequired, "a fresh initial certificate needs the instance's current one (mutual TLS)")
         }
-        guard let instance = try await deviceStore.deviceInstance(id: instanceID), instance.clientID == clientID, instance.expiresAt > server.now() else {
+        guard let instance = try await deviceStore.deviceInstance(id: instanceID), instance.clientID == clientID, instance.expiresAt > server.now()
+        else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the instance id has expired, was activated, or is another client's")
         }
         return instance
     }
 
-    private func judge(clientID: String, instanceID: String, platform: String?, attestation: [UInt8]?, key: P256.Signing.PublicKey) async throws -> AttestationResult {
+    private func judge(clientID: String, instanceID: String, platform: String?, attestation: [UInt8]?, key: P256.Signing.PublicKey) async throws
+        -> AttestationResult
+    {
         do {
             return try await verifier.verify(
                 AttestationEvidence(clientID: clientID, instanceID: instanceID, platform: platform, attestation: attestation, publicKey: key))

@@ -13,7 +13,9 @@ enum NULCharacter {
         return text.withUTF8 { bytes in
             for index in bytes.indices {
                 if bytes[index] == 0 { return true }
-                if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "0"), bytes[index + 2] == UInt8(ascii: "0") {
+                if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "0"),
+                    bytes[index + 2] == UInt8(ascii: "0")
+                {
                     return true
                 }
             }

@@ -62,7 +62,8 @@ struct OwnResourceAccess: Sendable {
                 .invalidToken, "this access token is bound to a device certificate: present that certificate, of a device not revoked",
                 status: .unauthorized, dpop: usedDPoPScheme)
         case .boundTokenAsBearer?:
-            throw Self.challenge(.invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
+            throw Self.challenge(
+                .invalidToken, "this access token is DPoP-bound: send it with the DPoP scheme and a proof", status: .unauthorized, dpop: true)
         case .unboundTokenAsDPoP?:
             throw Self.challenge(.invalidToken, "this access token is not DPoP-bound: use the Bearer scheme", status: .unauthorized, dpop: true)
         case nil: break
@@ -73,18 +74,21 @@ struct OwnResourceAccess: Sendable {
                 proof = try await dpop.verify(
                     request.headers[values: .dpop], method: request.method.rawValue, url: server.endpoint(path), accessToken: token)
             } catch let refusal as DPoPProofVerifier.Refusal {
-                let error = Self.challenge(refusal.nonce == nil ? .invalidDPoPProof : .useDPoPNonce, refusal.description, status: .unauthorized, dpop: true)
+                let error = Self.challenge(
+                    refusal.nonce == nil ? .invalidDPoPProof : .useDPoPNonce, refusal.description, status: .unauthorized, dpop: true)
                 guard let nonce = refusal.nonce else { throw error }
                 var headers = error.headers
                 headers[.dpopNonce] = nonce
                 throw OAuthHTTPError(error.status, error.error, headers: headers)
             }
             guard let proof, binding.proofMatches(proof.jkt) else {
-                throw Self.challenge(.invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
+                throw Self.challenge(
+                    .invalidToken, "the DPoP proof is missing or made with another key than the token's", status: .unauthorized, dpop: true)
             }
             // FAPI 2.0 §5.4 holds for every proof of a FAPI 2.0 client (the client is read only then).
             if !FAPI2Profile.algorithms.contains(proof.alg), let client = try await clients.client(id: claims.clientID), client.fapi2 {
-                throw Self.challenge(.invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
+                throw Self.challenge(
+                    .invalidDPoPProof, "this client's DPoP proofs must use PS256, ES256 or EdDSA (FAPI 2.0)", status: .unauthorized, dpop: true)
             }
         }
         return verified
@@ -96,7 +100,8 @@ struct OwnResourceAccess: Sendable {
         var attributes = [("realm", "signet"), ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")]
         if let maxAge { attributes.append(("max_age", String(maxAge))) }
         if let acrValues { attributes.append(("acr_values", acrValues)) }
-        return OAuthHTTPError(.unauthorized, error, headers: [.wwwAuthenticate: AuthenticationChallenge(scheme: "Bearer", attributes: attributes).headerValue])
+        return OAuthHTTPError(
+            .unauthorized, error, headers: [.wwwAuthenticate: AuthenticationChallenge(scheme: "Bearer", attributes: attributes).headerValue])
     }
 
     /// The challenge to a request without credentials: no error code (RFC 6750 §3.1).
@@ -108,7 +113,8 @@ struct OwnResourceAccess: Sendable {
         let error = OAuthError(code, description)
         let first = dpop ? ("algs", JOSEHeader.acceptedAlgorithms.sorted().joined(separator: " ")) : ("realm", "signet")
         let challenge = AuthenticationChallenge(
-            scheme: dpop ? "DPoP" : "Bearer", attributes: [first, ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")])
+            scheme: dpop ? "DPoP" : "Bearer",
+            attributes: [first, ("error", error.error.rawValue), ("error_description", error.errorDescription ?? "")])
         return OAuthHTTPError(status, error, headers: [.wwwAuthenticate: challenge.headerValue])
     }
 }

@@ -30,15 +30,17 @@ struct StorageOutageMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch where StorageOutage.matches(error) {
+        } catch  where StorageOutage.matches(error) {
             var headers: HTTPFields = [.retryAfter: String(StorageOutage.retryAfter), .cacheControl: "no-store"]
             let body: String
             if request.headers[.accept]?.contains("text/html") == true {
                 headers[.contentType] = "text/html; charset=utf-8"
-                body = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Try again shortly</title><p>Sign-in is unavailable for a moment. Please try again in a few seconds.</p></html>"
+                body =
+                    "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Try again shortly</title><p>Sign-in is unavailable for a moment. Please try again in a few seconds.</p></html>"
             } else {
                 let error = APIError(
-                    .serviceUnavailable, "temporarily_unavailable", StorageOutage.description, retryable: true, retryAfter: TimeInterval(StorageOutage.retryAfter))
+                    .serviceUnavailable, "temporarily_unavailable", StorageOutage.description, retryable: true,
+                    retryAfter: TimeInterval(StorageOutage.retryAfter))
                 return try error.response(from: request, context: context)
             }
             return Response(status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))

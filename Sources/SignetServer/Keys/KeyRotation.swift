@@ -66,11 +66,13 @@ public enum KeyRotation {
         case .announce:
             // One next key, whoever notices first; the id of the key now signing names the turn.
             let active = try await store.signingKeys().first { $0.status == .active }?.kid ?? "none"
-            guard try await replays.recordOnce(key: "signing-key-announced:" + active, expiresAt: now.addingTimeInterval(400 * 86_400), now: now) else { return nil }
+            guard try await replays.recordOnce(key: "signing-key-announced:" + active, expiresAt: now.addingTimeInterval(400 * 86_400), now: now)
+            else { return nil }
             try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: now))
             return step
         case .rotate(let retiring, let promoting):
-            guard try await replays.recordOnce(key: "signing-key-retired:" + retiring, expiresAt: now.addingTimeInterval(400 * 86_400), now: now) else { return nil }
+            guard try await replays.recordOnce(key: "signing-key-retired:" + retiring, expiresAt: now.addingTimeInterval(400 * 86_400), now: now)
+            else { return nil }
             // In this order a rotation stopped halfway leaves two active keys (repaired at the
             // next step, the newer signing meanwhile), never none.
             try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: now))
@@ -97,14 +99,17 @@ public enum KeyRotation {
     /// publishes a new next key, and drops retired keys whose tokens have all expired.
     /// - Returns: the kid now signing.
     @discardableResult
-    public static func rotate(keys store: any SigningKeyStore, replays: any ReplayStore, now: Date, retiredKeyPublicationTime: TimeInterval) async throws -> String {
+    public static func rotate(keys store: any SigningKeyStore, replays: any ReplayStore, now: Date, retiredKeyPublicationTime: TimeInterval)
+        async throws -> String
+    {
         try await dropExpired(keys: store, now: now)
         if case .announce = step(try await store.signingKeys(), now: now, policy: .manual) {
             try await store.insertSigningKey(SigningKeyFactory.make(status: .next, now: now))
         }
         let keys = try await store.signingKeys()
         if case .repair = step(keys, now: now, policy: .manual) {
-            try await apply(step(keys, now: now, policy: .manual), keys: store, replays: replays, now: now, retiredKeyPublicationTime: retiredKeyPublicationTime)
+            try await apply(
+                step(keys, now: now, policy: .manual), keys: store, replays: replays, now: now, retiredKeyPublicationTime: retiredKeyPublicationTime)
         }
         let current = try await store.signingKeys()
         guard let next = current.filter({ $0.status == .next }).sorted(by: publishedEarlier).first else {
@@ -116,7 +121,10 @@ public enum KeyRotation {
             try await store.updateSigningKey(kid: next.kid, status: .active, publishUntil: nil, activatedAt: now)
             return next.kid
         }
-        guard try await apply(.rotate(retiring: active.kid, promoting: next.kid), keys: store, replays: replays, now: now, retiredKeyPublicationTime: retiredKeyPublicationTime) != nil
+        guard
+            try await apply(
+                .rotate(retiring: active.kid, promoting: next.kid), keys: store, replays: replays, now: now,
+                retiredKeyPublicationTime: retiredKeyPublicationTime) != nil
         else { throw SignetError(.conflict, "another rotation of key \(active.kid) came first") }
         return next.kid
     }

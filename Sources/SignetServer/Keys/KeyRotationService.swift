@@ -42,7 +42,9 @@ public struct KeyRotationService: Service {
         let step = KeyRotation.step(try await keys.signingKeys(), now: now, policy: policy)
         guard step != .none else { return nil }
         let publication = configuration.retiredKeyPublicationTime(clients: try await clients.listClients())
-        guard let done = try await KeyRotation.apply(step, keys: keys, replays: replays, now: now, retiredKeyPublicationTime: publication) else { return nil }
+        guard let done = try await KeyRotation.apply(step, keys: keys, replays: replays, now: now, retiredKeyPublicationTime: publication) else {
+            return nil
+        }
         try await keyRing.reload()
         switch done {
         case .rotate(let retiring, let promoting):
@@ -51,7 +53,9 @@ public struct KeyRotationService: Service {
         case .announce:
             try await audit.record("keys.announced", actor: .system)
         case .repair(let retired):
-            logger.warning("more than one signing key was active; the older ones are retired", metadata: ["event": "keys.repaired", "count": .stringConvertible(retired.count)])
+            logger.warning(
+                "more than one signing key was active; the older ones are retired",
+                metadata: ["event": "keys.repaired", "count": .stringConvertible(retired.count)])
             try await audit.record("keys.repaired", actor: .system, target: retired.joined(separator: " "))
         case .none:
             break
@@ -64,7 +68,9 @@ public struct KeyRotationService: Service {
             try await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
                     do { try await checkOnce() } catch {
-                        logger.warning("key rotation check failed", metadata: ["event": "keys.rotation_failed", "error": .string(String(describing: type(of: error)))])
+                        logger.warning(
+                            "key rotation check failed",
+                            metadata: ["event": "keys.rotation_failed", "error": .string(String(describing: type(of: error)))])
                     }
                     try await Task.sleep(for: .seconds(interval))
                 }

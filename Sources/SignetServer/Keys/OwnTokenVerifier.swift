@@ -37,7 +37,9 @@ struct OwnTokenVerifier: Sendable {
     /// The claims of an ID token this provider issued, for `id_token_hint` (OIDC Core §3.1.2.1):
     /// signature, `typ` JWT (never an access token) and issuer. Expiry is not checked: hints may be old.
     func idTokenHint(_ token: String) async -> IDTokenClaims? {
-        guard token.utf8.count <= 8192, let claims = await keys.verifyOwn(token, as: IDTokenClaims.self, expectedType: "JWT"), claims.iss == server.issuer else {
+        guard token.utf8.count <= 8192, let claims = await keys.verifyOwn(token, as: IDTokenClaims.self, expectedType: "JWT"),
+            claims.iss == server.issuer
+        else {
             return nil
         }
         return claims

@@ -106,7 +106,9 @@ struct LoginFlow: Sendable {
         }
         if session.remembered, session.userID != userID { return abandon(.rememberedUserChanged) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }
-        guard Self.needsTwoFactors(session) else { return LoginTransition(save: nil, action: .finish(userID: userID, proof: .password(twoFactor: false))) }
+        guard Self.needsTwoFactors(session) else {
+            return LoginTransition(save: nil, action: .finish(userID: userID, proof: .password(twoFactor: false)))
+        }
         guard let phoneNumber else { return abandon(.noSecondFactor) }
         var next = released
         next.userID = userID
@@ -181,7 +183,9 @@ struct LoginFlow: Sendable {
 
     /// The device login's one step: the assertion was verified by the channel (it holds the keys
     /// and the store); the login finishes when it came from the device and user it was started for.
-    private func deviceAssertionVerified(userID: String, instanceID: String, acr: String, amr: [String], in session: LoginSessionRecord) -> LoginTransition {
+    private func deviceAssertionVerified(userID: String, instanceID: String, acr: String, amr: [String], in session: LoginSessionRecord)
+        -> LoginTransition
+    {
         guard session.channel == .device, session.step == .deviceAssertion else { return refuse(.wrongStep(expected: session.step)) }
         guard session.userID == userID, session.deviceInstanceID == instanceID else { return abandon(.wrongUser) }
         if let subject = session.request.idTokenHintSubject, subject != userID { return abandon(.wrongUser) }

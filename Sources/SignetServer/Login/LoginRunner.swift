@@ -76,12 +76,16 @@ struct LoginRunner: Sendable {
 
     // MARK: submissions
 
-    func chooseScenario(_ scenario: LoginScenario, offered: [LoginScenario], on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+    func chooseScenario(_ scenario: LoginScenario, offered: [LoginScenario], on session: LoginSessionRecord, context: LoginContext) async throws
+        -> LoginOutcome
+    {
         try await run(.chooseScenario(scenario, offered: offered), on: session, context: context)
     }
 
     /// `username` is `nil` at the `password` step of a remembered user.
-    func submitPassword(username: String?, password: String, rememberMe: Bool, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+    func submitPassword(username: String?, password: String, rememberMe: Bool, on session: LoginSessionRecord, context: LoginContext) async throws
+        -> LoginOutcome
+    {
         try await run(.submitPassword(username: username, rememberMe: rememberMe), on: session, password: password, context: context)
     }
 
@@ -95,21 +99,26 @@ struct LoginRunner: Sendable {
     }
 
     /// A device login's verified assertion (``UAFOperations/authenticate(_:device:client:purposes:)``).
-    func deviceAssertionVerified(_ proved: AuthenticatedAssertion, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome {
+    func deviceAssertionVerified(_ proved: AuthenticatedAssertion, on session: LoginSessionRecord, context: LoginContext) async throws -> LoginOutcome
+    {
         try await run(
-            .deviceAssertionVerified(userID: proved.authenticator.userID, instanceID: proved.authenticator.instanceID, acr: proved.acr, amr: proved.amr),
+            .deviceAssertionVerified(
+                userID: proved.authenticator.userID, instanceID: proved.authenticator.instanceID, acr: proved.acr, amr: proved.amr),
             on: session, context: context)
     }
 
     // MARK: the loop
 
-    private func run(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
+    private func run(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome
+    {
         let outcome = try await advance(first, on: loaded, password: password, context: context)
         try await observe(outcome)
         return outcome
     }
 
-    private func advance(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws -> LoginOutcome {
+    private func advance(_ first: LoginEvent, on loaded: LoginSessionRecord, password: String? = nil, context: LoginContext) async throws
+        -> LoginOutcome
+    {
         var current = loaded
         var event = first
         var pendingCode: String?
@@ -191,7 +200,8 @@ struct LoginRunner: Sendable {
                 sendTaken = false  // a send is spent once recorded, delivered or not
                 guard let code = pendingCode, let challenge = current.sms else { return .show(current) }
                 if try await deliver(code, to: challenge.phoneNumber, clientName: context.clientName) {
-                    try await audit.record("sms.sent", userID: current.userID, clientID: current.request.clientID, actor: .system, reason: "login_otp")
+                    try await audit.record(
+                        "sms.sent", userID: current.userID, clientID: current.request.clientID, actor: .system, reason: "login_otp")
                     return .show(current)
                 }
                 event = .deliveryFailed
@@ -199,7 +209,9 @@ struct LoginRunner: Sendable {
                 // A right code is not a wrong one: its use of the daily budget is given back.
                 try await giveBackTaken(keepWrongCode: false)
                 // The user may have been locked, removed or given a new password since the check.
-                guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else { return try await abandon(.accountChanged) }
+                guard try await currentUser(userID, stamp: verifiedStamp ?? current.userStamp) != nil else {
+                    return try await abandon(.accountChanged)
+                }
                 return try await finish(current, userID: userID, proof: proof, userStamp: verifiedStamp ?? current.userStamp, context: context)
             }
         }
@@ -236,7 +248,9 @@ struct LoginRunner: Sendable {
     }
 
     /// Consumes the login (exactly once), issues the code, and a remember token when asked for.
-    private func finish(_ session: LoginSessionRecord, userID: String, proof: LoginProof, userStamp: String?, context: LoginContext) async throws -> LoginOutcome {
+    private func finish(_ session: LoginSessionRecord, userID: String, proof: LoginProof, userStamp: String?, context: LoginContext) async throws
+        -> LoginOutcome
+    {
         guard let consumed = try await logins.consumeLoginSession(id: session.id) else { return .conflict }
         // The grant and browser session carry the stamp: a password change or lock racing this
         // finish still ends them (they are checked against the user's stamp whenever used).
@@ -248,8 +262,11 @@ struct LoginRunner: Sendable {
         }
         server.logger.info(
             "login succeeded",
-            metadata: ["event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID), "factors": .stringConvertible(authentication.acr == AuthorizationRequestValidator.acrTwoFactors ? 2 : 1),
-                "channel": .string(session.channel.rawValue)])
+            metadata: [
+                "event": "login.succeeded", "client_id": .string(consumed.request.clientID), "sub": .string(userID),
+                "factors": .stringConvertible(authentication.acr == AuthorizationRequestValidator.acrTwoFactors ? 2 : 1),
+                "channel": .string(session.channel.rawValue),
+            ])
         return .finished(FinishedLogin(session: session, code: code, authentication: authentication, rememberToken: rememberToken))
     }
 }

@@ -17,7 +17,9 @@ enum LoginStart: Sendable, Equatable {
 extension LoginFlow {
     /// The login a start makes (id: the digest of the handle the channel hands out): its first
     /// step and what binds it to the channel. No channel builds a login record itself.
-    static func begin(_ start: LoginStart, id: String, request: ValidatedAuthorizationRequest, now: Date, lifetime: TimeInterval) -> LoginSessionRecord {
+    static func begin(_ start: LoginStart, id: String, request: ValidatedAuthorizationRequest, now: Date, lifetime: TimeInterval)
+        -> LoginSessionRecord
+    {
         let expiresAt = now.addingTimeInterval(lifetime)
         switch start {
         case .page(let binding, let csrf, let offered):
@@ -56,7 +58,9 @@ struct LoginSessions: Sendable {
     }
 
     /// Stores the login `start` makes and returns it with its handle (a secret: only its digest is stored).
-    func start(_ start: LoginStart, request: ValidatedAuthorizationRequest, lifetime: TimeInterval) async throws -> (session: LoginSessionRecord, handle: String) {
+    func start(_ start: LoginStart, request: ValidatedAuthorizationRequest, lifetime: TimeInterval) async throws -> (
+        session: LoginSessionRecord, handle: String
+    ) {
         let handle = server.random.token()
         let session = LoginFlow.begin(start, id: SecretDigest.hex(handle), request: request, now: server.now(), lifetime: lifetime)
         try await logins.insertLoginSession(session)

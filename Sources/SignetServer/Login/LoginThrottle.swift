@@ -99,7 +99,9 @@ public struct LoginThrottle: Sendable {
         var resetFailure: (any Error)?
         if let seenFailures = reservation.accountFailures {
             do {
-                try await WriteBinding.notBinding { try await store.resetThrottle(key: reservation.failureKeys.account, unchangedSince: seenFailures) }
+                try await WriteBinding.notBinding {
+                    try await store.resetThrottle(key: reservation.failureKeys.account, unchangedSince: seenFailures)
+                }
             } catch {
                 resetFailure = error
             }
@@ -139,7 +141,9 @@ public struct LoginThrottle: Sendable {
     /// room, waits for a slot until `deadline` (checks in flight finish in a bcrypt time), then
     /// answers a short pause. `failures`: the limit's failures counted in its window when it
     /// decided, if any.
-    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (decision: Decision, failures: ThrottleRecord?, slot: ThrottleSlot?) {
+    private func reserveSlot(_ limit: Limit, until deadline: ContinuousClock.Instant) async throws -> (
+        decision: Decision, failures: ThrottleRecord?, slot: ThrottleSlot?
+    ) {
         while true {
             let now = clock.now()
             let slot = ThrottleSlot(key: limit.slots, id: random.token(byteCount: 16))

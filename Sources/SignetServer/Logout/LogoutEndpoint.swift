@@ -105,6 +105,7 @@ struct LogoutEndpoint: Sendable {
     }
 
     fileprivate func errorPage(_ detail: String, status: HTTPResponse.Status) -> Response {
-        pages.message(heading: "Sign-out request not valid", message: "The app sent a sign-out request Signet cannot accept.", detail: detail, status: status)
+        pages.message(
+            heading: "Sign-out request not valid", message: "The app sent a sign-out request Signet cannot accept.", detail: detail, status: status)
     }
 }

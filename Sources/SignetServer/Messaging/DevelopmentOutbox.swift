@@ -22,8 +22,9 @@ public actor DevelopmentOutbox: MessageSender {
         line.append(UInt8(ascii: "\n"))
         if !FileManager.default.fileExists(atPath: file.path) {
             // Codes are written to it: owner-only from the start. Another writer may create it first.
-            do { try PrivateFile.createEmpty(at: file.path) } catch let error as PrivateFileError where error.exists {}
-            catch { throw MessageDeliveryFailure("cannot create \(file.path): \(error)") }
+            do { try PrivateFile.createEmpty(at: file.path) } catch let error as PrivateFileError where error.exists {} catch {
+                throw MessageDeliveryFailure("cannot create \(file.path): \(error)")
+            }
         }
         do {
             let handle = try FileHandle(forWritingTo: file)

@@ -53,7 +53,8 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// RFC 3339 in UTC with milliseconds.
-    static let timeFormat = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+    static let timeFormat = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: true).timeZone(
+        separator: .omitted)
 
     public func log(event: LogEvent) {
         var fields = metadata

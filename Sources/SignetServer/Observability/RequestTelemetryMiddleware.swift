@@ -49,7 +49,9 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         }
     }
 
-    private func answer(_ request: Request, context: Context, span: any Span, next: (Request, Context) async throws -> Response) async throws -> Response {
+    private func answer(_ request: Request, context: Context, span: any Span, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         var context = context
         context.requestID = requestID(of: request, context: context)
@@ -59,7 +61,8 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         } catch {
-            logger.error("request failed", metadata: ["request_id": .string(context.requestID), "error": .string(String(describing: type(of: error)))])
+            logger.error(
+                "request failed", metadata: ["request_id": .string(context.requestID), "error": .string(String(describing: type(of: error)))])
             response = Response(status: .internalServerError)
         }
         response.headers[.xRequestID] = context.requestID
@@ -75,7 +78,8 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
         guard logger.logLevel <= .info else { return response }
         var metadata: Logger.Metadata = [
             "request_id": .string(context.requestID), "method": .string(request.method.rawValue), "route": .string(route),
-            "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible((Double(duration.nanoseconds) / 1e4).rounded() / 100),
+            "status": .stringConvertible(response.status.code),
+            "duration_ms": .stringConvertible((Double(duration.nanoseconds) / 1e4).rounded() / 100),
             "client_address": .string(context.sourceAddress),
         ]
         if let clientID = context.facts.clientID { metadata["client_id"] = .string(clientID) }
@@ -91,7 +95,9 @@ struct RequestTelemetryMiddleware: RouterMiddleware {
     /// A trusted proxy's id when it is short and plain; otherwise a new random one.
     private func requestID(of request: Request, context: Context) -> String {
         if let given = request.headers[.xRequestID], forwarded.isTrusted(context.peerAddress), (1...128).contains(given.utf8.count),
-            given.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || "-_.:".utf8.contains($0)) })
+            given.utf8.allSatisfy({
+                $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || "-_.:".utf8.contains($0))
+            })
         {
             return given
         }

@@ -18,8 +18,13 @@ public struct PageRenderer: Sendable {
         // The templates are constants written above; failing to parse them is a programming error.
         let layout = try! MustacheTemplate(string: PageHTMLContentType.pragma + PageTemplates.layout)
         var libraries: [String: MustacheLibrary] = [:]
-        for (name, text) in [("login", PageTemplates.login), ("sms", PageTemplates.sms), ("message", PageTemplates.message), ("logout", PageTemplates.logoutConfirm), ("continue", PageTemplates.continueAs), ("return", PageTemplates.returnToApp)] {
-            libraries[name] = MustacheLibrary(templates: ["layout": layout, "content": try! MustacheTemplate(string: PageHTMLContentType.pragma + text)])
+        for (name, text) in [
+            ("login", PageTemplates.login), ("sms", PageTemplates.sms), ("message", PageTemplates.message), ("logout", PageTemplates.logoutConfirm),
+            ("continue", PageTemplates.continueAs), ("return", PageTemplates.returnToApp),
+        ] {
+            libraries[name] = MustacheLibrary(templates: [
+                "layout": layout, "content": try! MustacheTemplate(string: PageHTMLContentType.pragma + text),
+            ])
         }
         self.libraries = libraries
     }
@@ -29,7 +34,9 @@ public struct PageRenderer: Sendable {
     /// - Parameters:
     ///   - formTargets: extra `form-action` sources, e.g. the origin a form's redirect goes to
     ///     (browsers apply `form-action` to redirects after a POST).
-    public func render(_ template: String, title: String, values: [String: String], status: HTTPResponse.Status = .ok, formTargets: [String] = []) -> Response {
+    public func render(_ template: String, title: String, values: [String: String], status: HTTPResponse.Status = .ok, formTargets: [String] = [])
+        -> Response
+    {
         var context: [String: Any] = values
         context["title"] = title
         context["lang"] = "en"

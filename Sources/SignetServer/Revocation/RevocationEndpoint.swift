@@ -57,7 +57,9 @@ struct RevocationEndpoint: Sendable {
                 revoked = (claims.grantID, claims.sub)
             }
         }
-        if let revoked { try await audit.record("token.revoked", userID: revoked.userID, clientID: client.id, actor: .client, target: revoked.grantID) }
+        if let revoked {
+            try await audit.record("token.revoked", userID: revoked.userID, clientID: client.id, actor: .client, target: revoked.grantID)
+        }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 

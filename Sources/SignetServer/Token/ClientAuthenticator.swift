@@ -111,7 +111,9 @@ struct ClientAuthenticator: Sendable {
         let skew = Int(clockSkew)
         guard claims.iss == client.id, claims.sub == client.id else { throw Self.invalidClient("iss and sub must both be the client_id") }
         guard FAPI2Profile.assertionAudiences(for: client, issuer: server.issuer, endpoints: endpoints).contains(claims.aud) else {
-            throw Self.invalidClient(client.fapi2 ? "client_assertion aud must be the issuer (FAPI 2.0)" : "client_assertion aud must be the issuer or the token endpoint URL")
+            throw Self.invalidClient(
+                client.fapi2
+                    ? "client_assertion aud must be the issuer (FAPI 2.0)" : "client_assertion aud must be the issuer or the token endpoint URL")
         }
         // Compared without adding to the claim, so absurd values cannot overflow.
         guard claims.exp > nowSeconds - skew else { throw Self.invalidClient("client_assertion has expired") }

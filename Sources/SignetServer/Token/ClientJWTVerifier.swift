@@ -28,12 +28,16 @@ struct ClientJWTVerifier: Sendable {
         }
         func matchingKeys(refresh: Bool) async throws -> [JWK] {
             let keySet: JWKS
-            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch let error as SignetError where error.code == .fetchRefused {
-                logger.warning("jwks_uri fetch refused", metadata: ["event": "jwks_uri.refused", "client_id": .string(client.id), "reason": .string(error.reason)])
+            do { keySet = try await keySource.keySet(for: client, refresh: refresh) } catch let error as SignetError where error.code == .fetchRefused
+            {
+                logger.warning(
+                    "jwks_uri fetch refused",
+                    metadata: ["event": "jwks_uri.refused", "client_id": .string(client.id), "reason": .string(error.reason)])
                 throw Refusal(description: "the client's keys could not be read: \(error.reason)")
             } catch {
                 logger.warning(
-                    "client keys unreadable", metadata: ["event": "client_keys.unreadable", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
+                    "client keys unreadable",
+                    metadata: ["event": "client_keys.unreadable", "client_id": .string(client.id), "error": .string(Self.logLabel(error))])
                 throw Refusal(description: "the client's keys could not be read")
             }
             return keySet.keys.filter { key in

@@ -58,7 +58,8 @@ struct DPoPProofVerifier: Sendable {
                 throw Refusal(description: "the DPoP proof needs the server's current nonce", nonce: nonces.current())
             }
         }
-        let firstUse = try await replay.recordOnce(key: "dpop:\(checked.jkt):\(checked.jti)", expiresAt: check.replayHorizon(of: checked), now: clock.now())
+        let firstUse = try await replay.recordOnce(
+            key: "dpop:\(checked.jkt):\(checked.jti)", expiresAt: check.replayHorizon(of: checked), now: clock.now())
         guard firstUse else { throw Refusal(description: "the DPoP proof's jti was already used") }
         return DPoPProof(jkt: checked.jkt, alg: checked.alg)
     }

@@ -67,7 +67,9 @@ struct TokenEndpoint: Sendable {
     }
 
     /// RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6): single use, bound to client, redirect URI and challenge.
-    private func redeemCode(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws -> TokenResponse {
+    private func redeemCode(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws
+        -> TokenResponse
+    {
         guard let code = parameters[OAuthParameter.code], !code.isEmpty else { throw OAuthHTTPError.invalidRequest("code is missing") }
         guard let redirectURI = parameters[OAuthParameter.redirectURI] else { throw OAuthHTTPError.invalidRequest("redirect_uri is missing") }
         guard let verifier = parameters[OAuthParameter.codeVerifier] else {
@@ -84,7 +86,9 @@ struct TokenEndpoint: Sendable {
         if stored.redeemedAt == nil {
             guard stored.expiresAt > now else { throw OAuthHTTPError.invalidGrant("the code has expired") }
             guard stored.clientID == client.id else { throw OAuthHTTPError.invalidGrant("the code was issued to another client") }
-            guard stored.redirectURI == redirectURI else { throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request") }
+            guard stored.redirectURI == redirectURI else {
+                throw OAuthHTTPError.invalidGrant("redirect_uri does not match the authorization request")
+            }
             guard PKCE.verify(verifier: verifier, challenge: stored.codeChallenge) else {
                 throw OAuthHTTPError.invalidGrant("code_verifier does not match the code_challenge")
             }
@@ -130,14 +134,17 @@ struct TokenEndpoint: Sendable {
         let audiences = try Self.audiences(parameters, grant: grant, client: client)
         let boundDevice = try await deviceBinding(grant, client: client, presented: device)
         let tokens = try await minter.mint(
-            grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, device: boundDevice, audiences: audiences)
+            grant: grant, client: client, user: user, scope: grant.scope, nonce: record.nonce, dpopJKT: proof?.jkt, device: boundDevice,
+            audiences: audiences)
         return try await issued(tokens, grantType: "authorization_code", client: client, userID: user.id, grantID: grant.id)
     }
 
     /// RFC 6749 §6 with rotation: each refresh token works once; a reused one revokes its family.
     /// A FAPI 2.0 client's refresh token is not rotated (``ClientRecord/rotatesRefreshTokens``):
     /// it works until it expires or its grant is revoked, and no new one is issued.
-    private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws -> TokenResponse {
+    private func refresh(_ parameters: FormParameters, client: ClientRecord, proof: DPoPProof?, device: AuthenticatedDevice?) async throws
+        -> TokenResponse
+    {
         guard let token = parameters[OAuthParameter.refreshToken], !token.isEmpty else {
             throw OAuthHTTPError.invalidRequest("refresh_token is missing")
         }
@@ -230,7 +237,9 @@ struct TokenEndpoint: Sendable {
     }
 
     /// Counts what was issued and puts it in the audit trail (the grant id, never a token).
-    private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws -> TokenResponse {
+    private func issued(_ tokens: TokenResponse, grantType: String, client: ClientRecord, userID: String, grantID: String) async throws
+        -> TokenResponse
+    {
         server.metrics.issued("access_token", grantType: grantType, clientID: client.id)
         if tokens.idToken != nil { server.metrics.issued("id_token", grantType: grantType, clientID: client.id) }
         if tokens.refreshToken != nil { server.metrics.issued("refresh_token", grantType: grantType, clientID: client.id) }

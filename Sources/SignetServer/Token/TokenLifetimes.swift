@@ -20,7 +20,9 @@ public struct TokenLifetimes: Sendable, Equatable {
     /// How long an authorization code may wait for its redemption (RFC 6749 §4.1.2).
     public var code: TimeInterval
 
-    public init(accessToken: TimeInterval, idToken: TimeInterval, refreshTokenIdle: TimeInterval, refreshTokenAbsolute: TimeInterval, code: TimeInterval) {
+    public init(
+        accessToken: TimeInterval, idToken: TimeInterval, refreshTokenIdle: TimeInterval, refreshTokenAbsolute: TimeInterval, code: TimeInterval
+    ) {
         (self.accessToken, self.idToken, self.refreshTokenIdle, self.refreshTokenAbsolute, self.code) =
             (accessToken, idToken, refreshTokenIdle, refreshTokenAbsolute, code)
     }
@@ -43,7 +45,9 @@ public struct TokenLifetimes: Sendable, Equatable {
     /// for at most 60 s); a refresh token goes unused at most a year, and a grant lasts at most
     /// ten years.
     public static let limits: [Limit] = [
-        Limit(name: "accessTokenLifetime", metadataName: "access_token_lifetime", keyPath: \.accessToken, clientKeyPath: \.accessTokenLifetime, bounds: 60...86_400),
+        Limit(
+            name: "accessTokenLifetime", metadataName: "access_token_lifetime", keyPath: \.accessToken, clientKeyPath: \.accessTokenLifetime,
+            bounds: 60...86_400),
         Limit(name: "idTokenLifetime", metadataName: "id_token_lifetime", keyPath: \.idToken, clientKeyPath: \.idTokenLifetime, bounds: 60...86_400),
         Limit(
             name: "refreshTokenIdleLifetime", metadataName: "refresh_token_idle_lifetime", keyPath: \.refreshTokenIdle,

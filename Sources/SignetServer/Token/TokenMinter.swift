@@ -25,7 +25,8 @@ struct TokenMinter: Sendable {
     ///   access token is bound to it (`cnf.x5t#S256`, RFC 8705 §3) and carries its `attestation`.
     /// - Parameter newRefreshToken: `false` when a refresh keeps the refresh token it was sent.
     func mint(
-        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil, device: AuthenticatedDevice? = nil,
+        grant: GrantRecord, client: ClientRecord, user: UserRecord, scope: String, nonce: String?, dpopJKT: String? = nil,
+        device: AuthenticatedDevice? = nil,
         audiences: [String] = [], newRefreshToken: Bool = true
     ) async throws -> TokenResponse {
         let now = server.now()
@@ -65,7 +66,8 @@ struct TokenMinter: Sendable {
             refreshToken = token
         }
         return TokenResponse(
-            accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetimes.accessToken), refreshToken: refreshToken,
+            accessToken: accessToken, tokenType: dpopJKT == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetimes.accessToken),
+            refreshToken: refreshToken,
             idToken: idToken, scope: scope)
     }
 }

@@ -67,7 +67,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// - Parameter laterFlush: how long after a commit nobody waits for it is flushed anyway;
     ///   with `waitsForDisk`, how long after it opened the open batch is committed and flushed
     ///   anyway (``WriteBatch``).
-    init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, laterFlush: Duration = InlineSQLiteDatabase.laterFlush, logger: Logger) throws {
+    init(path: String, waitsForDisk: Bool, readers readerCount: Int = 2, laterFlush: Duration = InlineSQLiteDatabase.laterFlush, logger: Logger)
+        throws
+    {
         // Connections never flush at commit: the flusher does, when someone waits. No memory map
         // (`mmap_size`): it saves four `pread`s per token request but cost about 0.1 ms of CPU more,
         // the file growing under it being mapped again and again (docs/performance.md).
@@ -76,11 +78,14 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // Checkpoints are made by the flusher's thread, not in the writer's commits. When the
         // writer starts the log again from its beginning, a log that grew past 32 MiB (a long
         // read held the checkpoints back) is cut back to that size.
-        let writerConnection = try SQLiteConnectionHandle(path: path, settings: settings + ["PRAGMA wal_autocheckpoint=0", "PRAGMA journal_size_limit=33554432"])
+        let writerConnection = try SQLiteConnectionHandle(
+            path: path, settings: settings + ["PRAGMA wal_autocheckpoint=0", "PRAGMA journal_size_limit=33554432"])
         do {
             let mode = try writerConnection.run("PRAGMA journal_mode=WAL", binds: [])
             guard mode.rows.first?.first == .text("wal") else {
-                throw SQLiteFailure(code: SQLITE_CANTOPEN, message: "the file cannot be put in WAL mode (a network file system, or another process holds it exclusively)")
+                throw SQLiteFailure(
+                    code: SQLITE_CANTOPEN,
+                    message: "the file cannot be put in WAL mode (a network file system, or another process holds it exclusively)")
             }
             // The writer does not sleep inside SQLite while another process holds the write lock:
             // that sleep would hold the writer's lock, and in `signet serve` an event loop, and
@@ -117,7 +122,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
         let writeLockQueue = WriteLockQueue(databasePath: path)
         self.writeLockQueue = writeLockQueue
         flusher = SQLiteFlusher(
-            connection: flushConnection, laterFlush: laterFlush, commitsPerCheckpoint: waitsForDisk ? 64 : 256, writeLockQueue: waitsForDisk ? writeLockQueue : nil
+            connection: flushConnection, laterFlush: laterFlush, commitsPerCheckpoint: waitsForDisk ? 64 : 256,
+            writeLockQueue: waitsForDisk ? writeLockQueue : nil
         ) { body in
             try writer.connection.withLock { try body($0) }
         }
@@ -249,7 +255,10 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     /// The refusal of a statement that is not what its route says (a programming error).
     static func misrouted(_ sql: String, as route: String) -> SQLiteFailure {
-        SQLiteFailure(code: SQLITE_MISUSE, message: "a statement sent as \(route) is not one, by SQLite's verdict; transactions and settings are not run through the shared database")
+        SQLiteFailure(
+            code: SQLITE_MISUSE,
+            message: "a statement sent as \(route) is not one, by SQLite's verdict; transactions and settings are not run through the shared database"
+        )
     }
 
     fileprivate func executeOnWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
@@ -351,7 +360,8 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// - Parameter expecting: when `.write`, a statement SQLite does not call a write is refused
     ///   before it runs (a query or transaction control sent as a write).
     private func write(
-        _ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false, expecting: SQLiteConnectionHandle.StatementKind? = nil
+        _ sql: String, _ values: [SQLiteValue], alone: Bool = false, mayOpenTransaction: Bool = false,
+        expecting: SQLiteConnectionHandle.StatementKind? = nil
     ) async throws -> SQLiteResult {
         var (result, commit): (SQLiteResult, Int)
         var busy = BusyWait()
@@ -480,7 +490,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// whose scope then counts the batch's commit as one it must not answer before; a read for
     /// no request (an administrative command, a background job) goes to a reader instead, which
     /// sees committed writes only.
-    private func readOnWriter(_ sql: String, _ values: [SQLiteValue], _ writer: SQLiteConnectionHandle, for scope: DurabilityScope?) throws -> WriterRead {
+    private func readOnWriter(_ sql: String, _ values: [SQLiteValue], _ writer: SQLiteConnectionHandle, for scope: DurabilityScope?) throws
+        -> WriterRead
+    {
         let batch = try flusher.openBatchCommit(on: writer)
         if batch != nil, scope == nil { return .elsewhere }
         let attempt: WriterRead
@@ -510,7 +522,9 @@ final class InlineSQLiteDatabase: SQLDatabase {
     ///
     /// - Parameter insideBatch: whether the writer's open transaction is the open batch, which
     ///   the read may see; any other transaction (a migration's) sends it elsewhere.
-    static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle, insideBatch: Bool = false) throws -> WriterRead {
+    static func attemptRead(_ sql: String, _ values: [SQLiteValue], onWriter writer: SQLiteConnectionHandle, insideBatch: Bool = false) throws
+        -> WriterRead
+    {
         guard writer.isOpen, writer.isAutocommit || insideBatch else { return .elsewhere }
         do {
             switch try writer.kind(of: sql) {

@@ -58,7 +58,8 @@ final class SQLiteConnectionHandle {
         var opened: OpaquePointer?
         let result = sqlite_nio_sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
-            let failure = SQLiteFailure(code: result, message: opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "cannot open the file")
+            let failure = SQLiteFailure(
+                code: result, message: opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "cannot open the file")
             sqlite_nio_sqlite3_close(opened)
             throw failure
         }
@@ -209,7 +210,8 @@ final class SQLiteConnectionHandle {
         }
         let count = sqlite_nio_sqlite3_column_count(pointer)
         let names = (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(pointer, $0)) }
-        let statement = PreparedStatement(pointer: pointer, columns: SQLiteColumns(names: names), isReadOnly: sqlite_nio_sqlite3_stmt_readonly(pointer) != 0)
+        let statement = PreparedStatement(
+            pointer: pointer, columns: SQLiteColumns(names: names), isReadOnly: sqlite_nio_sqlite3_stmt_readonly(pointer) != 0)
         if statements.count >= statementLimit {
             for old in statements.values { sqlite_nio_sqlite3_finalize(old.pointer) }
             statements.removeAll(keepingCapacity: true)
@@ -229,7 +231,8 @@ final class SQLiteConnectionHandle {
             }
         case .blob(let bytes):
             return bytes.withUnsafeBytes { raw in
-                sqlite_nio_sqlite3_bind_blob64(statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(raw.count), Self.transient)
+                sqlite_nio_sqlite3_bind_blob64(
+                    statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(raw.count), Self.transient)
             }
         }
     }

@@ -72,7 +72,8 @@ final class SQLiteFlusher: @unchecked Sendable {
     /// - Parameter commitsPerCheckpoint: how often, in commits, the log is copied into the database.
     /// - Parameter writeLockQueue: where other processes say their writes wait for the write lock.
     init(
-        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, commitsPerCheckpoint: Int = 256, writeLockQueue: WriteLockQueue? = nil, holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
+        connection: SQLiteConnectionHandle, laterFlush: Duration? = nil, commitsPerCheckpoint: Int = 256, writeLockQueue: WriteLockQueue? = nil,
+        holdingWriter: @escaping @Sendable ((SQLiteConnectionHandle) throws -> Void) throws -> Void
     ) {
         self.connection = connection
         self.holdingWriter = holdingWriter

@@ -1,8 +1,8 @@
 // Who may use an SQLite store's place: the processes that have it open, or one restore.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import SignetCore
@@ -49,7 +49,8 @@ final class StoreLock: Sendable {
             if failure == ENOENT { throw SignetError(.invalidConfiguration, "cannot use the folder \(folder): does it exist?") }
             throw SignetError(
                 .invalidConfiguration,
-                "cannot open or create the lock file \(path) (errno \(failure)): run as the store's owner, who may write \(folder); or another user's file, or a link, is there: move it away")
+                "cannot open or create the lock file \(path) (errno \(failure)): run as the store's owner, who may write \(folder); or another user's file, or a link, is there: move it away"
+            )
         }
         var status = stat()
         // Nobody else may open it (and so take the lock): a plain file with one name, owner-only,
@@ -112,7 +113,9 @@ enum StoreFilePermissions {
             guard opened >= 0 else { continue }
             defer { close(opened) }
             var status = stat()
-            guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0, status.st_uid == geteuid() else { continue }
+            guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0, status.st_uid == geteuid() else {
+                continue
+            }
             guard fchmod(opened, status.st_mode & 0o700) == 0 else {
                 throw SignetError(.storageFailure, "cannot make \(file) owner-only (errno \(errno))")
             }

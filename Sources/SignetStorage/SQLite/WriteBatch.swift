@@ -32,7 +32,8 @@ extension SQLiteFlusher {
     /// - Parameter mayGiveWay: whether it opens no batch while another process's write waits
     ///   for the lock (``WriteLockQueue``); `false` for a write that waits in the queue itself, so
     ///   that two waiting processes never give way to each other.
-    func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle, mayGiveWay: Bool = true) throws -> (SQLiteResult, Int) {
+    func runInBatch(_ sql: String, _ values: [SQLiteValue], on writer: SQLiteConnectionHandle, mayGiveWay: Bool = true) throws -> (SQLiteResult, Int)
+    {
         try checkBatchIntact(on: writer)
         // Once a flush has failed no answer is given; nothing more is written for them either.
         try checkNotFailed()

@@ -47,7 +47,10 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     /// `nonce` or in a `claims` request for `instance_id`.
     public var instanceID: String?
 
-    public init(clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [], maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil) {
+    public init(
+        clientID: String, redirectURI: String, scope: String, state: String?, nonce: String?, codeChallenge: String, prompt: [String] = [],
+        maxAge: Int? = nil, loginHint: String? = nil, acrValues: [String] = [], uiLocales: [String] = [], idTokenHintSubject: String? = nil
+    ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope

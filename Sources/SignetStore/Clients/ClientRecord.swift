@@ -73,7 +73,13 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     public var codeLifetime: TimeInterval?
     public var createdAt: Date
 
-    public init(id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"], allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false, requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [], fapi2: Bool = false, createdAt: Date) {
+    public init(
+        id: String, name: String, authMethod: AuthMethod, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
+        jwks: String? = nil, jwksURI: String? = nil, allowedScopes: [String] = ["openid", "profile", "email", "phone", "offline_access"],
+        allowsRefreshTokens: Bool = true, minimumACR: String? = nil, nativeLogin: Bool = false, requirePushedAuthorizationRequests: Bool = false,
+        requireSignedRequestObject: Bool = false, appLaunchURLs: [String] = [], requireDPoP: Bool = false, resources: [String] = [],
+        fapi2: Bool = false, createdAt: Date
+    ) {
         self.fapi2 = fapi2
         self.facetIDs = []
         self.id = id
@@ -99,7 +105,8 @@ public struct ClientRecord: Sendable, Equatable, Codable {
     // The stored names are the property names; members added later are optional when read.
     enum CodingKeys: String, CodingKey {
         case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP, resources, fapi2, createdAt
+        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP,
+            resources, fapi2, createdAt
         case authenticatorAAIDs, facetIDs
         case accessTokenLifetime, idTokenLifetime, refreshTokenIdleLifetime, refreshTokenAbsoluteLifetime, codeLifetime
     }

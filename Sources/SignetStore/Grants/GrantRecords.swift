@@ -27,7 +27,10 @@ public struct GrantRecord: Sendable, Equatable, Codable {
     public var expiresAt: Date
     public var revokedAt: Date?
 
-    public init(id: String, clientID: String, userID: String, scope: String, authTime: Date, acr: String, amr: [String], sessionID: String?, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
+    public init(
+        id: String, clientID: String, userID: String, scope: String, authTime: Date, acr: String, amr: [String], sessionID: String?, createdAt: Date,
+        expiresAt: Date, revokedAt: Date? = nil
+    ) {
         self.id = id
         self.clientID = clientID
         self.userID = userID
@@ -55,7 +58,10 @@ public struct AuthorizationCodeRecord: Sendable, Equatable, Codable {
     /// dpop_jkt — RFC 9449 §10: the code may only be redeemed with a DPoP proof of this key.
     public var dpopJKT: String?
 
-    public init(codeHash: String, grantID: String, clientID: String, redirectURI: String, codeChallenge: String, nonce: String?, expiresAt: Date, redeemedAt: Date? = nil) {
+    public init(
+        codeHash: String, grantID: String, clientID: String, redirectURI: String, codeChallenge: String, nonce: String?, expiresAt: Date,
+        redeemedAt: Date? = nil
+    ) {
         self.codeHash = codeHash
         self.grantID = grantID
         self.clientID = clientID

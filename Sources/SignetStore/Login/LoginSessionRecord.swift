@@ -17,7 +17,9 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
     /// Whether the last send failed (then a new send may be asked for at once, within the limit).
     public var deliveryFailed: Bool
 
-    public init(codeDigest: String, phoneNumber: String, expiresAt: Date, attempts: Int = 0, sends: Int = 1, lastSentAt: Date, deliveryFailed: Bool = false) {
+    public init(
+        codeDigest: String, phoneNumber: String, expiresAt: Date, attempts: Int = 0, sends: Int = 1, lastSentAt: Date, deliveryFailed: Bool = false
+    ) {
         self.codeDigest = codeDigest
         self.phoneNumber = phoneNumber
         self.expiresAt = expiresAt
@@ -87,7 +89,11 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
     /// Incremented by every change.
     public var version: Int
 
-    public init(id: String, channel: Channel, request: ValidatedAuthorizationRequest, browserBindingHash: String? = nil, csrfToken: String? = nil, step: LoginStep, scenario: LoginScenario? = nil, userID: String? = nil, remembered: Bool = false, rememberMe: Bool = false, passwordAttempts: Int = 0, sms: SMSChallenge? = nil, language: String? = nil, expiresAt: Date, version: Int = 0) {
+    public init(
+        id: String, channel: Channel, request: ValidatedAuthorizationRequest, browserBindingHash: String? = nil, csrfToken: String? = nil,
+        step: LoginStep, scenario: LoginScenario? = nil, userID: String? = nil, remembered: Bool = false, rememberMe: Bool = false,
+        passwordAttempts: Int = 0, sms: SMSChallenge? = nil, language: String? = nil, expiresAt: Date, version: Int = 0
+    ) {
         self.id = id
         self.channel = channel
         self.request = request

@@ -222,14 +222,18 @@ public actor MemoryStore: SignetStore {
         devices[instanceID] = device
         for grant in grants.values where grant.deviceID == instanceID { revokeGrant(id: grant.id, at: date) }
         for authenticator in authenticatorRecords.values where authenticator.instanceID == instanceID {
-            if reason == .replaced, let replacedBy { authenticatorRecords[authenticator.id]?.instanceID = replacedBy } else {
+            if reason == .replaced, let replacedBy {
+                authenticatorRecords[authenticator.id]?.instanceID = replacedBy
+            } else {
                 authenticatorRecords.removeValue(forKey: authenticator.id)
             }
         }
         return device
     }
     public func bindGrant(id: String, toDevice instanceID: String, replacing previous: String?) -> Bool {
-        guard let grant = grants[id], grant.deviceID == nil || grant.deviceID == instanceID || (previous != nil && grant.deviceID == previous) else { return false }
+        guard let grant = grants[id], grant.deviceID == nil || grant.deviceID == instanceID || (previous != nil && grant.deviceID == previous) else {
+            return false
+        }
         grants[id]?.deviceID = instanceID
         return true
     }
@@ -238,7 +242,10 @@ public actor MemoryStore: SignetStore {
 
     public func appendAuditEvent(_ event: AuditEventRecord) { auditEvents.append(event) }
     public func auditEvents(_ query: AuditQuery) -> [AuditEventRecord] {
-        Array(auditEvents.enumerated().filter { query.matches($0.element) }.sorted { ($0.element.at, $0.offset) > ($1.element.at, $1.offset) }.map(\.element).prefix(query.limit))
+        Array(
+            auditEvents.enumerated().filter { query.matches($0.element) }.sorted { ($0.element.at, $0.offset) > ($1.element.at, $1.offset) }.map(
+                \.element
+            ).prefix(query.limit))
     }
 
     public func purgeAuditEvents(before cutoff: Date) -> Int {
@@ -249,7 +256,9 @@ public actor MemoryStore: SignetStore {
 
     public func auditEvents(userID: String, limit: Int) -> [AuditEventRecord] {
         // Newest first; events of the same moment latest first, as written.
-        Array(auditEvents.reversed().filter { $0.userID == userID }.enumerated().sorted { ($0.element.at, -$0.offset) > ($1.element.at, -$1.offset) }.map(\.element).prefix(limit))
+        Array(
+            auditEvents.reversed().filter { $0.userID == userID }.enumerated().sorted { ($0.element.at, -$0.offset) > ($1.element.at, -$1.offset) }
+                .map(\.element).prefix(limit))
     }
 
     public func limit(key: String) -> LimitRecord? { limits[key] }
@@ -285,7 +294,9 @@ extension MemoryStore {
             throw SignetError(.conflict, "the user has an authenticator with this KeyID")
         }
         let onDevice = authenticatorRecords.values.filter { $0.instanceID == authenticator.instanceID }
-        guard !onDevice.contains(where: { $0.aaid == authenticator.aaid }) else { throw SignetError(.conflict, "the device has an authenticator \(authenticator.aaid)") }
+        guard !onDevice.contains(where: { $0.aaid == authenticator.aaid }) else {
+            throw SignetError(.conflict, "the device has an authenticator \(authenticator.aaid)")
+        }
         let taken = Set(onDevice.map(\.slot))
         guard let slot = (1...max(1, maximumPerDevice)).first(where: { !taken.contains($0) }) else { return nil }
         var record = authenticator

@@ -19,7 +19,10 @@ public struct UserRecord: Sendable, Equatable, Codable {
     public var securityStamp: String?
     public var createdAt: Date
 
-    public init(id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, locked: Bool = false, securityStamp: String? = nil, createdAt: Date) {
+    public init(
+        id: String, username: String, passwordHash: String, name: String? = nil, email: String? = nil, phoneNumber: String? = nil,
+        locked: Bool = false, securityStamp: String? = nil, createdAt: Date
+    ) {
         self.securityStamp = securityStamp
         self.id = id
         self.username = username

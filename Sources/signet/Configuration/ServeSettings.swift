@@ -65,7 +65,8 @@ enum ServeSettings {
         let outbox = settings.boolean(.smsOutbox)
         if settings.string(.smsWebhookURL) != nil {
             guard outbox != true else {
-                throw settings.invalid(.smsOutbox, "is true, but sms.webhookUrl is set too: SMS go to the webhook or to the outbox, not both; leave one out")
+                throw settings.invalid(
+                    .smsOutbox, "is true, but sms.webhookUrl is set too: SMS go to the webhook or to the outbox, not both; leave one out")
             }
             return .webhook
         }
@@ -73,7 +74,8 @@ enum ServeSettings {
             guard outbox else {
                 throw settings.invalid(
                     .smsWebhookURL,
-                    "is not set, and sms.outbox is false: no SMS code could be sent. Set sms.webhookUrl (--sms-webhook-url, SIGNET_SMS_WEBHOOK_URL) and sms.webhookSecret")
+                    "is not set, and sms.outbox is false: no SMS code could be sent. Set sms.webhookUrl (--sms-webhook-url, SIGNET_SMS_WEBHOOK_URL) and sms.webhookSecret"
+                )
             }
             return .outbox(explicit: true)
         }

@@ -42,7 +42,8 @@ struct SettingsLoader {
                 for key in try Self.leafKeys(ofYAML: text) where !acceptedKeys.contains(key) {
                     problems.append("\(path): unknown key '\(key)'" + Self.suggestion(for: key, among: acceptedKeys))
                 }
-                fileProvider = path.lowercased().hasSuffix(".json")
+                fileProvider =
+                    path.lowercased().hasSuffix(".json")
                     ? try await FileProvider<JSONSnapshot>(filePath: FilePath(path)) as any ConfigProvider
                     : try await FileProvider<YAMLSnapshot>(filePath: FilePath(path))
             } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
@@ -88,7 +89,8 @@ struct SettingsLoader {
 
         // Secrets from files: `x` or `xFile`, never both.
         for key in SettingKey.all {
-            guard let fileKey = key.fileKey, let fileEntry = entries.removeValue(forKey: fileKey.key), case .string(let secretPath) = fileEntry.value else {
+            guard let fileKey = key.fileKey, let fileEntry = entries.removeValue(forKey: fileKey.key), case .string(let secretPath) = fileEntry.value
+            else {
                 continue
             }
             if let direct = entries[key.key] {
@@ -170,7 +172,8 @@ struct SettingsLoader {
     /// Where a YAML error is, never its text: the parser quotes the line, which may hold a secret.
     static func position(of error: any Error) -> String {
         switch error {
-        case YamlError.scanner(_, let problem, let mark, _), YamlError.parser(_, let problem, let mark, _), YamlError.composer(_, let problem, let mark, _):
+        case YamlError.scanner(_, let problem, let mark, _), YamlError.parser(_, let problem, let mark, _),
+            YamlError.composer(_, let problem, let mark, _):
             return " (line \(mark.line), column \(mark.column): \(problem))"
         case YamlError.duplicatedKeysInMapping(let duplicates, _):
             return " (a key appears twice: \(duplicates.joined(separator: ", ")))"

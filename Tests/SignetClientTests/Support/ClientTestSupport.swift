@@ -42,7 +42,9 @@ enum TestApp {
     /// Registers the app (with a post-logout redirect) and a user.
     static func seed(_ provider: TestProvider) async throws {
         _ = try await provider.admin.addClient(
-            .init(id: "app", name: "Example App", authMethod: .none, redirectURIs: [redirectURI], postLogoutRedirectURIs: [postLogoutRedirectURI], nativeLogin: true))
+            .init(
+                id: "app", name: "Example App", authMethod: .none, redirectURIs: [redirectURI], postLogoutRedirectURIs: [postLogoutRedirectURI],
+                nativeLogin: true))
         try await provider.admin.addUser(username: "erin", password: "erins passphrase", name: "Erin", phoneNumber: "+4522222222")
     }
 
@@ -57,7 +59,8 @@ enum TestApp {
     }
 
     /// A user agent that signs in as erin on the hosted page, then lets `edit` change the redirect.
-    static func agent(_ provider: TestProvider, presented: PresentedURLs? = nil, edit: @escaping @Sendable (URL) -> URL = { $0 }) -> ScriptedUserAgent {
+    static func agent(_ provider: TestProvider, presented: PresentedURLs? = nil, edit: @escaping @Sendable (URL) -> URL = { $0 }) -> ScriptedUserAgent
+    {
         ScriptedUserAgent { url, redirectURI in
             presented?.append(url)
             #expect(redirectURI.absoluteString == TestApp.redirectURI)
@@ -103,7 +106,8 @@ func rewritingTokenResponse(members: [String: Any] = [:], idTokenClaims: [String
         for (name, value) in members.value { json[name] = value }
         if !claims.value.isEmpty, let idToken = json["id_token"] as? String {
             var parts = idToken.split(separator: ".").map(String.init)
-            var payload = idToken.split(separator: ".").dropFirst().first.flatMap { Data(base64URLEncoded: String($0)) }
+            var payload =
+                idToken.split(separator: ".").dropFirst().first.flatMap { Data(base64URLEncoded: String($0)) }
                 .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
             for (name, value) in claims.value { payload[name] = value }
             parts[1] = ((try? JSONSerialization.data(withJSONObject: payload)) ?? Data()).base64URLEncodedString()

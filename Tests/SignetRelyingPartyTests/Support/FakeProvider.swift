@@ -147,7 +147,8 @@ actor FakeProvider: HTTPTransport {
 
 /// A relying party for the fake provider with the given client authentication and clock.
 func makeRelyingParty(
-    _ provider: FakeProvider, clock: TestClock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000)), authentication: ClientAuthentication = .none,
+    _ provider: FakeProvider, clock: TestClock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000)),
+    authentication: ClientAuthentication = .none,
     random: SecureRandom = SecureRandom()
 ) -> RelyingParty {
     RelyingParty(

@@ -29,7 +29,8 @@ struct AssuranceTests {
             let fields = try #require(LoginForm.fields(in: afterPassword.body))
             let message = try #require(await provider.outbox.messages.last)
             let code = String(try #require(message.body.split(separator: "#").last))
-            let done = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)])
+            let done = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)])
             let issued = try #require(done.locationParameters?["code"])
             let claims = try idTokenClaims(try await provider.redeem(issued, authorization, clientAuth: try fixture.assertion()))
             #expect(claims.acr == AssuranceLevel.twoFactors)
@@ -43,7 +44,8 @@ struct AssuranceTests {
             let fixture = try await Fixture.make(provider)
             try await provider.admin.updateClient(id: "app", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
             let page = try await provider.submitLogin(
-                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password, extra: [("acr_values", AssuranceLevel.oneFactor)])
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password,
+                extra: [("acr_values", AssuranceLevel.oneFactor)])
             #expect(page.status == 200)
             #expect(page.body.contains("Enter the code"))
             let app = NativeApp(provider)
@@ -90,18 +92,22 @@ struct AssuranceTests {
                 #expect(page.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
                 let fields = try #require(LoginForm.fields(in: page.body))
                 // Without the page's token, or from another browser: refused, and the login is untouched.
-                let forged = try await browser.post(provider.url("/login/continue"), form: [("authorization", fields.authorization), ("choice", "continue")])
+                let forged = try await browser.post(
+                    provider.url("/login/continue"), form: [("authorization", fields.authorization), ("choice", "continue")])
                 #expect(forged.status == 403)
                 let elsewhere = try await ScriptedBrowser().post(
-                    provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
+                    provider.url("/login/continue"),
+                    form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
                 #expect(elsewhere.status == 403)
                 let confirmed = try await browser.post(
-                    provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
+                    provider.url("/login/continue"),
+                    form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
                 #expect(confirmed.status == 303)
                 let code = try #require(confirmed.locationParameters?["code"])
                 #expect(try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")]).status == 200)
                 let replay = try await browser.post(
-                    provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
+                    provider.url("/login/continue"),
+                    form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
                 #expect(replay.status == 400)
                 #expect(replay.header("Location") == nil)
             }
@@ -119,11 +125,15 @@ struct AssuranceTests {
             let page = try await browser.get(authorization.url(issuer: provider.issuer))
             let fields = try #require(LoginForm.fields(in: page.body))
             let switched = try await browser.post(
-                provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "switch")])
+                provider.url("/login/continue"),
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "switch")])
             #expect(switched.status == 200)
             #expect(switched.body.contains("id=\"login-form\""))
             let signedIn = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "bobs passphrase")])
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "bobs passphrase"),
+                ])
             #expect(signedIn.status == 303)
             let code = try #require(signedIn.locationParameters?["code"])
             let tokens = try await provider.redeem(code, authorization, clientAuth: [("client_id", "app")])
@@ -145,14 +155,18 @@ struct AssuranceTests {
     }
 
     /// Alice signed in on the page (browser session, refresh token) and remembered by the native API.
-    func signedInEverywhere(_ provider: TestProvider, _ fixture: Fixture) async throws -> (ScriptedBrowser, refreshToken: String, rememberToken: String) {
+    func signedInEverywhere(_ provider: TestProvider, _ fixture: Fixture) async throws -> (
+        ScriptedBrowser, refreshToken: String, rememberToken: String
+    ) {
         let browser = ScriptedBrowser()
         let tokens = try await fixture.backendTokens(browser: browser).1.decode(TokenResponse.self)
         let (_, finished) = try await NativeApp(provider).throughPassword(scenario: .usernamePassword, extra: ["remember_me": true])
         return (browser, try #require(tokens.refreshToken), try #require(finished.json["remember_token"] as? String))
     }
 
-    func expectEverythingRevoked(_ provider: TestProvider, _ fixture: Fixture, _ signedIn: (ScriptedBrowser, refreshToken: String, rememberToken: String)) async throws {
+    func expectEverythingRevoked(
+        _ provider: TestProvider, _ fixture: Fixture, _ signedIn: (ScriptedBrowser, refreshToken: String, rememberToken: String)
+    ) async throws {
         let refresh = try await ScriptedBrowser().post(
             provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", signedIn.refreshToken)] + (try fixture.assertion()))
         #expect(refresh.oauthError == "invalid_grant")
@@ -168,7 +182,9 @@ struct AssuranceTests {
             let signedIn = try await signedInEverywhere(provider, fixture)
             try await provider.admin.setPassword(username: "alice", password: "a new passphrase")
             try await expectEverythingRevoked(provider, fixture, signedIn)
-            #expect(try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "a new passphrase").status == 303)
+            #expect(
+                try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: "a new passphrase")
+                    .status == 303)
         }
     }
 
@@ -182,11 +198,13 @@ struct AssuranceTests {
             let (_, refused) = try await NativeApp(provider).throughPassword(scenario: .usernamePassword)
             #expect(refused.status == 403)
             #expect(refused.oauthError == "account_locked")
-            let page = try await provider.submitLogin(fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
+            let page = try await provider.submitLogin(
+                fixture.appAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             #expect(page.status == 403)
             #expect(page.header("Location") == nil)
             // A wrong password on a locked account says only that it is wrong.
-            #expect(try await NativeApp(provider).throughPassword(scenario: .usernamePassword, password: "wrong").1.oauthError == "invalid_credentials")
+            #expect(
+                try await NativeApp(provider).throughPassword(scenario: .usernamePassword, password: "wrong").1.oauthError == "invalid_credentials")
             try await provider.admin.setLocked(username: "alice", false)
             #expect(try await NativeApp(provider).throughPassword(scenario: .usernamePassword).1.json["next_step"] as? String == "finished")
         }
@@ -205,20 +223,26 @@ struct AssuranceTests {
         }
     }
 
-    @Test("an acr asked for as essential in the claims parameter is a requirement (OIDC Core §5.5.1.1): a one-factor session does not meet loa:2, silently or on the page")
+    @Test(
+        "an acr asked for as essential in the claims parameter is a requirement (OIDC Core §5.5.1.1): a one-factor session does not meet loa:2, silently or on the page"
+    )
     func essentialACRInClaims() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let browser = ScriptedBrowser()
             _ = try await provider.signIn(fixture.backendAuthorization, browser: browser, username: "alice", password: Fixture.password)
             let essential = #"{"id_token":{"acr":{"essential":true,"values":["urn:signet:loa:2"]}}}"#
-            let silent = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", essential)]))
+            let silent = try await browser.get(
+                fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", essential)]))
             #expect(silent.locationParameters?["error"] == "login_required")
             let page = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("claims", essential)]))
             #expect(page.status == 200 && LoginForm.fields(in: page.body) != nil, "the login is asked for again")
             // A voluntary acr, or an essential one the session meets, asks for nothing more.
-            for claims in [#"{"id_token":{"acr":{"values":["urn:signet:loa:2"]}}}"#, #"{"id_token":{"acr":{"essential":true,"value":"urn:signet:loa:1"}}}"#] {
-                let answered = try await browser.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", claims)]))
+            for claims in [
+                #"{"id_token":{"acr":{"values":["urn:signet:loa:2"]}}}"#, #"{"id_token":{"acr":{"essential":true,"value":"urn:signet:loa:1"}}}"#,
+            ] {
+                let answered = try await browser.get(
+                    fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none"), ("claims", claims)]))
                 #expect(answered.locationParameters?["code"] != nil, "\(claims): \(answered.status) \(answered.header("Location") ?? "")")
             }
         }

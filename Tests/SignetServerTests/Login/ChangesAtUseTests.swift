@@ -24,7 +24,8 @@ struct ChangesAtUseTests {
             alice.securityStamp = "changed"
             #expect(try await provider.store.replaceUser(alice, expectedStamp: old))
             let refresh = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
+                provider.url("/token"),
+                form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
             #expect(try await provider.redeem(unredeemed, second, clientAuth: try fixture.assertion()).oauthError == "invalid_grant")
             let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
@@ -84,12 +85,14 @@ struct ChangesAtUseTests {
             fields.append("\"acr_values\":\"urn:signet:loa:2\"")
             fields.append("\"acr_values\":\"urn:signet:loa:1\"")
             let repeated = try await ScriptedBrowser().send(
-                "POST", provider.url("/login/native/start"), body: "{" + fields.joined(separator: ",") + "}", headers: [("Content-Type", "application/json")])
+                "POST", provider.url("/login/native/start"), body: "{" + fields.joined(separator: ",") + "}",
+                headers: [("Content-Type", "application/json")])
             #expect(repeated.status == 400)
             #expect(repeated.oauthError == "invalid_request")
             #expect((repeated.json["error_description"] as? String)?.contains("acr_values") == true)
             let huge = try await ScriptedBrowser().send(
-                "POST", provider.url("/login/native/start"), body: "{\"x\":\"" + String(repeating: "a", count: 70_000) + "\"}", headers: [("Content-Type", "application/json")])
+                "POST", provider.url("/login/native/start"), body: "{\"x\":\"" + String(repeating: "a", count: 70_000) + "\"}",
+                headers: [("Content-Type", "application/json")])
             #expect(huge.status == 413)
             #expect(huge.oauthError == "invalid_request")
         }

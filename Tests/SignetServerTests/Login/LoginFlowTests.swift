@@ -21,14 +21,19 @@ struct LoginFlowTests {
     let policy = SMSPolicy()
     var flow: LoginFlow { LoginFlow(sms: policy, now: now) }
 
-    func session(step: LoginStep, channel: LoginSessionRecord.Channel = .page, acr: [String] = [], sms: SMSChallenge? = nil, userID: String? = nil, remembered: Bool = false) -> LoginSessionRecord {
+    func session(
+        step: LoginStep, channel: LoginSessionRecord.Channel = .page, acr: [String] = [], sms: SMSChallenge? = nil, userID: String? = nil,
+        remembered: Bool = false
+    ) -> LoginSessionRecord {
         LoginSessionRecord(
             id: "login", channel: channel,
-            request: ValidatedAuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "c", acrValues: acr),
+            request: ValidatedAuthorizationRequest(
+                clientID: "app", redirectURI: "com.example.app:/cb", scope: "openid", state: "s", nonce: nil, codeChallenge: "c", acrValues: acr),
             step: step, userID: userID, remembered: remembered, sms: sms, expiresAt: now.addingTimeInterval(600))
     }
 
-    func challenge(attempts: Int = 0, sends: Int = 1, sentAgo: TimeInterval = 0, expiresIn: TimeInterval = 300, failed: Bool = false) -> SMSChallenge {
+    func challenge(attempts: Int = 0, sends: Int = 1, sentAgo: TimeInterval = 0, expiresIn: TimeInterval = 300, failed: Bool = false) -> SMSChallenge
+    {
         SMSChallenge(
             codeDigest: "right", phoneNumber: "+4511111111", expiresAt: now.addingTimeInterval(expiresIn), attempts: attempts, sends: sends,
             lastSentAt: now.addingTimeInterval(-sentAgo), deliveryFailed: failed)
@@ -56,7 +61,8 @@ struct LoginFlowTests {
             #expect(answered.save?.checkingUntil == nil)
             #expect(answered.save?.passwordAttempts == 1)
         }
-        let twoFactor = flow.handle(.passwordChecked(.accepted(userID: "u1", phoneNumber: "+4511111111")), in: held.with(acr: [AuthorizationRequestValidator.acrTwoFactors]))
+        let twoFactor = flow.handle(
+            .passwordChecked(.accepted(userID: "u1", phoneNumber: "+4511111111")), in: held.with(acr: [AuthorizationRequestValidator.acrTwoFactors]))
         #expect(twoFactor.save?.checkingUntil == nil)
     }
 
@@ -69,17 +75,28 @@ struct LoginFlowTests {
 
     @Test("the password step of a remembered user takes no name; the username step needs one")
     func stepsAndNames() {
-        #expect(flow.handle(.submitPassword(username: nil, rememberMe: false), in: session(step: .password, remembered: true)).action == .checkPassword(username: ""))
-        #expect(flow.handle(.submitPassword(username: "bob", rememberMe: false), in: session(step: .password)).action == .refuse(.wrongStep(expected: .password)))
-        #expect(flow.handle(.submitPassword(username: nil, rememberMe: false), in: session(step: .usernamePassword)).action == .refuse(.wrongStep(expected: .usernamePassword)))
-        #expect(flow.handle(.submitPassword(username: "alice", rememberMe: false), in: session(step: .smsCode)).action == .refuse(.wrongStep(expected: .smsCode)))
+        #expect(
+            flow.handle(.submitPassword(username: nil, rememberMe: false), in: session(step: .password, remembered: true)).action
+                == .checkPassword(username: ""))
+        #expect(
+            flow.handle(.submitPassword(username: "bob", rememberMe: false), in: session(step: .password)).action
+                == .refuse(.wrongStep(expected: .password)))
+        #expect(
+            flow.handle(.submitPassword(username: nil, rememberMe: false), in: session(step: .usernamePassword)).action
+                == .refuse(.wrongStep(expected: .usernamePassword)))
+        #expect(
+            flow.handle(.submitPassword(username: "alice", rememberMe: false), in: session(step: .smsCode)).action
+                == .refuse(.wrongStep(expected: .smsCode)))
     }
 
     @Test("a right password finishes with one factor, or moves to the SMS step when two are needed")
     func secondFactorDecision() {
         let accepted = PasswordCheck.accepted(userID: "u1", phoneNumber: "+4511111111")
-        #expect(flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword)).action == .finish(userID: "u1", proof: .password(twoFactor: false)))
-        let twoFactor = flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword, acr: [AuthorizationRequestValidator.acrTwoFactors]))
+        #expect(
+            flow.handle(.passwordChecked(accepted), in: session(step: .usernamePassword)).action
+                == .finish(userID: "u1", proof: .password(twoFactor: false)))
+        let twoFactor = flow.handle(
+            .passwordChecked(accepted), in: session(step: .usernamePassword, acr: [AuthorizationRequestValidator.acrTwoFactors]))
         #expect(twoFactor.action == .makeCode(phoneNumber: "+4511111111"))
         #expect(twoFactor.save?.step == .smsCode)
         #expect(twoFactor.save?.userID == "u1")
@@ -125,7 +142,8 @@ struct LoginFlowTests {
         #expect(dead.save == nil)
         #expect(dead.checksCode == false)
         #expect(dead.action == .refuse(.codeAttemptsExhausted(canResend: true)))
-        let lastSend = flow.handle(.submitCode(code: "123456", digest: "right"), in: session(step: .smsCode, sms: challenge(attempts: 3, sends: 5), userID: "u1"))
+        let lastSend = flow.handle(
+            .submitCode(code: "123456", digest: "right"), in: session(step: .smsCode, sms: challenge(attempts: 3, sends: 5), userID: "u1"))
         #expect(lastSend.action == .refuse(.codeAttemptsExhausted(canResend: false)))
     }
 
@@ -146,14 +164,27 @@ struct LoginFlowTests {
 
     @Test("resends wait 30 s (not after a failed delivery), stop at five, and a made code is recorded before it is sent")
     func resends() {
-        #expect(flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 10), userID: "u1")).action == .refuse(.resendTooEarly(seconds: 20)))
-        #expect(flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 30), userID: "u1")).action == .makeCode(phoneNumber: "+4511111111"))
-        #expect(flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 1, failed: true), userID: "u1")).action == .makeCode(phoneNumber: "+4511111111"))
-        #expect(flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sends: 5, sentAgo: 60), userID: "u1")).action == .refuse(.resendLimitReached))
+        #expect(
+            flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 10), userID: "u1")).action
+                == .refuse(.resendTooEarly(seconds: 20)))
+        #expect(
+            flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 30), userID: "u1")).action
+                == .makeCode(phoneNumber: "+4511111111"))
+        #expect(
+            flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sentAgo: 1, failed: true), userID: "u1")).action
+                == .makeCode(phoneNumber: "+4511111111"))
+        #expect(
+            flow.handle(.requestResend, in: session(step: .smsCode, sms: challenge(sends: 5, sentAgo: 60), userID: "u1")).action
+                == .refuse(.resendLimitReached))
         #expect(flow.handle(.requestResend, in: session(step: .smsCode, userID: "u1")).action == .makeCode(phoneNumber: nil))
-        let made = flow.handle(.codeMade(digest: "new", phoneNumber: "+4511111111"), in: session(step: .smsCode, sms: challenge(attempts: 3, sends: 2, sentAgo: 60), userID: "u1"))
+        let made = flow.handle(
+            .codeMade(digest: "new", phoneNumber: "+4511111111"),
+            in: session(step: .smsCode, sms: challenge(attempts: 3, sends: 2, sentAgo: 60), userID: "u1"))
         #expect(made.action == .deliver)
-        #expect(made.save?.sms == SMSChallenge(codeDigest: "new", phoneNumber: "+4511111111", expiresAt: now.addingTimeInterval(300), attempts: 0, sends: 3, lastSentAt: now))
+        #expect(
+            made.save?.sms
+                == SMSChallenge(
+                    codeDigest: "new", phoneNumber: "+4511111111", expiresAt: now.addingTimeInterval(300), attempts: 0, sends: 3, lastSentAt: now))
         let failed = flow.handle(.deliveryFailed, in: made.save!)
         #expect(failed.save?.sms?.deliveryFailed == true)
         #expect(failed.action == .refuse(.deliveryFailed))
@@ -165,10 +196,14 @@ struct LoginFlowTests {
         let chosen = flow.handle(.chooseScenario(.usernamePassword, offered: LoginScenario.allCases), in: start)
         #expect(chosen.save?.step == .usernamePassword)
         #expect(chosen.save?.scenario == .usernamePassword)
-        #expect(flow.handle(.chooseScenario(.usernamePassword, offered: [.usernamePasswordSMS]), in: start).action == .refuse(.scenarioNotAllowed(.usernamePassword)))
+        #expect(
+            flow.handle(.chooseScenario(.usernamePassword, offered: [.usernamePasswordSMS]), in: start).action
+                == .refuse(.scenarioNotAllowed(.usernamePassword)))
         let remembered = session(step: .selectScenario, channel: .api, userID: "u1", remembered: true)
         #expect(flow.handle(.chooseScenario(.usernamePassword, offered: LoginScenario.allCases), in: remembered).save?.step == .password)
-        #expect(flow.handle(.chooseScenario(.usernamePassword, offered: LoginScenario.allCases), in: session(step: .smsCode)).action == .refuse(.wrongStep(expected: .smsCode)))
+        #expect(
+            flow.handle(.chooseScenario(.usernamePassword, offered: LoginScenario.allCases), in: session(step: .smsCode)).action
+                == .refuse(.wrongStep(expected: .smsCode)))
         let request = session(step: .selectScenario, acr: [AuthorizationRequestValidator.acrTwoFactors]).request
         #expect(LoginFlow.scenarios(allowed: LoginScenario.allCases, for: request) == [.usernamePasswordSMS])
     }

@@ -37,14 +37,16 @@ struct LoginMeetsChangeTests {
             let apiCode = try await app.lastCode()
             let browser = ScriptedBrowser()
             let page = try await provider.submitLogin(
-                fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", AssuranceLevel.twoFactors)])
+                fixture.appAuthorization, browser: browser, username: "alice", password: Fixture.password,
+                extra: [("acr_values", AssuranceLevel.twoFactors)])
             let fields = try #require(LoginForm.fields(in: page.body))
             let pageCode = String(try #require(await provider.outbox.messages.last?.body.split(separator: "#").last))
             try await provider.admin.setPassword(username: "alice", password: "a new passphrase")
             let api = try await app.step("sms_code", handle, ["code": apiCode])
             #expect(api.json["authorization_code"] == nil)
             #expect(api.status == 403)
-            let posted = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", pageCode)])
+            let posted = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", pageCode)])
             #expect(posted.header("Location") == nil)
             #expect(browser.cookieJar["signet_session"] == nil)
         }
@@ -62,7 +64,8 @@ struct LoginMeetsChangeTests {
             alice.locked = true
             #expect(try await provider.store.replaceUser(alice, expectedStamp: alice.securityStamp))
             let refresh = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
+                provider.url("/token"),
+                form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
             let userInfo = try await ScriptedBrowser().get(provider.url("/userinfo"), headers: [("Authorization", "Bearer \(tokens.accessToken)")])
             #expect(userInfo.status == 401)
@@ -116,25 +119,32 @@ struct LoginMeetsChangeTests {
             let tokens = try await fixture.backendTokens().1.decode(TokenResponse.self)
             try await provider.admin.updateClient(id: "backend", .init(minimumACR: .some(AssuranceLevel.twoFactors)))
             let refresh = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
+                provider.url("/token"),
+                form: [("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.refreshToken))] + (try fixture.assertion()))
             #expect(refresh.oauthError == "invalid_grant")
         }
     }
 
     @Test("one login may try at most 10 passwords, then it must start again")
     func passwordsPerLogin() async throws {
-        try await withTestProvider(configure: { $0.throttle.freeFailuresPerAccount = 100; $0.throttle.freeFailuresPerAddress = 100 }) { provider in
+        try await withTestProvider(configure: {
+            $0.throttle.freeFailuresPerAccount = 100; $0.throttle.freeFailuresPerAddress = 100
+        }) { provider in
             _ = try await Fixture.make(provider)
             let app = NativeApp(provider)
             let started = try await app.start()
             let handle = try #require(started.json["login_session"] as? String)
             _ = try await app.step("scenario", handle, ["scenario": LoginScenario.usernamePassword.rawValue])
             for index in 0..<10 {
-                #expect(try await app.step("username_password", handle, ["username": "name\(index)", "password": "guess"]).oauthError == "invalid_credentials")
+                #expect(
+                    try await app.step("username_password", handle, ["username": "name\(index)", "password": "guess"]).oauthError
+                        == "invalid_credentials")
             }
             let eleventh = try await app.step("username_password", handle, ["username": "alice", "password": Fixture.password])
             #expect(eleventh.oauthError == "login_attempts_exhausted")
-            #expect(try await app.step("username_password", handle, ["username": "alice", "password": Fixture.password]).oauthError == "invalid_login_session")
+            #expect(
+                try await app.step("username_password", handle, ["username": "alice", "password": Fixture.password]).oauthError
+                    == "invalid_login_session")
         }
     }
 
@@ -148,7 +158,8 @@ struct LoginMeetsChangeTests {
             let fields = try #require(LoginForm.fields(in: page.body))
             provider.clock.advance(by: 120)
             let posted = try await browser.post(
-                provider.url("/login/continue"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
+                provider.url("/login/continue"),
+                form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("choice", "continue")])
             #expect(posted.status == 200)
             #expect(posted.header("Location") == nil)
             #expect(posted.body.contains("id=\"login-form\""))

@@ -91,11 +91,16 @@ struct ParallelLimitTests {
             let page = try await browser.get(fixture.appAuthorization.url(issuer: provider.issuer, extra: [("acr_values", "urn:signet:loa:2")]))
             let fields = try #require(LoginForm.fields(in: page.body))
             let sent = try await browser.post(
-                provider.url("/login"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password)])
+                provider.url("/login"),
+                form: [
+                    ("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("username", "alice"), ("password", Fixture.password),
+                ])
             #expect(sent.status == 200)
             let message = try #require(await provider.outbox.messages.last)
             let code = String(try #require(message.body.split(separator: "#").last))
-            let form: @Sendable (String) -> [(String, String)] = { code in [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)] }
+            let form: @Sendable (String) -> [(String, String)] = { code in
+                [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", code)]
+            }
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<40 { group.addTask { try await browser.post(provider.url("/login/sms"), form: form(Self.wrongCode(for: code))).status } }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -163,7 +168,9 @@ struct ParallelLimitTests {
         }
     }
 
-    @Test("one account signing in 20 times at once (two devices, a load test) is never paused; parallel guesses against it still stop at the free failures")
+    @Test(
+        "one account signing in 20 times at once (two devices, a load test) is never paused; parallel guesses against it still stop at the free failures"
+    )
     func oneAccountInParallel() async throws {
         try await withTestProvider { provider in
             _ = try await Fixture.make(provider)

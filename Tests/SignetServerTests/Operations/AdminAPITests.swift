@@ -12,7 +12,9 @@ struct AdminClient {
     let base: String
     let token: String
 
-    func send(_ method: String, _ path: String, json: String? = nil, token: String? = nil, contentType: String = "application/json") async throws -> ScriptedResponse {
+    func send(_ method: String, _ path: String, json: String? = nil, token: String? = nil, contentType: String = "application/json") async throws
+        -> ScriptedResponse
+    {
         var headers: [(String, String)] = []
         if let token = token ?? Optional(self.token), !token.isEmpty { headers.append(("Authorization", "Bearer \(token)")) }
         if json != nil { headers.append(("Content-Type", contentType)) }
@@ -26,7 +28,8 @@ func withAdminAPI<Result: Sendable>(_ body: (TestProvider, AdminClient) async th
         let token = "admin-token-" + String(repeating: "x", count: 32)
         let access = AdminAPIAccess(admin: provider.admin, configuration: provider.configuration, token: token)
         return try await withRunningService("the admin listener", logger: Logger(label: "test")) { listening in
-            buildAdminApplication(metrics: provider.metrics, api: access, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
+            buildAdminApplication(
+                metrics: provider.metrics, api: access, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
         } _: { port in
             try await body(provider, AdminClient(base: "http://127.0.0.1:\(port)", token: token))
         }
@@ -35,7 +38,8 @@ func withAdminAPI<Result: Sendable>(_ body: (TestProvider, AdminClient) async th
 
 @Suite("Operations: the admin API")
 struct AdminAPITests {
-    static let app = #"{"client_id":"shop","client_name":"Shop","token_endpoint_auth_method":"client_secret_basic","redirect_uris":["https://shop.example.com/cb"],"grant_types":["authorization_code","refresh_token"],"scope":"orders"}"#
+    static let app =
+        #"{"client_id":"shop","client_name":"Shop","token_endpoint_auth_method":"client_secret_basic","redirect_uris":["https://shop.example.com/cb"],"grant_types":["authorization_code","refresh_token"],"scope":"orders"}"#
 
     @Test("no token is 401 with a challenge, a wrong one 401 invalid_token; the document needs none")
     func token() async throws {
@@ -73,9 +77,15 @@ struct AdminAPITests {
                 (#"{"client_id":"bad","redirect_uris":["http://evil.example.com/cb"]}"#, "invalid_redirect_uri"),
                 (#"{"client_id":"bad","redirect_uris":["https://a.example.com/cb#frag"]}"#, "invalid_redirect_uri"),
                 (#"{"client_id":"bad","redirect_uris":[]}"#, "invalid_redirect_uri"),
-                (#"{"client_id":"bad","token_endpoint_auth_method":"tls_client_auth","redirect_uris":["https://a.example.com/cb"]}"#, "invalid_client_metadata"),
+                (
+                    #"{"client_id":"bad","token_endpoint_auth_method":"tls_client_auth","redirect_uris":["https://a.example.com/cb"]}"#,
+                    "invalid_client_metadata"
+                ),
                 (#"{"client_id":"bad","grant_types":["implicit"],"redirect_uris":["https://a.example.com/cb"]}"#, "invalid_client_metadata"),
-                (#"{"client_id":"bad","token_endpoint_auth_method":"private_key_jwt","redirect_uris":["https://a.example.com/cb"],"jwks":{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA","d":"AA"}]}}"#, "invalid_client_metadata"),
+                (
+                    #"{"client_id":"bad","token_endpoint_auth_method":"private_key_jwt","redirect_uris":["https://a.example.com/cb"],"jwks":{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA","d":"AA"}]}}"#,
+                    "invalid_client_metadata"
+                ),
                 (#"{"client_id":"bad","redirect_uris":["https://a.example.com/cb"],"signet_minimum_acr":"loa:9"}"#, "invalid_client_metadata"),
                 (#"{"client_id":"bad","redirect_uris":"https://a.example.com/cb"}"#, "invalid_client_metadata"),
                 (#"{"client_id":"shop","redirect_uris":["https://a.example.com/cb"],"client_id":"other"}"#, "invalid_request"),
@@ -93,17 +103,23 @@ struct AdminAPITests {
             // RFC 7592 replace: the secret stays; a body naming another client is refused.
             let replaced = try await api.send(
                 "PUT", "/admin/clients/shop",
-                json: #"{"client_name":"Shop 2","token_endpoint_auth_method":"client_secret_basic","redirect_uris":["https://shop.example.com/cb2"]}"#)
+                json: #"{"client_name":"Shop 2","token_endpoint_auth_method":"client_secret_basic","redirect_uris":["https://shop.example.com/cb2"]}"#
+            )
             #expect(replaced.status == 200, "\(replaced.body)")
             #expect(replaced.json["client_secret"] == nil)
             let after = try #require(try await provider.store.client(id: "shop"))
             #expect(after.redirectURIs == ["https://shop.example.com/cb2"] && after.secretHash == stored.secretHash && !after.allowsRefreshTokens)
-            let mismatch = try await api.send("PUT", "/admin/clients/shop", json: #"{"client_id":"other","redirect_uris":["https://a.example.com/cb"]}"#)
+            let mismatch = try await api.send(
+                "PUT", "/admin/clients/shop", json: #"{"client_id":"other","redirect_uris":["https://a.example.com/cb"]}"#)
             #expect(mismatch.json["error"] as? String == "invalid_client_metadata")
-            let badReplace = try await api.send("PUT", "/admin/clients/shop", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["http://evil.example.com/cb"]}"#)
+            let badReplace = try await api.send(
+                "PUT", "/admin/clients/shop", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["http://evil.example.com/cb"]}"#)
             #expect(badReplace.json["error"] as? String == "invalid_redirect_uri")
             #expect(try await provider.store.client(id: "shop") == after)
-            #expect(try await api.send("PUT", "/admin/clients/nobody", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["https://a.example.com/cb"]}"#).status == 404)
+            #expect(
+                try await api.send(
+                    "PUT", "/admin/clients/nobody", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["https://a.example.com/cb"]}"#
+                ).status == 404)
 
             #expect(try await api.send("DELETE", "/admin/clients/shop").status == 204)
             #expect(try await api.send("GET", "/admin/clients/shop").status == 404)
@@ -131,7 +147,8 @@ struct AdminAPITests {
     @Test("users: add, show, change, lock (which ends their grants), remove; keys: list and rotate")
     func usersAndKeys() async throws {
         try await withAdminAPI { provider, api in
-            let added = try await api.send("POST", "/admin/users", json: #"{"username":"Bob","password":"a long password","phone_number":"+4522222222"}"#)
+            let added = try await api.send(
+                "POST", "/admin/users", json: #"{"username":"Bob","password":"a long password","phone_number":"+4522222222"}"#)
             #expect(added.status == 201)
             #expect(added.json["username"] as? String == "bob")
             #expect(added.json["password"] == nil && added.json["password_hash"] == nil)
@@ -154,7 +171,8 @@ struct AdminAPITests {
             }
             #expect(try await provider.store.listUsers().map(\.username) == ["bob"], "no refused user was stored")
             // Joiners that scripts and emoji need are fine; an empty value is none, as in a change.
-            let joined = try await api.send("POST", "/admin/users", json: #"{"username":"mahsa","password":"a long password","name":"مه\u200Cسا 👩\u200D💻","phone_number":""}"#)
+            let joined = try await api.send(
+                "POST", "/admin/users", json: #"{"username":"mahsa","password":"a long password","name":"مه\u200Cسا 👩\u200D💻","phone_number":""}"#)
             #expect(joined.status == 201, "\(joined.body)")
             #expect(try await provider.store.user(username: "mahsa")?.phoneNumber == nil)
             #expect(try await api.send("DELETE", "/admin/users/mahsa").status == 204)

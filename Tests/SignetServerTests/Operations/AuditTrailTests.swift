@@ -14,7 +14,8 @@ struct AuditTrailTests {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
             let user = fixture.user.id
-            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
+            _ = try await provider.submitLogin(
+                fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
             let (_, answer) = try await fixture.backendTokens()
             let tokens = try answer.decode(TokenResponse.self)
             let refreshed = try await ScriptedBrowser().post(
@@ -29,7 +30,9 @@ struct AuditTrailTests {
             let kinds = all.map(\.kind)
             // Newest first.
             #expect(kinds.first == "user.locked")
-            for kind in ["client.added", "user.added", "login.failed", "login.succeeded", "token.issued", "token.refreshed", "token.revoked", "client.updated"] {
+            for kind in [
+                "client.added", "user.added", "login.failed", "login.succeeded", "token.issued", "token.refreshed", "token.revoked", "client.updated",
+            ] {
                 #expect(kinds.contains(kind), "no \(kind) event")
             }
             let failed = try #require(all.first { $0.kind == "login.failed" })
@@ -45,7 +48,9 @@ struct AuditTrailTests {
             #expect(changed.actor == "admin" && changed.clientID == "app")
             // No token or password in any event.
             let stored = String(decoding: try JSONEncoder().encode(all), as: UTF8.self)
-            for secret in [tokens.accessToken, tokens.refreshToken!, tokens.idToken!, Fixture.password, "wrong password"] { #expect(!stored.contains(secret)) }
+            for secret in [tokens.accessToken, tokens.refreshToken!, tokens.idToken!, Fixture.password, "wrong password"] {
+                #expect(!stored.contains(secret))
+            }
 
             // Filters: by user, by client, since a time; newest first, limited.
             let byClient = try await provider.store.auditEvents(AuditQuery(clientID: "app"))
@@ -69,10 +74,13 @@ struct AuditTrailTests {
             let fixture = try await Fixture.make(provider)
             _ = try await provider.signInTwoFactor(fixture.appAuthorization, username: "alice", password: Fixture.password)
             let browser = ScriptedBrowser()
-            for _ in 0..<2 { _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong") }
+            for _ in 0..<2 {
+                _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong")
+            }
             provider.clock.advance(by: 3600)
             try await provider.admin.setLocked(username: "alice", true)
-            _ = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
+            _ = try await provider.submitLogin(
+                fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: Fixture.password)
             let sent = try await provider.store.auditEvents(AuditQuery(userID: fixture.user.id)).filter { $0.kind == "sms.sent" }
             #expect(sent.count == 1 && sent.first?.clientID == "app")
             let kinds = try await provider.store.auditEvents(AuditQuery(clientID: "backend")).map(\.kind)

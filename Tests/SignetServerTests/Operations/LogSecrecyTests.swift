@@ -28,12 +28,15 @@ struct LogSecrecyTests {
             secrets["nonce"] = authorization.nonce
             secrets["code_verifier"] = authorization.verifier
             secrets["code_challenge"] = authorization.challenge
-            let page = try await provider.submitLogin(authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", "urn:signet:loa:2")])
+            let page = try await provider.submitLogin(
+                authorization, browser: browser, username: "alice", password: Fixture.password, extra: [("acr_values", "urn:signet:loa:2")])
             let fields = try #require(LoginForm.fields(in: page.body))
             let smsCode = String(try #require(await provider.outbox.messages.last?.body.split(separator: "#").last))
             secrets["SMS code"] = smsCode
-            _ = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", "000000")])
-            let done = try await browser.post(provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", smsCode)])
+            _ = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", "000000")])
+            let done = try await browser.post(
+                provider.url("/login/sms"), form: [("authorization", fields.authorization), ("csrf_token", fields.csrfToken), ("code", smsCode)])
             let code = try #require(done.locationParameters?["code"])
             secrets["authorization code"] = code
             secrets["CSRF token"] = fields.csrfToken
@@ -56,7 +59,8 @@ struct LogSecrecyTests {
             _ = try await ScriptedBrowser().post(provider.url("/revoke"), form: [("token", second.refreshToken ?? "")] + (try fixture.assertion()))
             // A replayed code and a reused refresh token: refused, and still not logged.
             _ = try await provider.redeem(code, authorization, clientAuth: try fixture.assertion())
-            _ = try await ScriptedBrowser().post(provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
+            _ = try await ScriptedBrowser().post(
+                provider.url("/token"), form: [("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken!)] + (try fixture.assertion()))
 
             // Client secrets, right and wrong, in the header and the body.
             let basic = Data("basic:\(fixture.basicSecret)".utf8).base64EncodedString()
@@ -69,7 +73,8 @@ struct LogSecrecyTests {
             let wrongSecret = "not-the-secret-\(UUID().uuidString)"
             secrets["wrong client secret"] = wrongSecret
             _ = try await ScriptedBrowser().post(
-                provider.url("/token"), form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "post"), ("client_secret", wrongSecret)])
+                provider.url("/token"),
+                form: [("grant_type", "authorization_code"), ("code", "x"), ("client_id", "post"), ("client_secret", wrongSecret)])
 
             // The native login API: a password and an SMS code in JSON bodies.
             let app = NativeApp(provider)
@@ -81,7 +86,8 @@ struct LogSecrecyTests {
             secrets["native authorization code"] = finished.json["authorization_code"] as? String
 
             // Logout with the ID token as hint (in the query).
-            _ = try await browser.get(provider.url("/logout?id_token_hint=\(tokens.idToken!)&post_logout_redirect_uri=https://service.example.com/bye"))
+            _ = try await browser.get(
+                provider.url("/logout?id_token_hint=\(tokens.idToken!)&post_logout_redirect_uri=https://service.example.com/bye"))
         }
         let log = capture.text
         #expect(log.contains("\"message\":\"request\""), "the capture saw the provider's request lines")

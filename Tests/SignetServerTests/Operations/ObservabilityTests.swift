@@ -60,20 +60,25 @@ struct ObservabilityTests {
     func metrics() async throws {
         try await withTestProvider { provider in
             let fixture = try await Fixture.make(provider)
-            let wrong = try await provider.submitLogin(fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
+            let wrong = try await provider.submitLogin(
+                fixture.backendAuthorization, browser: ScriptedBrowser(), username: "alice", password: "wrong password")
             #expect(wrong.status == 401)
             let (_, tokens) = try await fixture.backendTokens()
             #expect(tokens.status == 200)
             let refused = try await ScriptedBrowser().post(
                 provider.url("/token"),
-                form: [("grant_type", "authorization_code"), ("code", "no-such-code"), ("redirect_uri", Fixture.backendRedirect), ("code_verifier", String(repeating: "a", count: 43))]
+                form: [
+                    ("grant_type", "authorization_code"), ("code", "no-such-code"), ("redirect_uri", Fixture.backendRedirect),
+                    ("code_verifier", String(repeating: "a", count: 43)),
+                ]
                     + (try fixture.assertion()))
             #expect(refused.oauthError == "invalid_grant")
             let publicMetrics = try await ScriptedBrowser().get(provider.url("/metrics"))
             #expect(publicMetrics.status == 404)
 
             let text = try await withRunningService("the admin listener", logger: Logger(label: "test")) { listening in
-                buildAdminApplication(metrics: provider.metrics, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
+                buildAdminApplication(
+                    metrics: provider.metrics, host: "127.0.0.1", port: 0, logger: Logger(label: "test"), onServerRunning: listening)
             } _: { port in
                 let answer = try await ScriptedBrowser().get("http://127.0.0.1:\(port)/metrics")
                 #expect(answer.status == 200)
@@ -118,7 +123,9 @@ struct ObservabilityTests {
             let fixture = try await Fixture.make(provider)
             _ = try await provider.signInTwoFactor(fixture.appAuthorization, username: "alice", password: Fixture.password)
             let browser = ScriptedBrowser()
-            for _ in 0..<3 { _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong") }
+            for _ in 0..<3 {
+                _ = try await provider.submitLogin(fixture.backendAuthorization, browser: browser, username: "alice", password: "wrong")
+            }
             let text = provider.metrics.exposition()
             #expect(text.contains(#"signet_throttle_refusals_total{limit="sign_in_failures"}"#))
             #expect(text.contains(#"signet_logins_total{channel="page",outcome="throttled"}"#))

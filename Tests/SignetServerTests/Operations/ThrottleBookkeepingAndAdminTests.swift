@@ -135,7 +135,9 @@ struct ThrottleBookkeepingAndAdminTests {
             logger: Logger(label: "test"))
         #expect(try await checker.check(username: "user", password: "wrong", address: "10.0.0.1", clientID: "c") == .rejected)
         store.failReset.set(true)
-        #expect(try await checker.check(username: "user", password: "right", address: "10.0.0.1", clientID: "c") == .accepted(userID: "u1", phoneNumber: nil))
+        #expect(
+            try await checker.check(username: "user", password: "right", address: "10.0.0.1", clientID: "c")
+                == .accepted(userID: "u1", phoneNumber: nil))
         #expect(await store.base.liveThrottleSlots(key: LoginThrottle.accountSlotKey("user"), at: clock.now) == 0)
         #expect(await store.base.throttle(key: LoginThrottle.accountKey("user"))?.failures == 1)
     }
@@ -180,18 +182,23 @@ struct ThrottleBookkeepingAndAdminTests {
         try await withAdminAPI { provider, api in
             let made = try await api.send(
                 "POST", "/admin/clients",
-                json: #"{"client_id":"guarded","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":true,"signet_minimum_acr":"urn:signet:loa:2"}"#)
+                json:
+                    #"{"client_id":"guarded","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":true,"signet_minimum_acr":"urn:signet:loa:2"}"#
+            )
             #expect(made.status == 201, "\(made.body)")
             let before = try await provider.store.client(id: "guarded")
             let noMethod = try await api.send("PUT", "/admin/clients/guarded", json: #"{"redirect_uris":["com.example.app:/cb"]}"#)
             #expect(noMethod.json["error"] as? String == "invalid_client_metadata")
-            let dropped = try await api.send("PUT", "/admin/clients/guarded", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
+            let dropped = try await api.send(
+                "PUT", "/admin/clients/guarded", json: #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
             #expect(dropped.json["error"] as? String == "invalid_client_metadata")
             #expect((dropped.json["error_description"] as? String)?.contains("dpop_bound_access_tokens") == true)
             #expect(try await provider.store.client(id: "guarded") == before)
             let stated = try await api.send(
                 "PUT", "/admin/clients/guarded",
-                json: #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":false,"signet_minimum_acr":"none"}"#)
+                json:
+                    #"{"token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"],"dpop_bound_access_tokens":false,"signet_minimum_acr":"none"}"#
+            )
             #expect(stated.status == 200, "\(stated.body)")
             let after = try #require(try await provider.store.client(id: "guarded"))
             #expect(!after.requireDPoP && after.minimumACR == nil)
@@ -209,7 +216,9 @@ struct ThrottleBookkeepingAndAdminTests {
             #expect(try await provider.store.user(username: "dora") == before)
             let badPhone = try await api.send("PATCH", "/admin/users/dora", json: #"{"phone_number":"+45½2345678"}"#)
             #expect(badPhone.json["error"] as? String == "invalid_request")
-            let control = try await api.send("POST", "/admin/clients", json: #"{"client_id":"evil\u001b[31m\u0007","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
+            let control = try await api.send(
+                "POST", "/admin/clients",
+                json: #"{"client_id":"evil\u001b[31m\u0007","token_endpoint_auth_method":"none","redirect_uris":["com.example.app:/cb"]}"#)
             #expect(control.json["error"] as? String == "invalid_client_metadata")
             #expect(try await provider.store.listClients().isEmpty)
         }

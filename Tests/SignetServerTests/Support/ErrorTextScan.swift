@@ -23,7 +23,8 @@ enum ErrorTextScan {
 
     /// The folder of the package, found from this file's path.
     static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// Every literal in those calls in the Swift files under `folders` (relative to the package).

@@ -303,7 +303,9 @@ struct GatedStore: SignetStore {
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws { try await base.insertDeviceInstance(instance) }
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
-    func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool { try await base.claimDeviceInstance(id: id, userID: userID, now: now) }
+    func claimDeviceInstance(id: String, userID: String, now: Date) async throws -> Bool {
+        try await base.claimDeviceInstance(id: id, userID: userID, now: now)
+    }
     func insertDevice(_ device: DeviceRecord) async throws {
         if failDeviceInserts.isOn { throw SignetError(.storageFailure, "scripted failure") }
         try await base.insertDevice(device)
@@ -312,7 +314,9 @@ struct GatedStore: SignetStore {
     func devices(userID: String) async throws -> [DeviceRecord] { try await base.devices(userID: userID) }
     func device(serial: String) async throws -> DeviceRecord? { try await base.device(serial: serial) }
     func touchDevice(instanceID: String, at date: Date) async throws { try await base.touchDevice(instanceID: instanceID, at: date) }
-    func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord? { try await base.renameDevice(instanceID: instanceID, name: name) }
+    func renameDevice(instanceID: String, name: String) async throws -> DeviceRecord? {
+        try await base.renameDevice(instanceID: instanceID, name: name)
+    }
     func revokeDevice(instanceID: String, reason: DeviceRevocationReason, replacedBy: String?, at date: Date) async throws -> DeviceRecord? {
         try await base.revokeDevice(instanceID: instanceID, reason: reason, replacedBy: replacedBy, at: date)
     }
@@ -333,7 +337,9 @@ struct GatedStore: SignetStore {
     func insertAuthenticator(_ authenticator: AuthenticatorRecord, maximumPerDevice: Int) async throws -> AuthenticatorRecord? {
         try await base.insertAuthenticator(authenticator, maximumPerDevice: maximumPerDevice)
     }
-    func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? { try await base.authenticator(userID: userID, keyID: keyID) }
+    func authenticator(userID: String, keyID: String) async throws -> AuthenticatorRecord? {
+        try await base.authenticator(userID: userID, keyID: keyID)
+    }
     func authenticator(id: String) async throws -> AuthenticatorRecord? { try await base.authenticator(id: id) }
     func authenticators(instanceID: String) async throws -> [AuthenticatorRecord] { try await base.authenticators(instanceID: instanceID) }
     func authenticators(userID: String) async throws -> [AuthenticatorRecord] { try await base.authenticators(userID: userID) }

@@ -56,18 +56,22 @@ final class KeyServer: Sendable {
         }
         router.get("/huge") { _, _ in
             server.count("/huge")
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
-                let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 16 * 1024)
-                for _ in 0..<64 { try await writer.write(chunk) }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody { writer in
+                    let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 16 * 1024)
+                    for _ in 0..<64 { try await writer.write(chunk) }
+                    try await writer.finish(nil)
+                })
         }
         router.get("/huge-declared") { _, _ in
             server.count("/huge-declared")
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(contentLength: 1 << 20) { writer in
-                try await writer.write(ByteBuffer(repeating: UInt8(ascii: " "), count: 1 << 20))
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(contentLength: 1 << 20) { writer in
+                    try await writer.write(ByteBuffer(repeating: UInt8(ascii: " "), count: 1 << 20))
+                    try await writer.finish(nil)
+                })
         }
         router.get("/hang") { _, _ in
             server.count("/hang")
@@ -76,11 +80,13 @@ final class KeyServer: Sendable {
         }
         router.get("/slow-body") { _, _ in
             server.count("/slow-body")
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: #"{"keys":["#))
-                await server.waitForRelease()
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: #"{"keys":["#))
+                    await server.waitForRelease()
+                    try await writer.finish(nil)
+                })
         }
 
         var logger = Logger(label: "signet.test.keyserver")

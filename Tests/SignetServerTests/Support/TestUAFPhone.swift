@@ -123,7 +123,8 @@ struct TestUAFPhone: Sendable {
 
     /// The authentication response text for a started login's (or PIN change's) request.
     func assertion(
-        _ request: UAFReturnRequest, _ authenticator: TestAuthenticator, pin: String? = nil, confirm: Bool = true, counter: UInt32? = nil, newPIN: String? = nil
+        _ request: UAFReturnRequest, _ authenticator: TestAuthenticator, pin: String? = nil, confirm: Bool = true, counter: UInt32? = nil,
+        newPIN: String? = nil
     ) async throws -> String {
         let parsed = try UAFClient.authenticationRequest(request)
         let shown = confirm ? parsed.transaction?.first.flatMap { Data(base64URLEncoded: $0.content) }.map { Array($0) } : nil
@@ -136,7 +137,8 @@ struct TestUAFPhone: Sendable {
             newPINKey = Array(key.publicKey.x963Representation)
         }
         return try await client.authenticate(
-            parsed, aaid: authenticator.aaid, keyID: authenticator.keyID, signer: authenticator.signer, signCounter: counter ?? authenticator.nextCounter(),
+            parsed, aaid: authenticator.aaid, keyID: authenticator.keyID, signer: authenticator.signer,
+            signCounter: counter ?? authenticator.nextCounter(),
             transactionShown: shown, pinKey: pinKey, newPINKey: newPINKey)
     }
 
@@ -146,7 +148,9 @@ struct TestUAFPhone: Sendable {
     }
 
     /// A whole device login: start, sign (PIN when given), finish; the finish's answer.
-    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws -> ScriptedResponse {
+    func login(_ authorization: TestAuthorization, _ authenticator: TestAuthenticator, pin: String? = nil, counter: UInt32? = nil) async throws
+        -> ScriptedResponse
+    {
         let start = try await startLogin(authorization)
         guard start.status == 201 else { return start }
         return try await finish(try await assertion(try Self.request(fromStart: start), authenticator, pin: pin, counter: counter))

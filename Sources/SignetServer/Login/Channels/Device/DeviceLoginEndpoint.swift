@@ -33,7 +33,8 @@ struct DeviceLoginEndpoint: Sendable {
     func start(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let device = try await devices.require(request, context: context).record
         let fields = try await body([String: String].self, request)
-        var parameters = FormParameters(fields.filter { $0.key != Self.transactionField }.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+        var parameters = FormParameters(
+            fields.filter { $0.key != Self.transactionField }.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
         if parameters[OAuthParameter.clientID] == nil { parameters.append(OAuthParameter.clientID, device.clientID) }
         let authorization: ValidatedAuthorizationRequest
         let client: ClientRecord
@@ -65,11 +66,13 @@ struct DeviceLoginEndpoint: Sendable {
         }
         let lifetime = authenticatorPolicy.requestLifetime
         let start = LoginStart.device(userID: device.userID, userStamp: user.securityStamp, instanceID: device.instanceID)
-        let session = LoginFlow.begin(start, id: SecretDigest.hex(server.random.token()), request: authorization, now: server.now(), lifetime: lifetime)
+        let session = LoginFlow.begin(
+            start, id: SecretDigest.hex(server.random.token()), request: authorization, now: server.now(), lifetime: lifetime)
         var required = authorization
         required.minimumACR = client.minimumACR
         let uafRequest = try await operations.authenticationRequest(
-            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction, twoFactors: required.requiresTwoFactors,
+            device: device, client: client, purpose: .login, loginSession: session.id, transactionText: transaction,
+            twoFactors: required.requiresTwoFactors,
             user: user)
         try await logins.insertLoginSession(session)
         return JSONResponse.make(DeviceLoginStart(uafRequest: uafRequest, expiresIn: Int(lifetime)), status: .created)
@@ -82,7 +85,9 @@ struct DeviceLoginEndpoint: Sendable {
         }
         let data = try await raw(request)
         let proved = try await operations.authenticate(data, device: device, client: client, purposes: [.login])
-        guard let sessionID = proved.serverData.loginSession, case .live(let current, _) = try await loginSessions.load(id: sessionID, channel: .device) else {
+        guard let sessionID = proved.serverData.loginSession,
+            case .live(let current, _) = try await loginSessions.load(id: sessionID, channel: .device)
+        else {
             throw OAuthHTTPError(.badRequest, .invalidGrant, "the device login expired or was finished already; start again")
         }
         let context = LoginContext(address: context.sourceAddress, clientName: client.name, browserSessionID: nil)
@@ -106,7 +111,8 @@ struct DeviceLoginEndpoint: Sendable {
             return OAuthHTTPError(
                 .forbidden, .insufficientUserAuthentication,
                 "this login needs two factors and the authenticator was registered after a one-factor login; register it after a two-factor login")
-        case .wrongUser: return OAuthHTTPError(.forbidden, .accessDenied, "the login was started for another user or device (id_token_hint, or the device)")
+        case .wrongUser:
+            return OAuthHTTPError(.forbidden, .accessDenied, "the login was started for another user or device (id_token_hint, or the device)")
         case .wrongStep: return OAuthHTTPError(.conflict, .invalidGrant, "the device login is not waiting for an assertion; start again")
         default: return OAuthHTTPError(.forbidden, .accessDenied, "the device login cannot finish; start again")
         }

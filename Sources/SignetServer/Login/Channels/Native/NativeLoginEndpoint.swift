@@ -55,12 +55,14 @@ struct NativeLoginEndpoint: Sendable {
         var remembered: UserRecord?
         if let token = fields["remember_token"] {
             guard let user = try await rememberTokens.user(for: token, clientID: client.id) else {
-                throw APIError(.badRequest, "invalid_remember_token", "the remember token is unknown, revoked or for another client", retryable: false)
+                throw APIError(
+                    .badRequest, "invalid_remember_token", "the remember token is unknown, revoked or for another client", retryable: false)
             }
             remembered = user
         }
         let lifetime = loginPageLifetime
-        let (_, handle) = try await loginSessions.start(.api(rememberedUserID: remembered?.id, language: fields["language"]), request: authorization, lifetime: lifetime)
+        let (_, handle) = try await loginSessions.start(
+            .api(rememberedUserID: remembered?.id, language: fields["language"]), request: authorization, lifetime: lifetime)
         var response = NativeLoginAnswer(loginSession: handle, nextStep: .selectScenario, expiresIn: Int(lifetime))
         response.scenarios = scenarios
         response.username = remembered?.username
@@ -72,17 +74,21 @@ struct NativeLoginEndpoint: Sendable {
     func selectScenario(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let (input, session, client) = try await load(request)
         guard let name = input.scenario, let scenario = LoginScenario(rawValue: name) else {
-            throw APIError(.badRequest, "invalid_request", "scenario must be one of \(LoginScenario.allCases.map(\.rawValue).joined(separator: ", "))", retryable: true)
+            throw APIError(
+                .badRequest, "invalid_request", "scenario must be one of \(LoginScenario.allCases.map(\.rawValue).joined(separator: ", "))",
+                retryable: true)
         }
         let offered = LoginFlow.scenarios(allowed: client.loginScenarios ?? LoginScenario.allCases, for: session.request)
-        return try render(await runner.chooseScenario(scenario, offered: offered, on: session, context: loginContext(context, client)), handle: input.loginSession)
+        return try render(
+            await runner.chooseScenario(scenario, offered: offered, on: session, context: loginContext(context, client)), handle: input.loginSession)
     }
 
     func usernamePassword(_ request: Request, context: SignetRequestContext) async throws -> Response {
         let (input, session, client) = try await load(request)
         let username = (input.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let password = input.password ?? ""
-        guard session.step != .usernamePassword || (!username.isEmpty && username.utf8.count <= 128), !password.isEmpty, password.utf8.count <= 1024 else {
+        guard session.step != .usernamePassword || (!username.isEmpty && username.utf8.count <= 128), !password.isEmpty, password.utf8.count <= 1024
+        else {
             throw APIError(.badRequest, "invalid_request", "username and password are required", retryable: true)
         }
         let outcome = try await runner.submitPassword(
@@ -176,7 +182,9 @@ struct NativeLoginEndpoint: Sendable {
             throw APIError(.unsupportedMediaType, "invalid_request", "the body must be application/json", retryable: true)
         }
         let data: Data
-        do { data = try await JSONRequestBody.read(request, limit: maxBodySize) } catch let refusal as JSONRequestBody.Refusal { throw refusal.apiError }
+        do { data = try await JSONRequestBody.read(request, limit: maxBodySize) } catch let refusal as JSONRequestBody.Refusal {
+            throw refusal.apiError
+        }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {

@@ -24,7 +24,8 @@ struct NativeStepRequest: Decodable {
 
 /// The native login API's errors (``APIError``): stable codes, whether trying again can help, and hints.
 extension APIError {
-    static let invalidSession = APIError(.badRequest, "invalid_login_session", "the login session is unknown, expired or finished; start again", retryable: false)
+    static let invalidSession = APIError(
+        .badRequest, "invalid_login_session", "the login session is unknown, expired or finished; start again", retryable: false)
     static let clientMismatch = APIError(.forbidden, "client_mismatch", "this login session belongs to another client", retryable: false)
     static let concurrentUpdate = APIError(.conflict, "concurrent_update", "another request for this step came first", retryable: false)
     static func wrongStep(expected: LoginStep) -> APIError {
@@ -39,13 +40,16 @@ extension APIError {
         case .stepInProgress:
             self = .concurrentUpdate
         case .scenarioNotAllowed(let scenario):
-            self.init(.forbidden, "unauthorized_client", "this client may not use the scenario \(scenario.rawValue) for this request", retryable: true)
+            self.init(
+                .forbidden, "unauthorized_client", "this client may not use the scenario \(scenario.rawValue) for this request", retryable: true)
         case .missingCredentials:
             self.init(.badRequest, "invalid_request", "username and password are required", retryable: true)
         case .invalidCredentials:
             self.init(.unauthorized, "invalid_credentials", "the username or password is incorrect", retryable: true)
         case .accountChanged:
-            self.init(.forbidden, "login_required", "the account changed during this login (locked, removed or a new password); start again", retryable: false)
+            self.init(
+                .forbidden, "login_required", "the account changed during this login (locked, removed or a new password); start again",
+                retryable: false)
         case .loginAttemptsExhausted:
             self.init(.forbidden, "login_attempts_exhausted", "too many passwords tried in this login; start again", retryable: false)
         case .accountLocked:
@@ -71,11 +75,14 @@ extension APIError {
         case .codeExpired:
             self.init(.badRequest, "code_expired", "the code has expired: ask for a new one", retryable: true, nextStep: .smsCode)
         case .resendTooEarly(let seconds):
-            self.init(.tooManyRequests, "resend_too_early", "wait before asking for a new code", retryable: true, retryAfter: seconds, nextStep: .smsCode)
+            self.init(
+                .tooManyRequests, "resend_too_early", "wait before asking for a new code", retryable: true, retryAfter: seconds, nextStep: .smsCode)
         case .resendLimitReached:
             self.init(.tooManyRequests, "resend_limit_reached", "no more codes can be sent in this login; start again", retryable: false)
         case .deliveryFailed:
-            self.init(.serviceUnavailable, "delivery_failed", "the code could not be sent; ask again with sms_code/resend", retryable: true, nextStep: .smsCode)
+            self.init(
+                .serviceUnavailable, "delivery_failed", "the code could not be sent; ask again with sms_code/resend", retryable: true,
+                nextStep: .smsCode)
         case .accountLimit(.wrongCodes, let retryAfter):
             self.init(
                 .tooManyRequests, "account_code_limit", "too many wrong codes for this account in \(Int(sms.accountWrongCodeWindow / 3600)) hours",

@@ -35,7 +35,8 @@ struct LoginPage: Sendable {
             username = user.username
             remembered = true
         }
-        var response = LoginPageView(page: self, handle: handle, client: client, username: username, rememberMe: remembered).form(session, error: nil, status: .ok)
+        var response = LoginPageView(page: self, handle: handle, client: client, username: username, rememberMe: remembered).form(
+            session, error: nil, status: .ok)
         if let cookie { response.setCookie(cookie) }
         return response
     }
@@ -43,18 +44,23 @@ struct LoginPage: Sendable {
     /// Asks a signed-in user to confirm before a code goes to a client whose identity is not
     /// assured (RFC 8252 §8.6): the login is stored as usual, and the page offers to continue
     /// with the browser session or to sign in as someone else.
-    func offerContinue(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, browserSession: BrowserSessionRecord, request: Request) async throws -> Response {
+    func offerContinue(_ authorization: ValidatedAuthorizationRequest, client: ClientRecord, browserSession: BrowserSessionRecord, request: Request)
+        async throws -> Response
+    {
         let (session, handle, cookie) = try await storeLogin(authorization, request: request, offering: browserSession.sid)
         let username = try await users.user(id: browserSession.userID)?.username ?? ""
         let values = ["clientName": client.name, "authorization": handle, "csrfToken": session.csrfToken ?? "", "username": username]
-        var response = pages.render("continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
+        var response = pages.render(
+            "continue", title: "Continue", values: values, formTargets: PageRenderer.formTarget(for: authorization.redirectURI).map { [$0] } ?? [])
         if let cookie { response.setCookie(cookie) }
         return response
     }
 
     /// Stores a page login bound to this browser (with a fresh CSRF token); returns it, its
     /// handle, and the browser-binding cookie to set when the browser had none.
-    private func storeLogin(_ authorization: ValidatedAuthorizationRequest, request: Request, offering sid: String? = nil) async throws -> (LoginSessionRecord, String, Cookie?) {
+    private func storeLogin(_ authorization: ValidatedAuthorizationRequest, request: Request, offering sid: String? = nil) async throws -> (
+        LoginSessionRecord, String, Cookie?
+    ) {
         let binding = sessions.browserBinding(request)
         let start = LoginStart.page(browserBindingHash: SecretDigest.hex(binding.value), csrfToken: server.random.token(), offeredSessionSID: sid)
         let (session, handle) = try await loginSessions.start(start, request: authorization, lifetime: loginPageLifetime)
@@ -79,7 +85,8 @@ struct LoginPage: Sendable {
         }
         guard try await logins.consumeLoginSession(id: session.id) != nil else { return view.render(.conflict) }
         let authentication = Authentication(
-            userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr, sessionID: browserSession.sid,
+            userID: browserSession.userID, time: browserSession.authTime, acr: browserSession.acr, amr: browserSession.amr,
+            sessionID: browserSession.sid,
             userStamp: browserSession.userStamp)
         let code = try await codeIssuer.issue(for: session.request, authentication: authentication)
         return AuthorizationRedirect(pages: pages).response(to: code.location, for: session.request, clientName: client.name, status: .seeOther)
@@ -139,7 +146,8 @@ struct LoginPage: Sendable {
         do {
             parameters = try await RequestParameters.form(request, maxBodySize: maxBodySize)
         } catch let error as OAuthHTTPError {
-            return .refused(pages.message(heading: "The sign-in form could not be read", message: error.error.errorDescription ?? "", status: error.status))
+            return .refused(
+                pages.message(heading: "The sign-in form could not be read", message: error.error.errorDescription ?? "", status: error.status))
         }
         guard parameters.duplicatedNames.isEmpty else {
             return .refused(pages.message(heading: "The sign-in form could not be read", message: "A field was sent twice.", status: .badRequest))
@@ -150,7 +158,8 @@ struct LoginPage: Sendable {
         let client: ClientRecord?
         switch found {
         case .none:
-            return .refused(pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
+            return .refused(
+                pages.message(heading: "This sign-in has expired", message: "Go back to the app and start signing in again.", status: .badRequest))
         case .clientGone(let stored): (session, client) = (stored, nil)
         case .live(let live, let registered): (session, client) = (live, registered)
         }

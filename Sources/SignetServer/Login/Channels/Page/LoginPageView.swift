@@ -66,7 +66,8 @@ struct LoginPageView: Sendable {
         case .wrongCode(let left):
             return step(session, error: "The code is not right. \(left) \(left == 1 ? "try" : "tries") left.", status: .unauthorized)
         case .codeAttemptsExhausted(let canResend):
-            let error = canResend ? "Too many wrong codes. Send a new code to try again." : "Too many wrong codes. Go back to the app and start again."
+            let error =
+                canResend ? "Too many wrong codes. Send a new code to try again." : "Too many wrong codes. Go back to the app and start again."
             return step(session, error: error, status: .forbidden)
         case .codeExpired: return step(session, error: "The code has expired. Send a new code.", status: .badRequest)
         case .resendTooEarly(let seconds):
@@ -75,9 +76,12 @@ struct LoginPageView: Sendable {
             return step(session, error: "No more codes can be sent. Go back to the app and start again.", status: .tooManyRequests)
         case .deliveryFailed: return step(session, error: Self.deliveryFailed, status: .serviceUnavailable)
         case .accountLimit(.wrongCodes, let retryAfter):
-            return step(session, error: "Too many wrong codes for this account. Try again in \(Self.duration(retryAfter)) or contact support.", status: .tooManyRequests)
+            return step(
+                session, error: "Too many wrong codes for this account. Try again in \(Self.duration(retryAfter)) or contact support.",
+                status: .tooManyRequests)
         case .accountLimit(.codeSends, let retryAfter):
-            return step(session, error: "Too many codes were sent to this account. Try again in \(Self.duration(retryAfter)).", status: .tooManyRequests)
+            return step(
+                session, error: "Too many codes were sent to this account. Try again in \(Self.duration(retryAfter)).", status: .tooManyRequests)
         }
     }
 
@@ -124,7 +128,8 @@ struct LoginPageView: Sendable {
     /// Starts the browser session and redirects with the code; sets or clears the remember cookie.
     private func finish(_ finished: FinishedLogin, request: Request) async throws -> Response {
         let started = try await sessions.start(finished.authentication)
-        var response = AuthorizationRedirect(pages: pages).response(to: finished.code.location, for: finished.session.request, clientName: client.name, status: .seeOther)
+        var response = AuthorizationRedirect(pages: pages).response(
+            to: finished.code.location, for: finished.session.request, clientName: client.name, status: .seeOther)
         response.setCookie(started.1)
         // The cookie holds one token; only this client's token is replaced or revoked here.
         let remembered = page.rememberTokens
