@@ -36,6 +36,7 @@ public struct JSONObjectMembers: Sendable, Equatable {
     /// A value that is not of the plain shape asked for, or is missing: decode with `JSONDecoder`.
     public struct Unplain: Error, Sendable {
         public let member: String
+        public init(member: String) { self.member = member }
     }
 
     let bytes: [UInt8]
@@ -56,6 +57,18 @@ public struct JSONObjectMembers: Sendable, Equatable {
 
     private func isNull(_ range: Range<Int>) -> Bool {
         bytes[range].elementsEqual("null".utf8)
+    }
+
+    /// Whether the member is present and not `null`.
+    public func contains(_ name: String) -> Bool {
+        guard let range = range(name) else { return false }
+        return !isNull(range)
+    }
+
+    /// The text of the member's value, for `JSONDecoder`; `nil` when absent or `null`.
+    public func json(_ name: String) -> ArraySlice<UInt8>? {
+        guard let range = range(name), !isNull(range) else { return nil }
+        return bytes[range]
     }
 
     // MARK: Strings
@@ -186,8 +199,9 @@ public struct JSONObjectMembers: Sendable, Equatable {
 
 /// A type read from ``JSONObjectMembers`` when its JSON is plain, and by `JSONDecoder` otherwise.
 ///
-/// Each conforming type keeps its `Decodable` conformance, which stays the definition of its
-/// JSON: tests read the same texts both ways and compare the values.
+/// A stored record gets its conformance from its member table (SignetStore's `StoredRecord`),
+/// which also makes its `Decodable` conformance; the client assertion's parts keep `Decodable`
+/// as the definition of their JSON, and tests read the same texts both ways and compare the values.
 public protocol JSONObjectReadable: Decodable {
     /// Reads the value, throwing ``JSONObjectMembers/Unplain`` for anything not plain.
     init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain)

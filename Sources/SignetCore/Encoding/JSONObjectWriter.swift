@@ -9,9 +9,10 @@ import Foundation
 /// request's instructions (docs/performance.md); written member by member they cost a fraction.
 /// Written by hand because no library on this machine encodes JSON without `Codable`.
 ///
-/// Each conforming type keeps its `Codable` conformance, which stays the definition of its JSON:
-/// tests decode what ``writeJSON(into:)`` writes with `JSONDecoder` and compare it with the value,
-/// for every member set, so a member added to the type and not here fails them.
+/// A stored record gets its conformance from its member table (SignetStore's `StoredRecord`),
+/// which also makes its `Codable` conformance, so the two cannot differ. The claims and the token
+/// response keep `Codable` as the definition of their JSON: tests decode what
+/// ``writeJSON(into:)`` writes with `JSONDecoder` and compare it with the value, every member set.
 public protocol JSONObjectWritable: Encodable {
     /// Writes the value's members, each with ``JSONObjectWriter``'s member methods.
     func writeJSON(into object: inout JSONObjectWriter)
@@ -117,6 +118,13 @@ public struct JSONObjectWriter: Sendable {
     public mutating func member(_ name: StaticString, _ value: (some JSONObjectWritable)?) {
         guard let value else { return }
         member(name, value)
+    }
+
+    /// A member whose value is `json`, the text of one JSON value written elsewhere (by
+    /// `JSONEncoder`, for a value this writer has no method for).
+    public mutating func member(_ name: StaticString, json: [UInt8]) {
+        open(name)
+        bytes.append(contentsOf: json)
     }
 
     private mutating func open(_ name: StaticString) {

@@ -6,7 +6,7 @@ import SignetCore
 ///
 /// Stored, not only logged (`signet devices events USER`); the operations issue adds the
 /// other kinds of event to this same trail.
-public struct AuditEventRecord: Sendable, Equatable, Codable {
+public struct AuditEventRecord: Sendable, Equatable {
     public var id: String
     public var at: Date
     /// What happened, e.g. `device.activated`, `device.locked`.
@@ -30,21 +30,6 @@ public struct AuditEventRecord: Sendable, Equatable, Codable {
         self.actor = actor
         self.target = target
         self.reason = reason
-    }
-}
-
-extension AuditEventRecord: JSONObjectWritable {
-    /// The `Codable` members in sorted order, as the store's encoder writes records (one is
-    /// stored on every token request; ``JSONObjectWritable``).
-    public func writeJSON(into object: inout JSONObjectWriter) {
-        object.member("actor", actor)
-        object.member("at", millisecondsOf: at)
-        object.member("clientID", clientID)
-        object.member("id", id)
-        object.member("kind", kind)
-        object.member("reason", reason)
-        object.member("target", target)
-        object.member("userID", userID)
     }
 }
 
@@ -76,4 +61,13 @@ public struct AuditQuery: Sendable, Equatable {
     public func matches(_ event: AuditEventRecord) -> Bool {
         (userID == nil || event.userID == userID) && (clientID == nil || event.clientID == clientID) && (since.map { event.at >= $0 } ?? true)
     }
+}
+
+extension AuditEventRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: AuditEventRecord(id: "", at: .distantPast, kind: "", userID: nil, clientID: nil, actor: "", target: nil, reason: nil),
+        [
+            .member("id", \.id), .member("at", \.at), .member("kind", \.kind), .member("userID", \.userID), .member("clientID", \.clientID),
+            .member("actor", \.actor), .member("target", \.target), .member("reason", \.reason),
+        ])
 }

@@ -6,7 +6,7 @@ import Foundation
 /// The key, the algorithms and the PIN key live in the JSON record; what changes with every use
 /// (the signature counter, the PIN failures and cool-down, the last use) lives in columns of
 /// its own in the SQL store, changed by single statements.
-public struct AuthenticatorRecord: Sendable, Equatable, Codable {
+public struct AuthenticatorRecord: Sendable, Equatable {
     /// Signet's id for it (random).
     public var id: String
     public var userID: String
@@ -62,27 +62,6 @@ public struct AuthenticatorRecord: Sendable, Equatable, Codable {
         self.pinFailures = 0
         self.createdAt = createdAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, aaid, slot
-        case userID = "user_id"
-        case instanceID = "instance_id"
-        case clientID = "client_id"
-        case keyID = "key_id"
-        case publicKey = "public_key"
-        case signatureAlgorithm = "signature_algorithm"
-        case publicKeyFormat = "public_key_format"
-        case signCounter = "sign_counter"
-        case registrationCounter = "registration_counter"
-        case pinKey = "pin_key"
-        case pinFailures = "pin_failures"
-        case pinBlockedUntil = "pin_blocked_until"
-        case cloneSuspectedAt = "clone_suspected_at"
-        case createdAt = "created_at"
-        case lastUsedAt = "last_used_at"
-        case userStamp = "user_stamp"
-        case registrationACR = "registration_acr"
-    }
 }
 
 /// What recording an authenticator's signature counter found.
@@ -132,4 +111,21 @@ public protocol AuthenticatorStore: Sendable {
     /// Replaces the PIN key `from` (the one the change was proved with) by `to`, resetting the
     /// failures; `false` when the key is no longer `from` (another change came first).
     func replacePINKey(id: String, from old: String, to new: String) async throws -> Bool
+}
+
+extension AuthenticatorRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1,
+        blank: AuthenticatorRecord(
+            id: "", userID: "", instanceID: "", clientID: "", aaid: "", keyID: "", publicKey: "", signatureAlgorithm: 0, publicKeyFormat: 0, slot: 0,
+            signCounter: 0, registrationCounter: 0, pinKey: nil, createdAt: .distantPast),
+        [
+            .member("id", \.id), .member("user_id", \.userID), .member("instance_id", \.instanceID), .member("client_id", \.clientID),
+            .member("aaid", \.aaid), .member("key_id", \.keyID), .member("public_key", \.publicKey),
+            .member("signature_algorithm", \.signatureAlgorithm), .member("public_key_format", \.publicKeyFormat), .member("slot", \.slot),
+            .member("sign_counter", \.signCounter), .member("registration_counter", \.registrationCounter), .member("pin_key", \.pinKey),
+            .member("pin_failures", \.pinFailures), .member("pin_blocked_until", \.pinBlockedUntil),
+            .member("clone_suspected_at", \.cloneSuspectedAt), .member("created_at", \.createdAt), .member("last_used_at", \.lastUsedAt),
+            .member("user_stamp", \.userStamp), .member("registration_acr", \.registrationACR),
+        ])
 }

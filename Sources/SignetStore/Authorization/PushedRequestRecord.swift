@@ -3,7 +3,7 @@ import Foundation
 
 /// A pushed authorization request (RFC 9126): the parameters a client sent to `/par`,
 /// found by the SHA-256 of its `request_uri` and used once.
-public struct PushedRequestRecord: Sendable, Equatable, Codable {
+public struct PushedRequestRecord: Sendable, Equatable {
     public var uriHash: String
     public var clientID: String
     /// The pushed parameters as name–value pairs, in order (client authentication removed).
@@ -19,13 +19,6 @@ public struct PushedRequestRecord: Sendable, Equatable, Codable {
         self.parameters = parameters
         self.expiresAt = expiresAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case parameters, signed
-        case uriHash = "uri_hash"
-        case clientID = "client_id"
-        case expiresAt = "expires_at"
-    }
 }
 
 /// Pushed authorization requests (RFC 9126).
@@ -35,4 +28,13 @@ public protocol PushedRequestStore: Sendable {
     func pushedRequest(uriHash: String) async throws -> PushedRequestRecord?
     /// Removes and returns the request; exactly one concurrent caller gets it.
     func consumePushedRequest(uriHash: String) async throws -> PushedRequestRecord?
+}
+
+extension PushedRequestRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: PushedRequestRecord(uriHash: "", clientID: "", parameters: [], expiresAt: .distantPast),
+        [
+            .member("uri_hash", \.uriHash), .member("client_id", \.clientID), .codable("parameters", \.parameters), .member("signed", \.signed),
+            .member("expires_at", \.expiresAt),
+        ])
 }

@@ -5,7 +5,7 @@ import SignetCore
 ///
 /// Built only by SignetServer's `AuthorizationRequestValidator`; every login channel starts from
 /// this value, and a login in progress stores it.
-public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
+public struct ValidatedAuthorizationRequest: Sendable, Equatable {
     /// client_id — RFC 6749 §4.1.1
     public var clientID: String
     /// redirect_uri — RFC 6749 §3.1.2, exactly as sent (it must be sent again at the token endpoint).
@@ -71,4 +71,18 @@ public struct ValidatedAuthorizationRequest: Sendable, Equatable, Codable {
     public var requiresTwoFactors: Bool {
         acrValues.contains(AssuranceLevel.twoFactors) || minimumACR == AssuranceLevel.twoFactors
     }
+}
+
+extension ValidatedAuthorizationRequest: StoredRecord {
+    /// A part of the login session (version 0: the session's version covers it).
+    public static let format = RecordFormat(
+        version: 0, blank: ValidatedAuthorizationRequest(clientID: "", redirectURI: "", scope: "", state: nil, nonce: nil, codeChallenge: ""),
+        [
+            .member("clientID", \.clientID), .member("redirectURI", \.redirectURI), .member("scope", \.scope), .member("state", \.state),
+            .member("nonce", \.nonce), .member("codeChallenge", \.codeChallenge), .member("prompt", \.prompt), .member("maxAge", \.maxAge),
+            .member("loginHint", \.loginHint), .member("acrValues", \.acrValues), .member("uiLocales", \.uiLocales),
+            .member("idTokenHintSubject", \.idTokenHintSubject), .member("minimumACR", \.minimumACR), .member("returnByLink", \.returnByLink),
+            .member("appLaunchURL", \.appLaunchURL), .member("dpopJKT", \.dpopJKT), .member("resources", \.resources),
+            .member("instanceID", \.instanceID),
+        ])
 }

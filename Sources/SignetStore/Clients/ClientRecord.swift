@@ -3,7 +3,7 @@ import Foundation
 import SignetCore
 
 /// A registered OAuth client — RFC 7591 §2 names the fields.
-public struct ClientRecord: Sendable, Equatable, Codable {
+public struct ClientRecord: Sendable, Equatable {
     /// How a client proves who it is at the token endpoint — RFC 7591 §2 `token_endpoint_auth_method`.
     public enum AuthMethod: String, Sendable, Codable, CaseIterable {
         case none
@@ -101,46 +101,6 @@ public struct ClientRecord: Sendable, Equatable, Codable {
         self.resources = resources
         self.createdAt = createdAt
     }
-
-    // The stored names are the property names; members added later are optional when read.
-    enum CodingKeys: String, CodingKey {
-        case id, name, authMethod, secretHash, redirectURIs, postLogoutRedirectURIs, jwks, jwksURI, allowedScopes, allowsRefreshTokens
-        case loginScenarios, minimumACR, nativeLogin, requirePushedAuthorizationRequests, requireSignedRequestObject, appLaunchURLs, requireDPoP,
-            resources, fapi2, createdAt
-        case authenticatorAAIDs, facetIDs
-        case accessTokenLifetime, idTokenLifetime, refreshTokenIdleLifetime, refreshTokenAbsoluteLifetime, codeLifetime
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
-        authMethod = try container.decode(AuthMethod.self, forKey: .authMethod)
-        secretHash = try container.decodeIfPresent(String.self, forKey: .secretHash)
-        redirectURIs = try container.decode([String].self, forKey: .redirectURIs)
-        postLogoutRedirectURIs = try container.decode([String].self, forKey: .postLogoutRedirectURIs)
-        jwks = try container.decodeIfPresent(String.self, forKey: .jwks)
-        jwksURI = try container.decodeIfPresent(String.self, forKey: .jwksURI)
-        allowedScopes = try container.decode([String].self, forKey: .allowedScopes)
-        allowsRefreshTokens = try container.decode(Bool.self, forKey: .allowsRefreshTokens)
-        loginScenarios = try container.decodeIfPresent([LoginScenario].self, forKey: .loginScenarios)
-        minimumACR = try container.decodeIfPresent(String.self, forKey: .minimumACR)
-        nativeLogin = try container.decodeIfPresent(Bool.self, forKey: .nativeLogin) ?? false
-        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests) ?? false
-        requireSignedRequestObject = try container.decodeIfPresent(Bool.self, forKey: .requireSignedRequestObject) ?? false
-        appLaunchURLs = try container.decodeIfPresent([String].self, forKey: .appLaunchURLs) ?? []
-        requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
-        resources = try container.decodeIfPresent([String].self, forKey: .resources) ?? []
-        fapi2 = try container.decodeIfPresent(Bool.self, forKey: .fapi2) ?? false
-        authenticatorAAIDs = try container.decodeIfPresent([String].self, forKey: .authenticatorAAIDs)
-        facetIDs = try container.decodeIfPresent([String].self, forKey: .facetIDs) ?? []
-        accessTokenLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .accessTokenLifetime)
-        idTokenLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .idTokenLifetime)
-        refreshTokenIdleLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .refreshTokenIdleLifetime)
-        refreshTokenAbsoluteLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .refreshTokenAbsoluteLifetime)
-        codeLifetime = try container.decodeIfPresent(TimeInterval.self, forKey: .codeLifetime)
-        createdAt = try container.decode(Date.self, forKey: .createdAt)
-    }
 }
 
 /// Registered clients.
@@ -158,4 +118,30 @@ public protocol ClientStore: Sendable {
     func replaceClient(_ client: ClientRecord, ifVersion version: String) async throws -> Bool
     /// Removes a client; `false` when there was none.
     func deleteClient(id: String) async throws -> Bool
+}
+
+extension ClientRecord.AuthMethod: StoredValue {}
+
+extension ClientRecord: StoredRecord {
+    // Members added after the first release are optional when read: a text without them keeps
+    // the blank's default (false, empty).
+    public static let format = RecordFormat(
+        version: 1,
+        blank: ClientRecord(
+            id: "", name: "", authMethod: .none, redirectURIs: [], allowedScopes: [], allowsRefreshTokens: false, createdAt: .distantPast),
+        [
+            .member("id", \.id), .member("name", \.name), .member("authMethod", \.authMethod), .member("secretHash", \.secretHash),
+            .member("redirectURIs", \.redirectURIs), .member("postLogoutRedirectURIs", \.postLogoutRedirectURIs), .member("jwks", \.jwks),
+            .member("jwksURI", \.jwksURI), .member("allowedScopes", \.allowedScopes), .member("allowsRefreshTokens", \.allowsRefreshTokens),
+            .codable("loginScenarios", \.loginScenarios), .member("minimumACR", \.minimumACR), .member("nativeLogin", \.nativeLogin, required: false),
+            .member("requirePushedAuthorizationRequests", \.requirePushedAuthorizationRequests, required: false),
+            .member("requireSignedRequestObject", \.requireSignedRequestObject, required: false),
+            .member("appLaunchURLs", \.appLaunchURLs, required: false), .member("requireDPoP", \.requireDPoP, required: false),
+            .member("resources", \.resources, required: false), .member("fapi2", \.fapi2, required: false),
+            .member("authenticatorAAIDs", \.authenticatorAAIDs), .member("facetIDs", \.facetIDs, required: false),
+            .codable("accessTokenLifetime", \.accessTokenLifetime), .codable("idTokenLifetime", \.idTokenLifetime),
+            .codable("refreshTokenIdleLifetime", \.refreshTokenIdleLifetime),
+            .codable("refreshTokenAbsoluteLifetime", \.refreshTokenAbsoluteLifetime),
+            .codable("codeLifetime", \.codeLifetime), .member("createdAt", \.createdAt),
+        ])
 }

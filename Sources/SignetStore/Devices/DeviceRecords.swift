@@ -7,7 +7,7 @@ import SignetCore
 /// Random and unguessable; it lives ``DeviceInstances/lifetime`` unless activated, and belongs
 /// to the client that asked for it. The user logs in with it as the OpenID Connect `nonce` (or
 /// in a `claims` request for `instance_id`), and the grant remembers it.
-public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
+public struct DeviceInstanceRecord: Sendable, Equatable {
     /// The instance id (43 base64url characters, 256 bits).
     public var id: String
     /// The client (app) it was issued to.
@@ -28,23 +28,13 @@ public struct DeviceInstanceRecord: Sendable, Equatable, Codable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id
-        case clientID = "client_id"
-        case createdAt = "created_at"
-        case expiresAt = "expires_at"
-        case userID = "user_id"
-        case attestation
-        case budgetKey = "budget_key"
-    }
 }
 
 /// A device CA as stored: its key and self-signed certificate in PEM, like the signing keys.
 ///
 /// The newest is the one that issues; older ones stay trusted until their certificates (and
 /// so every device certificate they issued) expire.
-public struct DeviceCARecord: Sendable, Equatable, Codable {
+public struct DeviceCARecord: Sendable, Equatable {
     /// The SHA-256 fingerprint of the CA certificate (hex).
     public var id: String
     public var privateKeyPEM: String
@@ -66,7 +56,7 @@ public struct DeviceCARecord: Sendable, Equatable, Codable {
 ///
 /// What changes after activation lives apart from the rest in the SQL store (`revoked_at`,
 /// `revocation_reason`, `last_used_at` columns), so a rename can never undo a lock.
-public struct DeviceRecord: Sendable, Equatable, Codable {
+public struct DeviceRecord: Sendable, Equatable {
     /// The instance id (also in the certificate's SAN URI `urn:signet:device:<id>`).
     public var instanceID: String
     public var clientID: String
@@ -157,4 +147,40 @@ public protocol DeviceStore: Sendable {
     func insertDeviceCA(_ authority: DeviceCARecord) async throws
     /// Every stored device CA, newest first.
     func deviceCAs() async throws -> [DeviceCARecord]
+}
+
+extension DeviceInstanceRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: DeviceInstanceRecord(id: "", clientID: "", createdAt: .distantPast, expiresAt: .distantPast),
+        [
+            .member("id", \.id), .member("client_id", \.clientID), .member("created_at", \.createdAt), .member("expires_at", \.expiresAt),
+            .member("user_id", \.userID), .member("attestation", \.attestation), .member("budget_key", \.budgetKey),
+        ])
+}
+
+extension DeviceCARecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: DeviceCARecord(id: "", privateKeyPEM: "", certificatePEM: "", createdAt: .distantPast, notAfter: .distantPast),
+        [
+            .member("id", \.id), .member("privateKeyPEM", \.privateKeyPEM), .member("certificatePEM", \.certificatePEM),
+            .member("createdAt", \.createdAt), .member("notAfter", \.notAfter),
+        ])
+}
+
+extension DeviceRevocationReason: StoredValue {}
+
+extension DeviceRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1,
+        blank: DeviceRecord(
+            instanceID: "", clientID: "", userID: "", grantID: "", certificateSerial: "", certificateThumbprint: "",
+            certificateNotAfter: .distantPast,
+            createdAt: .distantPast),
+        [
+            .member("instanceID", \.instanceID), .member("clientID", \.clientID), .member("userID", \.userID), .member("grantID", \.grantID),
+            .member("certificateSerial", \.certificateSerial), .member("certificateThumbprint", \.certificateThumbprint),
+            .member("certificateNotAfter", \.certificateNotAfter), .member("attestation", \.attestation), .member("name", \.name),
+            .member("platform", \.platform), .member("createdAt", \.createdAt), .member("lastUsedAt", \.lastUsedAt),
+            .member("revokedAt", \.revokedAt), .member("revocationReason", \.revocationReason), .member("replacedBy", \.replacedBy),
+        ])
 }

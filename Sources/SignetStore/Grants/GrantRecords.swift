@@ -4,7 +4,7 @@ import Foundation
 import SignetCore
 
 /// What the user granted a client in one authorization: the family every token from it belongs to.
-public struct GrantRecord: Sendable, Equatable, Codable {
+public struct GrantRecord: Sendable, Equatable {
     public var id: String
     public var clientID: String
     public var userID: String
@@ -46,7 +46,7 @@ public struct GrantRecord: Sendable, Equatable, Codable {
 }
 
 /// An authorization code, stored by the SHA-256 of its value, bound to everything it was issued for.
-public struct AuthorizationCodeRecord: Sendable, Equatable, Codable {
+public struct AuthorizationCodeRecord: Sendable, Equatable {
     public var codeHash: String
     public var grantID: String
     public var clientID: String
@@ -74,7 +74,7 @@ public struct AuthorizationCodeRecord: Sendable, Equatable, Codable {
 }
 
 /// A refresh token, stored by the SHA-256 of its value.
-public struct RefreshTokenRecord: Sendable, Equatable, Codable {
+public struct RefreshTokenRecord: Sendable, Equatable {
     public var tokenHash: String
     public var grantID: String
     public var clientID: String
@@ -92,63 +92,37 @@ public struct RefreshTokenRecord: Sendable, Equatable, Codable {
     }
 }
 
-extension RefreshTokenRecord: JSONObjectWritable {
-    /// The `Codable` members in sorted order, as the store's encoder writes records (one is
-    /// stored on every token request; ``JSONObjectWritable``).
-    public func writeJSON(into object: inout JSONObjectWriter) {
-        object.member("clientID", clientID)
-        object.member("dpopJKT", dpopJKT)
-        object.member("expiresAt", millisecondsOf: expiresAt)
-        object.member("grantID", grantID)
-        object.member("tokenHash", tokenHash)
-        object.member("usedAt", millisecondsOf: usedAt)
-    }
+extension GrantRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1,
+        blank: GrantRecord(
+            id: "", clientID: "", userID: "", scope: "", authTime: .distantPast, acr: "", amr: [], sessionID: nil, createdAt: .distantPast,
+            expiresAt: .distantPast),
+        [
+            .member("id", \.id), .member("clientID", \.clientID), .member("userID", \.userID), .member("resources", \.resources),
+            .member("userStamp", \.userStamp), .member("scope", \.scope), .member("authTime", \.authTime), .member("acr", \.acr),
+            .member("amr", \.amr), .member("sessionID", \.sessionID), .member("instanceID", \.instanceID), .member("deviceID", \.deviceID),
+            .member("createdAt", \.createdAt), .member("expiresAt", \.expiresAt), .member("revokedAt", \.revokedAt),
+        ])
 }
 
-// Read on every token request (``JSONObjectReadable``): the same members as the `Codable`
-// conformances, dates as the store's encoder writes them (milliseconds since 1970).
-
-extension RefreshTokenRecord: JSONObjectReadable {
-    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
-        tokenHash = try members.string("tokenHash")
-        grantID = try members.string("grantID")
-        clientID = try members.string("clientID")
-        expiresAt = try members.date(millisecondsIn: "expiresAt")
-        usedAt = try members.dateIfPresent(millisecondsIn: "usedAt")
-        dpopJKT = try members.stringIfPresent("dpopJKT")
-    }
+extension AuthorizationCodeRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1,
+        blank: AuthorizationCodeRecord(
+            codeHash: "", grantID: "", clientID: "", redirectURI: "", codeChallenge: "", nonce: nil, expiresAt: .distantPast),
+        [
+            .member("codeHash", \.codeHash), .member("grantID", \.grantID), .member("clientID", \.clientID), .member("redirectURI", \.redirectURI),
+            .member("codeChallenge", \.codeChallenge), .member("nonce", \.nonce), .member("expiresAt", \.expiresAt),
+            .member("redeemedAt", \.redeemedAt), .member("dpopJKT", \.dpopJKT),
+        ])
 }
 
-extension AuthorizationCodeRecord: JSONObjectReadable {
-    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
-        codeHash = try members.string("codeHash")
-        grantID = try members.string("grantID")
-        clientID = try members.string("clientID")
-        redirectURI = try members.string("redirectURI")
-        codeChallenge = try members.string("codeChallenge")
-        nonce = try members.stringIfPresent("nonce")
-        expiresAt = try members.date(millisecondsIn: "expiresAt")
-        redeemedAt = try members.dateIfPresent(millisecondsIn: "redeemedAt")
-        dpopJKT = try members.stringIfPresent("dpopJKT")
-    }
-}
-
-extension GrantRecord: JSONObjectReadable {
-    public init(members: JSONObjectMembers) throws(JSONObjectMembers.Unplain) {
-        id = try members.string("id")
-        clientID = try members.string("clientID")
-        userID = try members.string("userID")
-        resources = try members.stringsIfPresent("resources")
-        userStamp = try members.stringIfPresent("userStamp")
-        scope = try members.string("scope")
-        authTime = try members.date(millisecondsIn: "authTime")
-        acr = try members.string("acr")
-        amr = try members.strings("amr")
-        sessionID = try members.stringIfPresent("sessionID")
-        instanceID = try members.stringIfPresent("instanceID")
-        deviceID = try members.stringIfPresent("deviceID")
-        createdAt = try members.date(millisecondsIn: "createdAt")
-        expiresAt = try members.date(millisecondsIn: "expiresAt")
-        revokedAt = try members.dateIfPresent(millisecondsIn: "revokedAt")
-    }
+extension RefreshTokenRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: RefreshTokenRecord(tokenHash: "", grantID: "", clientID: "", expiresAt: .distantPast),
+        [
+            .member("tokenHash", \.tokenHash), .member("grantID", \.grantID), .member("clientID", \.clientID), .member("expiresAt", \.expiresAt),
+            .member("usedAt", \.usedAt), .member("dpopJKT", \.dpopJKT),
+        ])
 }

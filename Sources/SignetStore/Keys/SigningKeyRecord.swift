@@ -2,7 +2,7 @@
 import Foundation
 
 /// A signing key of the provider and where it is in its life.
-public struct SigningKeyRecord: Sendable, Equatable, Codable {
+public struct SigningKeyRecord: Sendable, Equatable {
     /// next: published, not yet signing. active: signing. retired: published until its tokens expire.
     public enum Status: String, Sendable, Codable { case next, active, retired }
 
@@ -49,4 +49,15 @@ extension SigningKeyStore {
 public protocol SecretStore: Sendable {
     /// The secret called `name`, storing `candidate` first if there is none yet; every instance gets the same value.
     func secret(named name: String, orStore candidate: String) async throws -> String
+}
+
+extension SigningKeyRecord.Status: StoredValue {}
+
+extension SigningKeyRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: SigningKeyRecord(kid: "", privateKeyPEM: "", status: .retired, createdAt: .distantPast),
+        [
+            .member("kid", \.kid), .member("algorithm", \.algorithm), .member("privateKeyPEM", \.privateKeyPEM), .member("status", \.status),
+            .member("createdAt", \.createdAt), .member("publishUntil", \.publishUntil), .member("activatedAt", \.activatedAt),
+        ])
 }

@@ -4,7 +4,7 @@ import Foundation
 /// The recent uses of one budget (such as an account's SMS sends), for a sliding-window limit.
 ///
 /// Changed only by compare-and-swap on ``version``, so concurrent takers never overspend.
-public struct LimitRecord: Sendable, Equatable, Codable {
+public struct LimitRecord: Sendable, Equatable {
     public var key: String
     /// When each use still inside the window happened, oldest first.
     public var uses: [Date]
@@ -19,11 +19,6 @@ public struct LimitRecord: Sendable, Equatable, Codable {
         self.version = version
         self.expiresAt = expiresAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case key, uses, version
-        case expiresAt = "expires_at"
-    }
 }
 
 /// Budgets with a sliding window (per-account SMS sends and wrong codes).
@@ -32,4 +27,10 @@ public protocol LimitStore: Sendable {
     /// Writes `record` if the stored one is still at `expectedVersion` (`nil`: none is stored yet);
     /// `false` when another change came first.
     func replaceLimit(_ record: LimitRecord, expectedVersion: Int?) async throws -> Bool
+}
+
+extension LimitRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: LimitRecord(key: "", uses: [], version: 0, expiresAt: .distantPast),
+        [.member("key", \.key), .codable("uses", \.uses), .member("version", \.version), .member("expires_at", \.expiresAt)])
 }

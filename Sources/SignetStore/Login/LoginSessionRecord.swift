@@ -3,7 +3,7 @@ import Foundation
 import SignetCore
 
 /// An SMS one-time code sent during a login. The code itself is never stored, only its keyed hash.
-public struct SMSChallenge: Sendable, Equatable, Codable {
+public struct SMSChallenge: Sendable, Equatable {
     /// HMAC-SHA256 of the code under the provider's OTP key, bound to the login session.
     public var codeDigest: String
     public var phoneNumber: String
@@ -28,16 +28,6 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
         self.lastSentAt = lastSentAt
         self.deliveryFailed = deliveryFailed
     }
-
-    enum CodingKeys: String, CodingKey {
-        case codeDigest = "code_digest"
-        case phoneNumber = "phone_number"
-        case expiresAt = "expires_at"
-        case attempts
-        case sends
-        case lastSentAt = "last_sent_at"
-        case deliveryFailed = "delivery_failed"
-    }
 }
 
 /// A login in progress, on the hosted page or through the native login API.
@@ -46,7 +36,7 @@ public struct SMSChallenge: Sendable, Equatable, Codable {
 /// submissions of one step exactly one is applied. The rules that change it live in
 /// ``LoginFlow``. Stored as JSON with explicit keys (logins live minutes, so none is migrated
 /// when the layout changes).
-public struct LoginSessionRecord: Sendable, Equatable, Codable {
+public struct LoginSessionRecord: Sendable, Equatable {
     /// Where the login happens.
     public enum Channel: String, Sendable, Codable {
         case page, api
@@ -110,18 +100,35 @@ public struct LoginSessionRecord: Sendable, Equatable, Codable {
         self.expiresAt = expiresAt
         self.version = version
     }
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, channel, request, step, scenario, remembered, sms, language, version
-        case browserBindingHash = "browser_binding_hash"
-        case csrfToken = "csrf_token"
-        case userID = "user_id"
-        case userStamp = "user_stamp"
-        case rememberMe = "remember_me"
-        case passwordAttempts = "password_attempts"
-        case offeredSessionSID = "offered_session_sid"
-        case checkingUntil = "checking_until"
-        case deviceInstanceID = "device_instance_id"
-        case expiresAt = "expires_at"
-    }
+extension SMSChallenge: StoredRecord {
+    /// A part of the login session (version 0: the session's version covers it).
+    public static let format = RecordFormat(
+        version: 0, blank: SMSChallenge(codeDigest: "", phoneNumber: "", expiresAt: .distantPast, lastSentAt: .distantPast),
+        [
+            .member("code_digest", \.codeDigest), .member("phone_number", \.phoneNumber), .member("expires_at", \.expiresAt),
+            .member("attempts", \.attempts), .member("sends", \.sends), .member("last_sent_at", \.lastSentAt),
+            .member("delivery_failed", \.deliveryFailed),
+        ])
+}
+
+extension LoginSessionRecord.Channel: StoredValue {}
+extension LoginStep: StoredValue {}
+extension LoginScenario: StoredValue {}
+
+extension LoginSessionRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1,
+        blank: LoginSessionRecord(
+            id: "", channel: .page, request: ValidatedAuthorizationRequest.format.blank, step: .selectScenario, expiresAt: .distantPast),
+        [
+            .member("id", \.id), .member("channel", \.channel), .member("request", \.request),
+            .member("browser_binding_hash", \.browserBindingHash), .member("csrf_token", \.csrfToken), .member("step", \.step),
+            .member("scenario", \.scenario), .member("user_id", \.userID), .member("user_stamp", \.userStamp),
+            .member("remembered", \.remembered), .member("remember_me", \.rememberMe), .member("password_attempts", \.passwordAttempts),
+            .member("checking_until", \.checkingUntil), .member("sms", \.sms), .member("offered_session_sid", \.offeredSessionSID),
+            .member("language", \.language), .member("device_instance_id", \.deviceInstanceID), .member("expires_at", \.expiresAt),
+            .member("version", \.version),
+        ])
 }

@@ -2,7 +2,7 @@
 import Foundation
 
 /// A Remember-User-ID token (NemID): names a user to one client, but proves nothing.
-public struct RememberTokenRecord: Sendable, Equatable, Codable {
+public struct RememberTokenRecord: Sendable, Equatable {
     public var tokenHash: String
     public var clientID: String
     public var userID: String
@@ -25,4 +25,13 @@ public protocol RememberTokenStore: Sendable {
     func deleteRememberToken(hash: String) async throws
     /// Revokes every remember token of a user; returns how many there were.
     func deleteRememberTokens(userID: String) async throws -> Int
+}
+
+extension RememberTokenRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: RememberTokenRecord(tokenHash: "", clientID: "", userID: "", createdAt: .distantPast, expiresAt: .distantPast),
+        [
+            .member("tokenHash", \.tokenHash), .member("clientID", \.clientID), .member("userID", \.userID), .member("createdAt", \.createdAt),
+            .member("expiresAt", \.expiresAt),
+        ])
 }

@@ -2,7 +2,7 @@
 import Foundation
 
 /// Failed sign-in attempts counted under one key (an account name or a source address).
-public struct ThrottleRecord: Sendable, Equatable, Codable {
+public struct ThrottleRecord: Sendable, Equatable {
     /// How long a record is kept after its last failure unless the policy resets it sooner: a day.
     public static let retention: TimeInterval = 86_400
 
@@ -59,4 +59,10 @@ public protocol ThrottleStore: Sendable {
     func takeSlot(_ slot: ThrottleSlot, expiresAt: Date, now: Date, failuresKey: String) async throws -> ThrottleSlotView
     /// Releases `slots` (unknown ones are ignored), in one write.
     func releaseSlots(_ slots: [ThrottleSlot]) async throws
+}
+
+extension ThrottleRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: ThrottleRecord(key: "", failures: 0, lastFailureAt: .distantPast),
+        [.member("key", \.key), .member("failures", \.failures), .member("lastFailureAt", \.lastFailureAt)])
 }

@@ -2,7 +2,7 @@
 import Foundation
 
 /// A signed-in browser, found by the SHA-256 of its cookie value.
-public struct BrowserSessionRecord: Sendable, Equatable, Codable {
+public struct BrowserSessionRecord: Sendable, Equatable {
     public var idHash: String
     /// A public identifier for the session (the ID token's `sid`).
     public var sid: String
@@ -33,4 +33,13 @@ public protocol SessionStore: Sendable {
     func deleteSession(idHash: String) async throws
     /// Ends every browser session of a user; returns how many there were.
     func deleteSessions(userID: String) async throws -> Int
+}
+
+extension BrowserSessionRecord: StoredRecord {
+    public static let format = RecordFormat(
+        version: 1, blank: BrowserSessionRecord(idHash: "", sid: "", userID: "", authTime: .distantPast, acr: "", amr: [], expiresAt: .distantPast),
+        [
+            .member("idHash", \.idHash), .member("sid", \.sid), .member("userID", \.userID), .member("userStamp", \.userStamp),
+            .member("authTime", \.authTime), .member("acr", \.acr), .member("amr", \.amr), .member("expiresAt", \.expiresAt),
+        ])
 }

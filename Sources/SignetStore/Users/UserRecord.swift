@@ -2,7 +2,7 @@
 import Foundation
 
 /// A person who can sign in.
-public struct UserRecord: Sendable, Equatable, Codable {
+public struct UserRecord: Sendable, Equatable {
     /// The stable subject identifier (`sub`), a random UUID.
     public var id: String
     /// The sign-in name, stored in lower case.
@@ -33,24 +33,6 @@ public struct UserRecord: Sendable, Equatable, Codable {
         self.locked = locked
         self.createdAt = createdAt
     }
-
-    // The stored names are the property names; members added later are optional when read.
-    enum CodingKeys: String, CodingKey {
-        case id, username, passwordHash, name, email, phoneNumber, locked, securityStamp, createdAt
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        username = try container.decode(String.self, forKey: .username)
-        passwordHash = try container.decode(String.self, forKey: .passwordHash)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        email = try container.decodeIfPresent(String.self, forKey: .email)
-        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
-        locked = try container.decodeIfPresent(Bool.self, forKey: .locked) ?? false
-        securityStamp = try container.decodeIfPresent(String.self, forKey: .securityStamp)
-        createdAt = try container.decode(Date.self, forKey: .createdAt)
-    }
 }
 
 /// People who can sign in.
@@ -66,4 +48,15 @@ public protocol UserStore: Sendable {
     /// `expectedStamp` (compare-and-swap, so two administrators' changes cannot undo each other);
     /// `false` when there is no such user or the stamp has changed.
     func replaceUser(_ user: UserRecord, expectedStamp: String?) async throws -> Bool
+}
+
+extension UserRecord: StoredRecord {
+    // `locked` came later: a text without it is an unlocked user.
+    public static let format = RecordFormat(
+        version: 1, blank: UserRecord(id: "", username: "", passwordHash: "", createdAt: .distantPast),
+        [
+            .member("id", \.id), .member("username", \.username), .member("passwordHash", \.passwordHash), .member("name", \.name),
+            .member("email", \.email), .member("phoneNumber", \.phoneNumber), .member("locked", \.locked, required: false),
+            .member("securityStamp", \.securityStamp), .member("createdAt", \.createdAt),
+        ])
 }
