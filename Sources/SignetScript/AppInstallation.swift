@@ -4,7 +4,6 @@ import Foundation
 import SignetClient
 import SignetClientNIO
 import SignetCore
-import SignetStore
 
 /// Where a login's SMS code comes from.
 public protocol LoginCodeSource: Sendable {
