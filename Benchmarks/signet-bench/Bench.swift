@@ -96,11 +96,7 @@ struct Bench: AsyncParsableCommand {
         let issuer = "http://127.0.0.1:\(port)"
         try await waitUntilReady(issuer, browser: ScriptedBrowser(), server: server)
         let seed = try DemoSeed.load(dataDirectory: folder)
-        let key = try seed.backendKey()
-        let backend = RelyingParty(
-            configuration: RelyingPartyConfiguration(
-                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
-        _ = try await backend.discover()
+        let backend = try await Bench.demoBackend(seed: seed, issuer: issuer)
         let flow = FlowRunner(seed: seed, backend: backend)
 
         let placement = try isolation.map { ", " + (try $0.confirmed(serverPID: server.processIdentifier)) } ?? ", server and load sharing them"
@@ -173,11 +169,7 @@ struct Bench: AsyncParsableCommand {
             record(result, "token endpoint (refresh, private_key_jwt)", level)
         }
         // The same with a DPoP proof on every request (RFC 9449): the cost of sender-constrained tokens.
-        let dpopBackend = RelyingParty(
-            configuration: RelyingPartyConfiguration(
-                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
-                dpopKey: P256.Signing.PrivateKey()))
-        _ = try await dpopBackend.discover()
+        let dpopBackend = try await Self.demoBackend(seed: seed, issuer: issuer, dpopKey: P256.Signing.PrivateKey())
         let dpopFlow = FlowRunner(seed: seed, backend: dpopBackend)
         for level in concurrency where only.contains(.dpop) {
             var chains: [String] = []
@@ -212,6 +204,17 @@ struct Bench: AsyncParsableCommand {
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         return server
+    }
+
+    /// The demo backend (private_key_jwt with the seed's key) against `issuer`, discovered.
+    static func demoBackend(seed: DemoSeed, issuer: String, dpopKey: P256.Signing.PrivateKey? = nil) async throws -> RelyingParty {
+        let key = try seed.backendKey()
+        let backend = RelyingParty(
+            configuration: RelyingPartyConfiguration(
+                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID),
+                dpopKey: dpopKey))
+        _ = try await backend.discover()
+        return backend
     }
 
     /// The `signet` executable: --signet, or `signet` in this command's own folder.

@@ -64,11 +64,7 @@ extension Bench {
             try await Task.sleep(for: .milliseconds(200))
         }
         let seed = try DemoSeed.load(dataDirectory: folder)
-        let key = try seed.backendKey()
-        let backend = RelyingParty(
-            configuration: RelyingPartyConfiguration(
-                issuer: issuer, clientID: seed.backendClientID, clientAuthentication: .privateKeyJWT(privateKey: key.privateKey, keyID: key.keyID)))
-        _ = try await backend.discover()
+        let backend = try await Bench.demoBackend(seed: seed, issuer: issuer)
         let warmUp = 30
         let one: () async throws -> Void
         switch subject {

@@ -69,14 +69,7 @@ public struct RecordMember<Record>: Sendable {
                 }
                 record[keyPath: path] = try Value.read(key, from: members)
             },
-            encode: { record, container in try container.encode(record[keyPath: path], forKey: RecordKey(key)) },
-            decode: { container, record in
-                if required {
-                    record[keyPath: path] = try container.decode(Value.self, forKey: RecordKey(key))
-                } else if let value = try container.decodeIfPresent(Value.self, forKey: RecordKey(key)) {
-                    record[keyPath: path] = value
-                }
-            })
+            encode: keyedEncode(key, path), decode: keyedDecode(key, path, required: required))
     }
 
     /// An optional member of a plain type: absent (or `null`) is `nil`, and `nil` is not written.
@@ -114,14 +107,7 @@ public struct RecordMember<Record>: Sendable {
                 guard let value = try? StoredJSON.decoder.decode(Value.self, from: Data(json)) else { throw JSONObjectMembers.Unplain(member: key) }
                 record[keyPath: path] = value
             },
-            encode: { record, container in try container.encode(record[keyPath: path], forKey: RecordKey(key)) },
-            decode: { container, record in
-                if required {
-                    record[keyPath: path] = try container.decode(Value.self, forKey: RecordKey(key))
-                } else if let value = try container.decodeIfPresent(Value.self, forKey: RecordKey(key)) {
-                    record[keyPath: path] = value
-                }
-            })
+            encode: keyedEncode(key, path), decode: keyedDecode(key, path, required: required))
     }
 
     /// An optional member of any other `Codable` type.
@@ -144,6 +130,28 @@ public struct RecordMember<Record>: Sendable {
             },
             encode: { record, container in try container.encodeIfPresent(record[keyPath: path], forKey: RecordKey(key)) },
             decode: { container, record in record[keyPath: path] = try container.decodeIfPresent(Value.self, forKey: RecordKey(key)) })
+    }
+}
+
+extension RecordMember {
+    /// The `Codable` write of a member that is always written.
+    fileprivate static func keyedEncode<Value: Codable & Sendable>(
+        _ key: String, _ path: any KeyPath<Record, Value> & Sendable
+    ) -> @Sendable (Record, inout KeyedEncodingContainer<RecordKey>) throws -> Void {
+        { record, container in try container.encode(record[keyPath: path], forKey: RecordKey(key)) }
+    }
+
+    /// The `Codable` read of a member that is required, or keeps the blank's value when absent.
+    fileprivate static func keyedDecode<Value: Codable & Sendable>(
+        _ key: String, _ path: any WritableKeyPath<Record, Value> & Sendable, required: Bool
+    ) -> @Sendable (KeyedDecodingContainer<RecordKey>, inout Record) throws -> Void {
+        { container, record in
+            if required {
+                record[keyPath: path] = try container.decode(Value.self, forKey: RecordKey(key))
+            } else if let value = try container.decodeIfPresent(Value.self, forKey: RecordKey(key)) {
+                record[keyPath: path] = value
+            }
+        }
     }
 }
 
