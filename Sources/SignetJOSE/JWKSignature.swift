@@ -1,5 +1,4 @@
 // Checking a JWS with one given public JWK.
-import Crypto
 import Foundation
 import JWTKit
 import SignetCore
@@ -58,46 +57,27 @@ public final class JWKSignature: Sendable {
                     prepared[identity] = key
                 }
             }
-            return try await key.verifies(jwt)
+            return try key.verifies(jwt)
         } catch {
             return false
         }
     }
 
-    /// A key ready to check signatures: an ES256 key as swift-crypto's own, any other through jwt-kit.
-    enum PreparedKey: Sendable {
-        /// ES256 (RFC 7518 §3.4) checked directly: the token's signing input and its 64-byte
-        /// `r || s`, with the same swift-crypto call jwt-kit makes. Done by hand because jwt-kit's
-        /// `verify` parses the token again, decodes its header and claims with `JSONDecoder` and
-        /// goes through its key collection's actor: for the client assertion on every token
-        /// request, whose structure ``SignetCore/CompactJWT/parse(_:)`` has already checked.
-        case p256(P256.Signing.PublicKey)
-        case collection(JWTKeyCollection)
+    /// A key made once from a JWK by jwt-kit, for the one algorithm it was checked for, whatever
+    /// the algorithm. It checks the signature over the signing input of a token already split
+    /// (``SignetCore/CompactJWT``) with jwt-kit's `verify(_:signs:)`, so the token is not parsed
+    /// again, its header and claims are not decoded again, and no actor is crossed per check.
+    struct PreparedKey: Sendable {
+        let algorithm: any JWTAlgorithm
 
         init(_ jwk: JWK, alg: String) async throws {
-            if alg == "ES256", jwk.keyType.rawValue == "EC", jwk.curve?.rawValue == "P-256", let x = jwk.x.flatMap({ Data(base64URLEncoded: $0) }),
-                let y = jwk.y.flatMap({ Data(base64URLEncoded: $0) }), x.count == 32, y.count == 32,
-                let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
-            {
-                self = .p256(key)
-                return
-            }
             let keys = JWTKeyCollection()
             try await keys.add(jwk: jwk)
-            self = .collection(keys)
+            algorithm = try await keys.getKey(for: jwk.keyIdentifier, alg: alg)
         }
 
-        func verifies(_ jwt: CompactJWT) async throws -> Bool {
-            switch self {
-            case .p256(let key):
-                // Over the signing input as the token was split once (``CompactJWT``).
-                guard jwt.signature.count == 64 else { return false }
-                let signature = try P256.Signing.ECDSASignature(rawRepresentation: jwt.signature)
-                return jwt.withSigningInput { key.isValidSignature(signature, for: $0) }
-            case .collection(let keys):
-                _ = try await keys.verify(jwt.token, as: AnyJWTClaims.self)
-                return true
-            }
+        func verifies(_ jwt: CompactJWT) throws -> Bool {
+            try jwt.withSigningInput { try algorithm.verify(jwt.signature, signs: $0) }
         }
     }
 
