@@ -130,5 +130,6 @@ struct DPoPTransportTests {
         #expect(nonces.value(for: "https://h0.example/") == nil)
         #expect(nonces.value(for: "https://h64.example/") == "new")
         #expect(nonces.value(for: "https://h64.example:8443/") == nil, "the port is part of the origin")
+        #expect(nonces.value(for: "https://h64.example:443/x") == "new", "the default port is the same origin")
     }
 }

@@ -43,7 +43,7 @@ struct EndpointDeclarationTests {
         try await withTestProvider { provider in
             let response = try await ScriptedBrowser().send("DELETE", provider.url("/logout"), body: nil)
             #expect(response.status == 405)
-            #expect(response.header("Allow") == "GET, HEAD, POST", "a GET path answers HEAD too")
+            #expect(response.header("Allow") == "GET, POST", "a GET that changes state (a sign-out) answers no HEAD")
             #expect(response.oauthError == nil)
         }
     }
@@ -51,7 +51,7 @@ struct EndpointDeclarationTests {
     @Test("every GET endpoint answers HEAD as GET without content (RFC 9110 §9.3.2), and its Allow names HEAD")
     func headFollowsGet() async throws {
         try await withTestProvider { provider in
-            for path in ["/jwks", "/.well-known/openid-configuration", "/authorize", "/health", "/logout", "/userinfo"] {
+            for path in ["/jwks", "/.well-known/openid-configuration", "/health", "/userinfo", "/devices/ca.pem"] {
                 let get = try await ScriptedBrowser().get(provider.url(path))
                 let head = try await ScriptedBrowser().send("HEAD", provider.url(path), body: nil)
                 #expect(head.status == get.status, "\(path)")
@@ -61,6 +61,32 @@ struct EndpointDeclarationTests {
             let wrong = try await ScriptedBrowser().send("DELETE", provider.url("/jwks"), body: nil)
             #expect(wrong.status == 405)
             #expect(wrong.header("Allow") == "GET, HEAD")
+        }
+    }
+
+    @Test("a GET that changes state answers no HEAD: HEAD /authorize spends no pushed request and starts no login, HEAD /logout signs no one out")
+    func noHeadForStateChangingGets() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            let browser = ScriptedBrowser()
+            // A pushed request: HEAD is refused, and the request_uri still opens the login page.
+            let authorization = fixture.backendAuthorization
+            let pushed = try await browser.post(provider.url("/par"), form: authorization.parameters() + (try fixture.assertion()))
+            let uri = try #require(pushed.json["request_uri"] as? String, "\(pushed.body)")
+            let url = provider.url("/authorize?") + FormParameters([("client_id", authorization.clientID), ("request_uri", uri)]).encoded
+            let head = try await browser.send("HEAD", url, body: nil)
+            #expect(head.status == 405 && head.header("Allow") == "GET, POST")
+            #expect(head.header("Set-Cookie") == nil, "no login begun")
+            let page = try await browser.get(url)
+            #expect(page.status == 200 && LoginForm.fields(in: page.body) != nil, "the request_uri was not spent")
+            // Signed in: HEAD /logout leaves the session, which still answers prompt=none.
+            let signedIn = ScriptedBrowser()
+            let tokens = try await fixture.backendTokens(browser: signedIn).1.decode(TokenResponse.self)
+            let logout = provider.url("/logout?") + FormParameters([("id_token_hint", try #require(tokens.idToken))]).encoded
+            let headLogout = try await signedIn.send("HEAD", logout, body: nil)
+            #expect(headLogout.status == 405)
+            let silent = try await signedIn.get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("prompt", "none")]))
+            #expect(silent.locationParameters?["code"] != nil, "still signed in")
         }
     }
 }

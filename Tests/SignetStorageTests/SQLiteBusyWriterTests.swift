@@ -1,4 +1,5 @@
 import Foundation
+import SignetCore
 import SignetServer
 @testable import SignetStorage
 import Testing
@@ -99,5 +100,41 @@ struct SQLiteBusyWriterTests {
         #expect(SQLiteFailure(code: 261, message: "").isBusy)  // SQLITE_BUSY_RECOVERY
         #expect(SQLiteFailure(code: 517, message: "").isStaleSnapshot)  // SQLITE_BUSY_SNAPSHOT
         #expect(!SQLiteFailure(code: 6, message: "").isBusy)  // SQLITE_LOCKED
+    }
+
+    @Test(
+        "a lock held past the wait is an outage (storageUnavailable, 503) only while the answer has written nothing; after a write of its own the failure stands, on full and normal"
+    )
+    func lockedAfterOwnWrite() async throws {
+        for synchronous in SQLStore.Synchronous.allCases {
+            try await withTemporarySQLitePath("locked-\(synchronous)") { path in
+                let store = try await SQLStore.sqlite(path: path, synchronous: synchronous)
+                do {
+                    let other = try SQLiteConnectionHandle(path: path, settings: ["PRAGMA busy_timeout=5000"])
+                    defer { other.close() }
+                    // Nothing written yet by this answer: an outage.
+                    _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
+                    await #expect {
+                        try await store.durableWrites { try await store.insertClient(sampleClient("first")) }
+                    } throws: { ($0 as? SignetError)?.code == .storageUnavailable }
+                    _ = try other.run("ROLLBACK", binds: [], mayOpenTransaction: true)
+                    // One write of its own, then the lock: not an outage, the failure itself.
+                    await #expect {
+                        try await store.durableWrites {
+                            try await store.insertClient(sampleClient("written"))
+                            try await store.sqlite?.commitPendingWrites()
+                            _ = try other.run("BEGIN IMMEDIATE", binds: [], mayOpenTransaction: true)
+                            try await store.insertClient(sampleClient("blocked"))
+                        }
+                    } throws: { $0 is SQLiteFailure }
+                    _ = try? other.run("ROLLBACK", binds: [], mayOpenTransaction: true)
+                    #expect(try await store.client(id: "written") != nil, "\(synchronous)")
+                } catch {
+                    try? await store.close()
+                    throw error
+                }
+                try await store.close()
+            }
+        }
     }
 }

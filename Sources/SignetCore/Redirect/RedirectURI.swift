@@ -51,10 +51,24 @@ public enum RedirectURI {
             let want = URLComponents(string: registered), let got = URLComponents(string: requested)
         else { return false }
         // RFC 8252 §7.3: everything but the port must match exactly, and the port must be one a
-        // socket can listen on (1–65535), when given.
-        if let port = got.port, !(1...65_535).contains(port) { return false }
+        // socket can listen on (1–65535), when given: read from the text itself, since a parser
+        // may wrap a port too large for its integer.
+        guard hasListenablePort(requested) else { return false }
         return got.scheme == want.scheme && got.host == want.host && got.percentEncodedPath == want.percentEncodedPath
             && got.percentEncodedQuery == want.percentEncodedQuery
+    }
+
+    /// Whether the authority of the http URI `uri` has no port, or a port of 1 to 5 digits
+    /// between 1 and 65535.
+    static func hasListenablePort(_ uri: String) -> Bool {
+        guard let start = uri.range(of: "://")?.upperBound else { return false }
+        let authority = uri[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let afterHost = authority.hasPrefix("[") ? authority.drop { $0 != "]" }.dropFirst() : authority.drop { $0 != ":" }
+        guard !afterHost.isEmpty else { return true }
+        guard afterHost.first == ":" else { return false }
+        let digits = afterHost.dropFirst()
+        guard (1...5).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let port = Int(digits) else { return false }
+        return (1...65_535).contains(port)
     }
 
     /// Why a redirect URI cannot be registered.

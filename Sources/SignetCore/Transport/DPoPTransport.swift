@@ -21,7 +21,7 @@ public final class DPoPNonces: Sendable {
 
     /// Keeps `nonce` for `url`'s origin; an empty or overlong one is ignored.
     public func keep(_ nonce: String, for url: String) {
-        guard !nonce.isEmpty, nonce.utf8.count <= Self.maximumLength else { return }
+        guard Self.isUsable(nonce) else { return }
         let origin = Self.origin(of: url)
         storage.withLock { nonces in
             if nonces[origin] == nil, nonces.count >= Self.maximumOrigins { nonces.removeAll() }
@@ -29,11 +29,17 @@ public final class DPoPNonces: Sendable {
         }
     }
 
-    /// `scheme://host:port`, lowercased: the key nonces are kept under.
+    /// `scheme://host:port`, lowercased, the default port written out (`https://h` is
+    /// `https://h:443`): the key nonces are kept under (RFC 6454 §4).
     public static func origin(of url: String) -> String {
         guard let components = URLComponents(string: url) else { return url }
-        return "\(components.scheme?.lowercased() ?? "")://\(components.host?.lowercased() ?? ""):\(components.port.map(String.init) ?? "")"
+        let scheme = components.scheme?.lowercased() ?? ""
+        let port = components.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+        return "\(scheme)://\(components.host?.lowercased() ?? ""):\(port)"
     }
+
+    /// Whether `nonce` may be kept and sent: not empty, at most ``maximumLength`` bytes.
+    static func isUsable(_ nonce: String) -> Bool { !nonce.isEmpty && nonce.utf8.count <= maximumLength }
 }
 
 /// An ``HTTPTransport`` that proves a DPoP key on every request it sends (RFC 9449 §4) and,
@@ -120,9 +126,8 @@ public struct DPoPTransport: HTTPTransport {
 
     /// Keeps the nonce `response` offers and says whether it asks for the request again with it.
     func asksForNonce(_ response: HTTPTransportResponse, from url: String) -> Bool {
-        guard let nonce = response.header("DPoP-Nonce") else { return false }
+        guard let nonce = response.header("DPoP-Nonce"), DPoPNonces.isUsable(nonce) else { return false }
         nonces.keep(nonce, for: url)
-        guard nonces.value(for: url) == nonce else { return false }
         switch response.status {
         case 400: return (try? JSONDecoder().decode(OAuthError.self, from: response.body))?.error == .useDPoPNonce
         case 401:

@@ -8,12 +8,18 @@ import SignetCore
 /// An ``HTTPTransport`` that sends requests with AsyncHTTPClient.
 ///
 /// Every request has a deadline and every response body a size limit, so a slow
-/// or hostile provider cannot hold a backend's tasks or memory. The shared client
-/// follows redirects; pass a client configured with `redirectConfiguration: .disallow`
-/// if the provider's endpoints should never redirect.
+/// or hostile provider cannot hold a backend's tasks or memory. By default it follows no
+/// redirect (``noRedirects``): the provider's endpoints answer with content, and a redirect
+/// would carry the client's credentials, a client assertion or a DPoP proof made for one
+/// origin to another, and the answer's `DPoP-Nonce` would be kept for the wrong origin.
 public struct AsyncHTTPClientTransport: HTTPTransport {
-    /// The client that carries the requests. Default `HTTPClient.shared`.
+    /// The client that carries the requests. Default ``noRedirects``.
     public var client: HTTPClient
+
+    /// A client on the shared event loops that follows no redirect; never shut down, as
+    /// `HTTPClient.shared` is not.
+    public static let noRedirects = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
     /// How long one request may take, connection and body included. Default 10 seconds.
     public var timeout: Duration
     /// The largest response body accepted, in bytes. Default 1 MiB.
@@ -25,7 +31,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     ///   - client: the AsyncHTTPClient to use; its lifetime is the caller's.
     ///   - timeout: the deadline for each request, from sending to the last body byte.
     ///   - maximumResponseSize: responses with a larger body fail with `transport_failure`.
-    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(10), maximumResponseSize: Int = 1 << 20) {
+    public init(client: HTTPClient = AsyncHTTPClientTransport.noRedirects, timeout: Duration = .seconds(10), maximumResponseSize: Int = 1 << 20) {
         self.client = client
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize

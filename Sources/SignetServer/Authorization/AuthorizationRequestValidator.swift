@@ -161,8 +161,26 @@ public struct AuthorizationRequestValidator: Sendable {
             acrValues: (parameters[OAuthParameter.acrValues] ?? "").split(separator: " ").map(String.init),
             uiLocales: (parameters[OAuthParameter.uiLocales] ?? "").split(separator: " ").map(String.init)
         )
-        // OIDC Core §5.5.1.1: an acr asked for as essential in `claims` must be met, as acr_values are here.
-        if let essential = Self.essentialACR(in: parameters[OAuthParameter.claims]) { request.acrValues = essential }
+        var claims: ClaimsRequest?
+        if let text = parameters[OAuthParameter.claims] {
+            switch ClaimsRequest.parse(text) {
+            case .success(let parsed): claims = parsed
+            case .failure(let refusal): return fail(.invalidRequest, refusal.description)
+            }
+        }
+        // OIDC Core §5.5.1.1: an acr asked for as essential must be met, or the authentication
+        // fails. Signet's levels are ordered (loa:2 meets loa:1, as with acr_values); values it
+        // cannot give are no requirement it can meet.
+        if let essential = claims?.essentialACR {
+            let known = essential.filter { [AssuranceLevel.oneFactor, AssuranceLevel.twoFactors].contains($0) }
+            guard !known.isEmpty else {
+                return fail(
+                    .accessDenied,
+                    "claims asks for an essential acr this provider cannot give (it gives \(AssuranceLevel.oneFactor) and \(AssuranceLevel.twoFactors))"
+                )
+            }
+            request.acrValues = known
+        }
         // The client's own minimum holds whatever the (editable) request asks for.
         request.minimumACR = client.minimumACR
         // Singpass's native-app parameters.
@@ -184,7 +202,7 @@ public struct AuthorizationRequestValidator: Sendable {
             }
             request.dpopJKT = jkt
         }
-        switch try await instanceBinding(parameters, scopes: scopes, client: client) {
+        switch try await instanceBinding(parameters, claims: claims, scopes: scopes, client: client) {
         case .success(let instanceID): request.instanceID = instanceID
         case .failure(let refusal): return fail(.invalidRequest, refusal.description)
         }
@@ -198,37 +216,19 @@ public struct AuthorizationRequestValidator: Sendable {
         return .valid(request, client)
     }
 
-    /// The `acr` values the `claims` parameter asks for as essential in the ID token (OIDC Core
-    /// §5.5.1.1: `{"id_token":{"acr":{"essential":true,"values":[…]}}}`, or one `value`), or `nil`
-    /// when it asks for none: a voluntary `acr` claim asks for nothing. Malformed `claims` are
-    /// refused by ``instanceBinding(_:scopes:client:)``.
-    static func essentialACR(in claims: String?) -> [String]? {
-        guard let claims, let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any],
-            let acr = (object["id_token"] as? [String: Any])?["acr"] as? [String: Any], acr["essential"] as? Bool == true
-        else { return nil }
-        let values = (acr["values"] as? [Any] ?? []).compactMap { $0 as? String } + [acr["value"] as? String].compactMap { $0 }
-        return values.isEmpty ? nil : values
-    }
-
     /// Why a request cannot be refused on its face for its device part.
     struct DeviceRefusal: Error, CustomStringConvertible { let description: String }
 
     /// The instance id a login with scope `device` activates (issue 8, MEPi's rule): the `nonce`,
     /// or the value of `instance_id` asked for in the `claims` parameter's `id_token` member (OIDC
-    /// Core §5.5). It must be a live instance id issued to this client. `nil` without scope
-    /// `device`; a `claims` parameter is checked to be JSON in any case, its other members ignored.
-    func instanceBinding(_ parameters: FormParameters, scopes: [String], client: ClientRecord) async throws -> Result<String?, DeviceRefusal> {
-        var requested: String?
-        if let claims = parameters[OAuthParameter.claims] {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any] else {
-                return .failure(DeviceRefusal(description: "claims must be a JSON object (OIDC Core §5.5)"))
-            }
-            // Only a string `value` names an instance; `null`, `essential` or `values` alone are
-            // legal requests (OIDC Core §5.5.1) and leave the nonce to name it.
-            if let idToken = object["id_token"] as? [String: Any], let member = idToken[DeviceInstances.claim] as? [String: Any] {
-                requested = member["value"] as? String
-            }
-        }
+    /// Core §5.5, read by ``ClaimsRequest``). It must be a live instance id issued to this client.
+    /// `nil` without scope `device`.
+    func instanceBinding(
+        _ parameters: FormParameters, claims: ClaimsRequest?, scopes: [String], client: ClientRecord
+    ) async throws -> Result<String?, DeviceRefusal> {
+        // Only a string `value` names an instance; `null`, `essential` or `values` alone are
+        // legal requests (OIDC Core §5.5.1) and leave the nonce to name it.
+        let requested = claims?.instanceID?.value
         guard scopes.contains(DeviceInstances.scope) else { return .success(nil) }
         guard let instanceID = requested ?? parameters[OAuthParameter.nonce] else {
             return .failure(DeviceRefusal(description: "scope device needs the instance id as nonce or in claims (instance_id)"))

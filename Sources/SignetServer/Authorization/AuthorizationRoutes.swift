@@ -2,7 +2,7 @@
 extension AuthorizeEndpoint: EndpointGroup {
     var endpoints: [Endpoint] {
         [
-            Endpoint(.get, "/authorize", dialect: .page) { try await handle($0, context: $1) },
+            Endpoint(.get, "/authorize", dialect: .page, changesState: true) { try await handle($0, context: $1) },
             Endpoint(.post, "/authorize", dialect: .page) { try await handle($0, context: $1) },
         ]
     }

@@ -41,11 +41,17 @@ struct Endpoint: Sendable {
     let dialect: Dialect
     let handler: @Sendable (Request, SignetRequestContext) async throws -> Response
 
+    /// Whether a GET changes what is stored (begins a login, spends a pushed request, issues a
+    /// code, signs out): such a GET answers no HEAD, so that a link checker or a prefetcher that
+    /// only looks cannot act for the user.
+    let changesState: Bool
+
     init(
-        _ method: HTTPRequest.Method, _ path: String, body: Body = .none, dialect: Dialect,
+        _ method: HTTPRequest.Method, _ path: String, body: Body = .none, dialect: Dialect, changesState: Bool = false,
         _ handler: @escaping @Sendable (Request, SignetRequestContext) async throws -> Response
     ) {
         (self.method, self.path, self.body, self.dialect, self.handler) = (method, path, body, dialect, handler)
+        self.changesState = changesState
     }
 
     /// HEAD for this GET endpoint (RFC 9110 §9.3.2: a server that answers GET answers HEAD): the

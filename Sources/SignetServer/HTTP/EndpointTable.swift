@@ -14,11 +14,12 @@ struct EndpointTable: Sendable {
     let maxBodySize: Int
     let logger: Logger
 
-    /// Every GET endpoint also answers HEAD (``Endpoint/head``) unless it declares its own.
+    /// Every GET endpoint also answers HEAD (``Endpoint/head``) unless it declares its own, or its
+    /// GET changes what is stored (``Endpoint/changesState``).
     init(_ groups: [any EndpointGroup], maxBodySize: Int, logger: Logger) {
         let declared = groups.flatMap(\.endpoints)
         let heads = declared.filter { endpoint in
-            endpoint.method == .get && !declared.contains { $0.method == .head && $0.path == endpoint.path }
+            endpoint.method == .get && !endpoint.changesState && !declared.contains { $0.method == .head && $0.path == endpoint.path }
         }
         endpoints = declared + heads.map(\.head)
         (self.maxBodySize, self.logger) = (maxBodySize, logger)

@@ -2,7 +2,7 @@
 extension LogoutEndpoint: EndpointGroup {
     var endpoints: [Endpoint] {
         [
-            Endpoint(.get, "/logout", dialect: .page) { try await handle($0, context: $1) },
+            Endpoint(.get, "/logout", dialect: .page, changesState: true) { try await handle($0, context: $1) },
             Endpoint(.post, "/logout", dialect: .page) { try await handle($0, context: $1) },
         ]
     }

@@ -15,6 +15,7 @@ final class DurabilityScope: Sendable {
         var deferred = 0
         var binds = false
         var ended = false
+        var wrote = false
     }
 
     /// What an answer waits for: its latest commit and its latest deferred statement's ticket
@@ -50,6 +51,13 @@ final class DurabilityScope: Sendable {
             return true
         }
     }
+
+    /// Notes that a statement of this answer wrote (committed, or joined the open batch, or was
+    /// queued): from then on a failure cannot be said to have left everything as it was.
+    func noteWrite() { state.withLock { $0.wrote = true } }
+
+    /// Whether any statement of this answer has written.
+    var hasWritten: Bool { state.withLock { $0.wrote } }
 
     /// The latest commit it wrote into or read from, binding or not (0 for none).
     var latestCommit: Int { state.withLock { $0.latest } }

@@ -228,9 +228,11 @@ final class InlineSQLiteDatabase: SQLDatabase {
 
     fileprivate func execute(_ query: any SQLExpression, route: Route?, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         do { try await run(query, route: route, onRow) } catch let failure as SQLiteFailure where failure.isBusy {
-            // Another process held the file's lock through the whole wait: the store cannot be
-            // written (or read) now, but nothing was done, and the same request later can work —
-            // an outage (503 with Retry-After), not a failure of the statement.
+            // Another process held the file's lock through the whole wait. When nothing of this
+            // answer has been written yet, nothing was done and the same request later can work:
+            // an outage (503 with Retry-After). After a write of its own, saying so would be
+            // untrue (a retry could spend again): the failure stands.
+            guard let scope = DurabilityScope.current, !scope.hasWritten else { throw failure }
             throw SignetError(.storageUnavailable, "the SQLite store stayed locked by another process; try again shortly")
         }
     }
@@ -281,6 +283,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
         // Once a flush has failed nothing is queued: no flush would come to write it.
         try flusher.checkNotFailed()
         let ticket = flusher.deferred.add(DeferredWrites.Statement(sql: sql, values: values))
+        scope.noteWrite()
         guard !scope.cover(deferred: ticket, binding: true) else { return }
         // The answer was given already (a task its request left running): this waits instead.
         try await flusher.waitUntilDurable(flusher.commitCounter.load(ordering: .acquiring), deferred: ticket)
@@ -324,8 +327,12 @@ final class InlineSQLiteDatabase: SQLDatabase {
     /// answer that made no binding write does not wait. Writes of tasks `body` leaves running
     /// after it returns wait for the disk themselves.
     func durableWrites<T>(_ body: () async throws -> T) async throws -> T {
+        let parent = DurabilityScope.current
         guard waitsForDisk else {
-            let result = try await body()
+            // No flush to share; the scope only tells whether the answer has written (``execute``).
+            let scope = DurabilityScope(after: parent?.latestCommit ?? 0)
+            defer { if scope.hasWritten { parent?.noteWrite() } }
+            let result = try await DurabilityScope.$current.withValue(scope) { try await body() }
             // Nobody waits for the disk here, yet once a (timed) flush has failed no answer is
             // given as if all were well either.
             try flusher.checkNotFailed()
@@ -333,13 +340,14 @@ final class InlineSQLiteDatabase: SQLDatabase {
         }
         // A scope inside another (a charge made durable before the request goes on) reads where
         // its parent would: it starts from what the parent wrote into or read from.
-        let scope = DurabilityScope(after: DurabilityScope.current?.latestCommit ?? 0)
+        let scope = DurabilityScope(after: parent?.latestCommit ?? 0)
         let outcome: Result<T, any Error>
         do {
             outcome = .success(try await DurabilityScope.$current.withValue(scope) { try await body() })
         } catch {
             outcome = .failure(error)
         }
+        if scope.hasWritten { parent?.noteWrite() }
         // Also every commit made by anyone before the end: the answer may tell of what its reads
         // saw (a code already used, a grant revoked). Free when those are on disk already.
         if let own = scope.end() {
@@ -400,6 +408,7 @@ final class InlineSQLiteDatabase: SQLDatabase {
             writeLockQueue.leave()
             queued = false
         }
+        DurabilityScope.current?.noteWrite()
         if !waitsForDisk {
             flusher.commitMade()
         } else if DurabilityScope.current?.cover(commit, binding: WriteBinding.isBinding) != true {

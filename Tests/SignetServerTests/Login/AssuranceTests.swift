@@ -247,4 +247,34 @@ struct AssuranceTests {
             }
         }
     }
+
+    @Test(
+        "claims is read strictly: an essential acr no level meets is access_denied; essential 1, a repeated member or an acr value that is not a string is invalid_request"
+    )
+    func claimsReadStrictly() async throws {
+        try await withTestProvider { provider in
+            let fixture = try await Fixture.make(provider)
+            func error(_ claims: String) async throws -> String? {
+                let response = try await ScriptedBrowser().get(fixture.backendAuthorization.url(issuer: provider.issuer, extra: [("claims", claims)]))
+                return response.locationParameters?["error"]
+            }
+            #expect(try await error(#"{"id_token":{"acr":{"essential":true,"values":["urn:example:unknown"]}}}"#) == "access_denied")
+            #expect(try await error(#"{"id_token":{"acr":{"essential":1,"values":["urn:signet:loa:2"]}}}"#) == "invalid_request")
+            #expect(try await error(#"{"id_token":{"acr":{"essential":true,"values":["urn:signet:loa:2"],"essential":false}}}"#) == "invalid_request")
+            #expect(try await error(#"{"id_token":{},"id_token":{}}"#) == "invalid_request")
+            #expect(try await error(#"{"id_token":{"acr":{"value":2}}}"#) == "invalid_request")
+            #expect(try await error("[]") == "invalid_request")
+            // Other claims, and an unknown value beside a known one, are no refusal.
+            let page = try await ScriptedBrowser().get(
+                fixture.backendAuthorization.url(
+                    issuer: provider.issuer,
+                    extra: [
+                        (
+                            "claims",
+                            #"{"userinfo":{"email":{"essential":1}},"id_token":{"acr":{"essential":true,"values":["urn:example:x","urn:signet:loa:1"]}}}"#
+                        )
+                    ]))
+            #expect(page.status == 200 && LoginForm.fields(in: page.body) != nil, "\(page.status) \(page.header("Location") ?? "")")
+        }
+    }
 }
