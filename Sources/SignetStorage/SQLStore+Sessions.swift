@@ -148,6 +148,8 @@ extension SQLStore: SessionStore, ReplayStore, ThrottleStore, ExpiryStore, Remem
         try await writes.raw("DELETE FROM signet_limits WHERE expires_at < \(bind: now)").run()
         try await writes.raw("DELETE FROM signet_pushed_requests WHERE expires_at < \(bind: now)").run()
         try await writes.raw("DELETE FROM signet_device_instances WHERE expires_at < \(bind: now)").run()
+        // Decided or not, an approval is kept a day after its expiry, for the audit of a late decision.
+        try await writes.raw("DELETE FROM signet_approvals WHERE expires_at < \(bind: codeHorizon)").run()
         let throttleHorizon = Self.millis(date.addingTimeInterval(-ThrottleRecord.retention))
         try await writes.raw("DELETE FROM signet_throttle WHERE last_failure_at < \(bind: throttleHorizon)").run()
         try await writes.raw("DELETE FROM signet_throttle_slots WHERE expires_at < \(bind: now)").run()

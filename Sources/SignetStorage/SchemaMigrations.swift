@@ -156,6 +156,12 @@ enum SchemaMigrations {
             "CREATE INDEX signet_throttle_slots_expiry ON signet_throttle_slots (expires_at)",
             "DELETE FROM signet_throttle WHERE key LIKE 'address-checking:%' OR key LIKE 'account-checking:%'",
         ],
+        [
+            // Approvals in the authenticator app (issue 34): found by id hash, and a user's pending ones.
+            "CREATE TABLE signet_approvals (id_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, status TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)",
+            "CREATE INDEX signet_approvals_user ON signet_approvals (user_id, status, expires_at)",
+            "CREATE INDEX signet_approvals_expiry ON signet_approvals (expires_at)",
+        ],
     ]
 
     /// `lock`: the database is PostgreSQL (take the advisory lock, run its statements).

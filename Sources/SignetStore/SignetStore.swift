@@ -27,4 +27,4 @@ public protocol WriteDurabilityStore: Sendable {
 /// Everything the provider stores.
 public typealias SignetStore = ClientStore & UserStore & SigningKeyStore & GrantStore & SessionStore & ReplayStore
     & ThrottleStore & ExpiryStore & RememberTokenStore & SecretStore & LimitStore & PushedRequestStore & DeviceStore & AuditStore & AuthenticatorStore
-    & ReadinessStore & WriteDurabilityStore
+    & ApprovalStore & ReadinessStore & WriteDurabilityStore

@@ -88,3 +88,20 @@ extension ApprovalRecord: StoredRecord {
             .member("decided_at", \.decidedAt), .member("decided_by", \.decidedBy),
         ])
 }
+
+/// Approvals waiting for the authenticator app.
+public protocol ApprovalStore: Sendable {
+    /// Adds `approval` unless its user would then have more than `pendingLimit` approvals pending
+    /// and unexpired at `now`; `false` (nothing stored) when over. Under concurrency the limit is
+    /// never exceeded (insert, then count, and take back an insert that went over: at worst both
+    /// of two racing inserts are taken back).
+    func insertApproval(_ approval: ApprovalRecord, pendingLimit: Int, now: Date) async throws -> Bool
+    /// The approval whose id hashes to `idHash`, whatever its status.
+    func approval(idHash: String) async throws -> ApprovalRecord?
+    /// The user's approvals pending and unexpired at `now`, newest first (the app pulls them when
+    /// pushes are off).
+    func pendingApprovals(userID: String, now: Date) async throws -> [ApprovalRecord]
+    /// Stores the decided `approval` if the stored one is still pending and unexpired at `now`:
+    /// one conditional write, so of concurrent decisions exactly one is stored; `false` otherwise.
+    func decideApproval(_ approval: ApprovalRecord, now: Date) async throws -> Bool
+}

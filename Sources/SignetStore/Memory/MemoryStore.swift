@@ -27,6 +27,7 @@ public actor MemoryStore: SignetStore {
     private var deviceAuthorities: [DeviceCARecord] = []
     private var auditEvents: [AuditEventRecord] = []
     private var authenticatorRecords: [String: AuthenticatorRecord] = [:]
+    private var approvals: [String: ApprovalRecord] = [:]
 
     public init() {}
 
@@ -269,6 +270,8 @@ public actor MemoryStore: SignetStore {
     }
 
     public func purgeExpired(before date: Date) {
+        // Decided or not, an approval is kept a day after its expiry, for the audit of a late decision.
+        approvals = approvals.filter { $0.value.expiresAt >= date.addingTimeInterval(-86_400) }
         limits = limits.filter { $0.value.expiresAt >= date }
         pushedRequests = pushedRequests.filter { $0.value.expiresAt >= date }
         deviceInstances = deviceInstances.filter { $0.value.expiresAt >= date }
@@ -357,4 +360,28 @@ extension MemoryStore {
 
     /// Memory has no disk to wait for.
     public nonisolated func durableWrites<T>(_ body: () async throws -> T) async throws -> T { try await body() }
+}
+
+// Approvals (``ApprovalStore``).
+extension MemoryStore {
+    public func insertApproval(_ approval: ApprovalRecord, pendingLimit: Int, now: Date) -> Bool {
+        guard approvals[approval.idHash] == nil else { return false }
+        let pending = approvals.values.filter { $0.userID == approval.userID && $0.status == .pending && $0.expiresAt > now }
+        guard pending.count < pendingLimit else { return false }
+        approvals[approval.idHash] = approval
+        return true
+    }
+
+    public func approval(idHash: String) -> ApprovalRecord? { approvals[idHash] }
+
+    public func pendingApprovals(userID: String, now: Date) -> [ApprovalRecord] {
+        approvals.values.filter { $0.userID == userID && $0.status == .pending && $0.expiresAt > now }
+            .sorted { ($0.createdAt, $0.idHash) > ($1.createdAt, $1.idHash) }
+    }
+
+    public func decideApproval(_ approval: ApprovalRecord, now: Date) -> Bool {
+        guard let stored = approvals[approval.idHash], stored.status == .pending, stored.expiresAt > now else { return false }
+        approvals[approval.idHash] = approval
+        return true
+    }
 }

@@ -300,6 +300,22 @@ struct GatedStore: SignetStore {
         try await base.consumePushedRequest(uriHash: uriHash)
     }
 
+    func insertApproval(_ approval: ApprovalRecord, pendingLimit: Int, now: Date) async throws -> Bool {
+        try await base.insertApproval(approval, pendingLimit: pendingLimit, now: now)
+    }
+
+    func approval(idHash: String) async throws -> ApprovalRecord? {
+        try await base.approval(idHash: idHash)
+    }
+
+    func pendingApprovals(userID: String, now: Date) async throws -> [ApprovalRecord] {
+        try await base.pendingApprovals(userID: userID, now: now)
+    }
+
+    func decideApproval(_ approval: ApprovalRecord, now: Date) async throws -> Bool {
+        try await base.decideApproval(approval, now: now)
+    }
+
     func insertDeviceInstance(_ instance: DeviceInstanceRecord) async throws { try await base.insertDeviceInstance(instance) }
     func deviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.deviceInstance(id: id) }
     func consumeDeviceInstance(id: String) async throws -> DeviceInstanceRecord? { try await base.consumeDeviceInstance(id: id) }
